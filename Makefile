@@ -1,0 +1,149 @@
+# joulehook: build, install, check, demo, bench.
+#
+#   make                  release programs in bin/ (JH_NOW/JH_NONCE ignored)
+#   make check            test build in build/test/, every suite, man lint
+#   make check-asan       the same suites on an ASan+UBSan build
+#   make check-valgrind   the same suites under valgrind
+#   make demo             a short tour on a built-in example
+#   make bench            throughput and latency ratios, one run
+#   make install PREFIX=/usr/local DESTDIR=
+
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
+PREFIX	?= /usr/local
+DESTDIR	?=
+BUILD	?= release
+
+PROGS	= jh-seal jh-verify
+MAN1	= jh-seal.1 jh-verify.1
+MAN5	= joulehook-formats.5
+MAN7	= joulehook.7
+
+LIBSRC	= buf.c cbor.c cose.c didkey.c json.c keys.c kinds.c util.c
+
+# Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
+# stage must not map libcurl it never calls).
+PKG_jh-seal	= libsodium jansson libcbor
+PKG_jh-verify	= libsodium jansson libcbor
+PKG_ALL		= libsodium jansson libcbor
+
+O	= build/$(BUILD)
+ifeq ($(BUILD),release)
+OUTBIN	= bin
+VARIANT	=
+else ifeq ($(BUILD),test)
+OUTBIN	= $(O)/bin
+VARIANT	= -DJH_TESTING
+else ifeq ($(BUILD),asan)
+OUTBIN	= $(O)/bin
+VARIANT	= -DJH_TESTING -fsanitize=address,undefined \
+	  -fno-sanitize-recover=all -fno-omit-frame-pointer
+VARIANT_LD = -fsanitize=address,undefined
+else
+$(error BUILD must be release, test or asan)
+endif
+
+CFLAGS	?= -O2 -g
+JH_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib \
+	    $(VARIANT) $(shell pkg-config --cflags $(PKG_ALL) 2>/dev/null)
+JH_LDFLAGS = -Wl,--as-needed $(VARIANT_LD)
+
+LIBOBJ	= $(LIBSRC:%.c=$(O)/lib/%.o)
+LIBA	= $(O)/libjoulehook.a
+BINS	= $(PROGS:%=$(OUTBIN)/%)
+
+.PHONY: all check check-asan check-valgrind test-suites deps demo bench \
+	install uninstall clean lint-man
+
+all: $(BINS) $(if $(filter release,$(BUILD)),lib/libjoulehook.a)
+
+lib/libjoulehook.a: $(LIBA)
+	cp $(LIBA) $@
+
+$(O)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/bin/%.o: bin/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBA): $(LIBOBJ)
+	@rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
+
+$(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	    $(shell pkg-config --libs $(PKG_$*)) -lm
+
+$(O)/tests/libcbor-regress: tests/libcbor-regress.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< \
+	    $(shell pkg-config --libs libcbor)
+
+-include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
+
+# Installs the Debian/Ubuntu packages the build and the tests need when a
+# library or tool is missing; a no-op otherwise.
+deps:
+	@sh scripts/deps -q
+
+check: deps
+	$(MAKE) BUILD=test all build/test/tests/libcbor-regress
+	$(MAKE) BUILD=test test-suites
+
+check-asan: deps
+	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(MAKE) BUILD=asan test-suites
+
+check-valgrind: deps
+	$(MAKE) BUILD=test all build/test/tests/libcbor-regress
+	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
+	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
+
+JH_BIN	?= $(CURDIR)/$(OUTBIN)
+
+test-suites: lint-man
+	JH_BIN=$(JH_BIN) JH_TESTBIN=$(CURDIR)/$(O)/tests \
+	    bats --print-output-on-failure tests/
+	JH_BIN=$(JH_BIN) sh conformance/run
+
+lint-man:
+	mandoc -T lint -W warning $(MAN1:%=man/%) $(MAN5:%=man/%) $(MAN7:%=man/%)
+
+demo: deps
+	$(MAKE) BUILD=test all
+	sh scripts/demo build/test/bin
+
+bench: deps
+	$(MAKE) all
+	sh scripts/bench bin
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/man/man7 \
+	    $(DESTDIR)$(PREFIX)/share/joulehook
+	for p in $(PROGS); do \
+	    install -m 755 bin/$$p $(DESTDIR)$(PREFIX)/bin/$$p || exit 1; done
+	for m in $(MAN1); do install -m 644 man/$$m \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/$$m || exit 1; done
+	for m in $(MAN5); do install -m 644 man/$$m \
+	    $(DESTDIR)$(PREFIX)/share/man/man5/$$m || exit 1; done
+	for m in $(MAN7); do install -m 644 man/$$m \
+	    $(DESTDIR)$(PREFIX)/share/man/man7/$$m || exit 1; done
+	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance
+
+uninstall:
+	for p in $(PROGS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$p; done
+	for m in $(MAN1); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
+	for m in $(MAN5); do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
+	for m in $(MAN7); do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$m; done
+	rm -rf $(DESTDIR)$(PREFIX)/share/joulehook
+
+clean:
+	rm -rf build $(PROGS:%=bin/%) lib/libjoulehook.a

@@ -1,0 +1,314 @@
+/*
+ * joulehook: JSON (through jansson) to canonical CBOR and back.
+ *
+ * The JSON-to-CBOR number mapping is part of the input_digest contract
+ * that third parties recompute (conformance/v1/digest): a JSON number
+ * without fraction or exponent is a CBOR integer, and must fit in int64
+ * (jansson refuses larger ones, and so do we); any other number is a
+ * float in its shortest exact form, so 1, 1.0 and 1e2 all differ.
+ * Duplicate object keys are refused, U+0000 is kept, text is never
+ * normalized.
+ */
+#include <string.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "jh.h"
+
+json_t *
+jh_json_parse(const char *s, size_t n, struct jh_err *e)
+{
+	json_error_t je;
+	json_t *j;
+
+	j = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL |
+	    JSON_DECODE_ANY, &je);
+	if (j == NULL)
+		jh_errf(e, "invalid JSON at column %d: %s", je.column, je.text);
+	return (j);
+}
+
+struct jpath {
+	char s[256];
+	size_t n;
+};
+
+static size_t
+jpath_push(struct jpath *p, const char *fmt, const char *k, size_t kn,
+    size_t idx)
+{
+	size_t old = p->n;
+	int w;
+
+	if (fmt == NULL)
+		w = snprintf(p->s + p->n, sizeof(p->s) - p->n, "[%zu]", idx);
+	else
+		w = snprintf(p->s + p->n, sizeof(p->s) - p->n, fmt,
+		    (int)(kn > 64 ? 64 : kn), k);
+	if (w > 0 && (size_t)w < sizeof(p->s) - p->n)
+		p->n += (size_t)w;
+	return (old);
+}
+
+static int
+to_cbor(struct jh_buf *b, const json_t *j, int profile, struct jpath *path,
+    int depth, struct jh_err *e)
+{
+	const char *k;
+	json_t *v;
+	size_t i, old;
+	void *it;
+	struct jh_cmap m;
+
+	if (depth > JH_MAX_DEPTH)
+		return (jh_errf(e, "nesting deeper than %d at %s",
+		    JH_MAX_DEPTH, path->n ? path->s : "(top)"));
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		jh_cmap_init(&m);
+		for (it = json_object_iter((json_t *)j); it != NULL;
+		    it = json_object_iter_next((json_t *)j, it)) {
+			size_t kn;
+			k = json_object_iter_key(it);
+			kn = json_object_iter_key_len(it);
+			v = json_object_iter_value(it);
+			old = jpath_push(path, path->n ? ".%.*s" : "%.*s", k,
+			    kn, 0);
+			if (to_cbor(jh_cmap_tkey(&m, k, kn), v, profile, path,
+			    depth + 1, e) == -1) {
+				jh_cmap_free(&m);
+				return (-1);
+			}
+			path->n = old;
+			path->s[old] = '\0';
+			jh_cmap_next(&m);
+		}
+		i = (size_t)jh_cmap_finish(b, &m, e);
+		jh_cmap_free(&m);
+		if ((int)i == -1)
+			return (-1);
+		break;
+	case JSON_ARRAY:
+		jh_cbor_head(b, 4, json_array_size(j));
+		json_array_foreach(j, i, v) {
+			old = jpath_push(path, NULL, NULL, 0, i);
+			if (to_cbor(b, v, profile, path, depth + 1, e) == -1)
+				return (-1);
+			path->n = old;
+			path->s[old] = '\0';
+		}
+		break;
+	case JSON_STRING:
+		jh_cbor_put_text(b, json_string_value(j), json_string_length(j));
+		break;
+	case JSON_INTEGER:
+		jh_cbor_put_int(b, (int64_t)json_integer_value(j));
+		break;
+	case JSON_REAL:
+		if (profile == JH_JSON_CORE)
+			return (jh_errf(e, "float in core: field %s",
+			    path->n ? path->s : "(top)"));
+		jh_cbor_put_float(b, json_real_value(j));
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		if (profile == JH_JSON_CORE)
+			return (jh_errf(e, "boolean in core: field %s",
+			    path->n ? path->s : "(top)"));
+		jh_buf_addc(b, json_is_true(j) ? 0xf5 : 0xf4);
+		break;
+	case JSON_NULL:
+		if (profile == JH_JSON_CORE)
+			return (jh_errf(e, "null in core: field %s",
+			    path->n ? path->s : "(top)"));
+		jh_buf_addc(b, 0xf6);
+		break;
+	}
+	if (b->oom)
+		return (jh_errf(e, "out of memory"));
+	return (0);
+}
+
+int
+jh_json_to_cbor(struct jh_buf *b, const json_t *j, int profile,
+    struct jh_err *e)
+{
+	struct jpath path;
+
+	path.s[0] = '\0';
+	path.n = 0;
+	return (to_cbor(b, j, profile, &path, 0, e));
+}
+
+/* Converts one field of a core, naming it in errors. */
+int
+jh_json_field_to_cbor(struct jh_buf *b, const json_t *j, const char *name,
+    size_t namelen, struct jh_err *e)
+{
+	struct jpath path;
+
+	path.s[0] = '\0';
+	path.n = 0;
+	jpath_push(&path, "%.*s", name, namelen, 0);
+	return (to_cbor(b, j, JH_JSON_CORE, &path, 1, e));
+}
+
+int
+jh_sha256_id(char *out, const uint8_t *p, size_t n)
+{
+	uint8_t h[JH_HASH_LEN];
+
+	crypto_hash_sha256(h, p, n);
+	memcpy(out, "sha256:", 7);
+	jh_hex(out + 7, h, sizeof(h));
+	return (0);
+}
+
+/* input_digest: "sha256:" + hex SHA-256 of the detCBOR of the input. */
+int
+jh_input_digest(char *out, const json_t *input, struct jh_err *e)
+{
+	struct jh_buf b;
+
+	jh_buf_init(&b);
+	if (jh_json_to_cbor(&b, input, JH_JSON_DIGEST, e) == -1) {
+		jh_buf_free(&b);
+		return (-1);
+	}
+	jh_sha256_id(out, b.p, b.len);
+	jh_buf_free(&b);
+	return (0);
+}
+
+void
+jh_json_str(struct jh_buf *b, const char *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	jh_buf_addc(b, '"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		char u[7];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		jh_buf_add(b, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		default:
+			memcpy(u, "\\u00", 4);
+			u[4] = hx[c >> 4];
+			u[5] = hx[c & 15];
+			u[6] = '\0';
+			esc = u;
+		}
+		jh_buf_adds(b, esc);
+	}
+	jh_buf_add(b, s + run, n - run);
+	jh_buf_addc(b, '"');
+}
+
+/*
+ * Renders decoded CBOR as JSON text: byte strings as lowercase hex,
+ * integers beyond the int64 range as decimal strings (JSON readers such
+ * as jq would silently round them), non-text map keys as strings.
+ */
+int
+jh_cbor_to_json(struct jh_buf *b, const struct jh_cbor *v)
+{
+	char num[32];
+	size_t i;
+
+	switch (v->type) {
+	case JH_CBOR_UINT:
+		if (v->u > (uint64_t)INT64_MAX)
+			jh_buf_addf(b, "\"%llu\"", (unsigned long long)v->u);
+		else
+			jh_buf_addf(b, "%llu", (unsigned long long)v->u);
+		break;
+	case JH_CBOR_NINT:
+		if (v->u >= (uint64_t)INT64_MAX)
+			jh_buf_addf(b, "\"-%llu\"",
+			    (unsigned long long)v->u + 1ULL);
+		else
+			jh_buf_addf(b, "-%llu", (unsigned long long)v->u + 1);
+		break;
+	case JH_CBOR_BYTES: {
+		size_t k;
+		if (jh_buf_reserve(b, 2 * v->len + 3) == -1)
+			return (-1);
+		b->p[b->len++] = '"';
+		for (k = 0; k < v->len; k++) {
+			static const char hx[] = "0123456789abcdef";
+			b->p[b->len++] = (uint8_t)hx[v->p[k] >> 4];
+			b->p[b->len++] = (uint8_t)hx[v->p[k] & 15];
+		}
+		b->p[b->len++] = '"';
+		break;
+	}
+	case JH_CBOR_TEXT:
+		jh_json_str(b, (const char *)v->p, v->len);
+		break;
+	case JH_CBOR_ARRAY:
+		jh_buf_addc(b, '[');
+		for (i = 0; i < v->len; i++) {
+			if (i)
+				jh_buf_addc(b, ',');
+			jh_cbor_to_json(b, &v->v[i]);
+		}
+		jh_buf_addc(b, ']');
+		break;
+	case JH_CBOR_MAP:
+		jh_buf_addc(b, '{');
+		for (i = 0; i < v->len; i++) {
+			const struct jh_cbor *k = &v->v[2 * i];
+			if (i)
+				jh_buf_addc(b, ',');
+			if (k->type == JH_CBOR_TEXT)
+				jh_json_str(b, (const char *)k->p, k->len);
+			else {
+				struct jh_buf t;
+				jh_buf_init(&t);
+				jh_cbor_to_json(&t, k);
+				if (t.len > 0 && t.p[0] == '"')
+					jh_buf_add(b, t.p, t.len);
+				else
+					jh_json_str(b, (const char *)t.p, t.len);
+				jh_buf_free(&t);
+			}
+			jh_buf_addc(b, ':');
+			jh_cbor_to_json(b, &v->v[2 * i + 1]);
+		}
+		jh_buf_addc(b, '}');
+		break;
+	case JH_CBOR_TAG:
+		jh_buf_addf(b, "{\"tag\":%llu,\"value\":",
+		    (unsigned long long)v->u);
+		jh_cbor_to_json(b, v->v);
+		jh_buf_addc(b, '}');
+		break;
+	case JH_CBOR_SIMPLE:
+		jh_buf_adds(b, v->u == JH_SIMPLE_TRUE ? "true" :
+		    v->u == JH_SIMPLE_FALSE ? "false" : "null");
+		break;
+	case JH_CBOR_FLOAT:
+		if (v->f != v->f || v->f - v->f != 0)
+			jh_buf_adds(b, "null");	/* NaN, Inf: not JSON */
+		else {
+			snprintf(num, sizeof(num), "%.17g", v->f);
+			jh_buf_adds(b, num);
+		}
+		break;
+	}
+	return (b->oom ? -1 : 0);
+}

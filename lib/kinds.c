@@ -1,0 +1,544 @@
+/*
+ * joulehook: the sealed kinds, what each core must hold, and how a
+ * producer's JSON record becomes a core (joulehook-formats(5)).
+ *
+ * One table drives both directions: jh-seal checks the core it built
+ * with the same function jh-verify uses on a core it received.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jh.h"
+
+enum ftype {
+	F_TEXT,
+	F_UINT,
+	F_FLAG,		/* 0 or 1: cores have no booleans */
+	F_BYTES,
+	F_BYTES8,
+	F_BYTES32,
+	F_MAP,
+	F_ARRAY,
+	F_TEXTS,	/* an array of text */
+	F_AUD,		/* text, or an array of text */
+	F_ID,		/* "sha256:" + 64 lowercase hex */
+	F_DID		/* did:key of an Ed25519 key */
+};
+
+#define OPT	0	/* optional */
+#define REQ	1	/* always required */
+#define BIND	2	/* required when a decision lets the action run */
+
+struct field {
+	const char *name;
+	enum ftype type;
+	int req;
+};
+
+struct kind {
+	const char *name;
+	int id;
+	enum jh_role role;
+	const struct field *fields;
+};
+
+static const struct field common[] = {
+	{ "profile", F_TEXT, REQ },
+	{ "kind", F_TEXT, REQ },
+	{ "steward", F_DID, REQ },
+	{ "ts", F_UINT, REQ },
+	{ "nonce", F_BYTES8, REQ },
+	{ NULL, 0, 0 }
+};
+
+static const struct field decision[] = {
+	{ "session", F_TEXT, REQ },
+	{ "tool_use_id", F_TEXT, BIND },
+	{ "agent_id", F_TEXT, OPT },
+	{ "host", F_TEXT, BIND },
+	{ "event", F_TEXT, BIND },
+	{ "tool", F_TEXT, BIND },
+	{ "class", F_TEXT, BIND },
+	{ "cwd", F_TEXT, BIND },
+	{ "target", F_TEXTS, OPT },
+	{ "content_id", F_ID, OPT },
+	{ "input_digest", F_ID, BIND },
+	{ "verdict", F_TEXT, REQ },
+	{ "code", F_TEXT, REQ },
+	{ "reason", F_TEXT, REQ },
+	{ "grant", F_ID, OPT },
+	{ "cost_uj", F_UINT, REQ },
+	{ "debited_uj", F_UINT, REQ },
+	{ "provenance", F_TEXT, REQ },
+	{ "remaining_uj", F_UINT, BIND },
+	{ "updated_input", F_TEXT, OPT },
+	{ "updated_digest", F_ID, OPT },
+	{ "rule", F_TEXT, OPT },
+	{ NULL, 0, 0 }
+};
+
+static const struct field efficiency[] = {
+	{ "session", F_TEXT, REQ },
+	{ "unit", F_TEXT, REQ },
+	{ "request_id", F_TEXT, OPT },
+	{ "source", F_TEXT, REQ },
+	{ "model", F_TEXT, OPT },
+	{ "tokens_in", F_UINT, REQ },
+	{ "tokens_out", F_UINT, REQ },
+	{ "tokens_cache_read", F_UINT, REQ },
+	{ "tokens_cache_write", F_UINT, REQ },
+	{ "accepted_tokens", F_UINT, REQ },
+	{ "energy", F_MAP, REQ },
+	{ "coeff", F_TEXT, REQ },
+	{ "duration_ms", F_UINT, REQ },
+	{ "cost_musd", F_UINT, OPT },
+	{ "completed", F_FLAG, REQ },
+	{ "verdict", F_TEXT, REQ },
+	{ "enforced", F_FLAG, REQ },
+	{ "debited_uj", F_UINT, REQ },
+	{ "grant", F_ID, OPT },
+	{ "remaining_uj", F_UINT, OPT },
+	{ NULL, 0, 0 }
+};
+
+static const struct field grant[] = {
+	{ "issuer", F_DID, REQ },
+	{ "holder", F_TEXT, OPT },
+	{ "audience", F_AUD, REQ },
+	{ "root", F_TEXT, OPT },
+	{ "nbf", F_UINT, REQ },
+	{ "exp", F_UINT, REQ },
+	{ "budget_uj", F_UINT, REQ },
+	{ "caps", F_ARRAY, REQ },
+	{ "policies", F_ARRAY, REQ },
+	{ "costs", F_MAP, REQ },
+	{ "depth", F_UINT, REQ },
+	{ NULL, 0, 0 }
+};
+
+static const struct field revocation[] = {
+	{ "grant", F_ID, REQ },
+	{ "issuer", F_DID, REQ },
+	{ "reason", F_TEXT, REQ },
+	{ NULL, 0, 0 }
+};
+
+static const struct field chain[] = {
+	{ "seq", F_UINT, REQ },
+	{ "prev", F_BYTES32, REQ },
+	{ "session", F_TEXT, REQ },
+	{ "receipt", F_BYTES, REQ },
+	{ NULL, 0, 0 }
+};
+
+static const struct field checkpoint[] = {
+	{ "session", F_TEXT, REQ },
+	{ "count", F_UINT, REQ },
+	{ "head", F_BYTES32, REQ },
+	{ NULL, 0, 0 }
+};
+
+static const struct kind kinds[] = {
+	{ "decision/1", JH_KIND_DECISION, JH_ROLE_STEWARD, decision },
+	{ "efficiency/1", JH_KIND_EFFICIENCY, JH_ROLE_STEWARD, efficiency },
+	{ "grant/1", JH_KIND_GRANT, JH_ROLE_ISSUER, grant },
+	{ "revocation/1", JH_KIND_REVOCATION, JH_ROLE_ISSUER, revocation },
+	{ "chain/1", JH_KIND_CHAIN, JH_ROLE_STEWARD, chain },
+	{ "checkpoint/1", JH_KIND_CHECKPOINT, JH_ROLE_STEWARD, checkpoint },
+	{ NULL, 0, 0, NULL }
+};
+
+static const char *const verdicts[] = { "allow", "deny", "ask", "rewrite",
+    NULL };
+static const char *const provenances[] = { "HwShunt", "ModelBased",
+    "Estimator", NULL };
+static const char *const sources[] = { "proxy", "otel", "transcript", "run",
+    "aggregate", NULL };
+static const char *const eff_verdicts[] = { "ok", "error", "partial",
+    "refused", "usage-estimated", NULL };
+
+static const struct kind *
+kind_by_id(int id)
+{
+	const struct kind *k;
+
+	for (k = kinds; k->name != NULL; k++)
+		if (k->id == id)
+			return (k);
+	return (NULL);
+}
+
+int
+jh_kind_lookup(const char *name)
+{
+	const struct kind *k;
+
+	for (k = kinds; k->name != NULL; k++)
+		if (strcmp(k->name, name) == 0)
+			return (k->id);
+	return (0);
+}
+
+const char *
+jh_kind_name(int id)
+{
+	const struct kind *k = kind_by_id(id);
+
+	return (k ? k->name : "?");
+}
+
+enum jh_role
+jh_kind_role(int id)
+{
+	const struct kind *k = kind_by_id(id);
+
+	return (k ? k->role : JH_ROLE_STEWARD);
+}
+
+static int
+is_id(const struct jh_cbor *v)
+{
+	size_t i;
+
+	if (v->type != JH_CBOR_TEXT || v->len != 71 ||
+	    memcmp(v->p, "sha256:", 7) != 0)
+		return (0);
+	for (i = 7; i < 71; i++)
+		if (!((v->p[i] >= '0' && v->p[i] <= '9') ||
+		    (v->p[i] >= 'a' && v->p[i] <= 'f')))
+			return (0);
+	return (1);
+}
+
+static int
+type_ok(const struct jh_cbor *v, enum ftype t)
+{
+	size_t i;
+	uint8_t pk[JH_PK_LEN];
+
+	switch (t) {
+	case F_TEXT:
+		return (v->type == JH_CBOR_TEXT);
+	case F_UINT:
+		return (v->type == JH_CBOR_UINT);
+	case F_FLAG:
+		return (v->type == JH_CBOR_UINT && v->u <= 1);
+	case F_BYTES:
+		return (v->type == JH_CBOR_BYTES);
+	case F_BYTES8:
+		return (v->type == JH_CBOR_BYTES && v->len == 8);
+	case F_BYTES32:
+		return (v->type == JH_CBOR_BYTES && v->len == 32);
+	case F_MAP:
+		return (v->type == JH_CBOR_MAP);
+	case F_ARRAY:
+		return (v->type == JH_CBOR_ARRAY);
+	case F_TEXTS:
+	case F_AUD:
+		if (t == F_AUD && v->type == JH_CBOR_TEXT)
+			return (1);
+		if (v->type != JH_CBOR_ARRAY)
+			return (0);
+		for (i = 0; i < v->len; i++)
+			if (v->v[i].type != JH_CBOR_TEXT)
+				return (0);
+		return (1);
+	case F_ID:
+		return (is_id(v));
+	case F_DID:
+		return (v->type == JH_CBOR_TEXT &&
+		    jh_didkey_dec(pk, (const char *)v->p, v->len) == 0);
+	}
+	return (0);
+}
+
+static const char *
+type_name(enum ftype t)
+{
+	switch (t) {
+	case F_TEXT: return ("a text string");
+	case F_UINT: return ("an unsigned integer");
+	case F_FLAG: return ("0 or 1");
+	case F_BYTES: return ("a byte string");
+	case F_BYTES8: return ("8 bytes");
+	case F_BYTES32: return ("32 bytes");
+	case F_MAP: return ("a map");
+	case F_ARRAY: return ("an array");
+	case F_TEXTS: return ("an array of text strings");
+	case F_AUD: return ("a text string or an array of them");
+	case F_ID: return ("\"sha256:\" and 64 lowercase hex digits");
+	case F_DID: return ("a did:key of an Ed25519 key");
+	}
+	return ("?");
+}
+
+static int
+one_of(const struct jh_cbor *v, const char *const *set)
+{
+	for (; *set != NULL; set++)
+		if (jh_cbor_text_is(v, *set))
+			return (1);
+	return (0);
+}
+
+static int
+check_fields(const struct jh_cbor *core, const struct field *f, int bind,
+    struct jh_err *e)
+{
+	const struct jh_cbor *v;
+
+	for (; f->name != NULL; f++) {
+		if ((v = jh_cbor_get(core, f->name)) == NULL) {
+			if (f->req == REQ || (f->req == BIND && bind))
+				return (jh_errf(e, "missing field %s",
+				    f->name));
+			continue;
+		}
+		if (!type_ok(v, f->type))
+			return (jh_errf(e, "field %s must be %s", f->name,
+			    type_name(f->type)));
+	}
+	return (0);
+}
+
+static int
+same_text(const struct jh_cbor *a, const struct jh_cbor *b)
+{
+	return (a != NULL && b != NULL && a->type == JH_CBOR_TEXT &&
+	    b->type == JH_CBOR_TEXT && a->len == b->len &&
+	    memcmp(a->p, b->p, a->len) == 0);
+}
+
+/*
+ * Checks a decoded core against its kind.  The caller has already run
+ * jh_cbor_core_check (no floats, booleans or nulls).
+ */
+int
+jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
+{
+	const struct kind *k = kind_by_id(id);
+	const struct jh_cbor *v, *en;
+	int bind = 0;
+
+	if (k == NULL)
+		return (jh_errf(e, "unknown kind"));
+	if (check_fields(core, common, 0, e) == -1)
+		return (-1);
+	if (!jh_cbor_text_is(jh_cbor_get(core, "profile"), JH_PROFILE))
+		return (jh_errf(e, "profile is not %s", JH_PROFILE));
+	if (!jh_cbor_text_is(jh_cbor_get(core, "kind"), k->name))
+		return (jh_errf(e, "kind is not %s", k->name));
+	switch (id) {
+	case JH_KIND_DECISION:
+		if ((v = jh_cbor_get(core, "verdict")) == NULL ||
+		    !one_of(v, verdicts))
+			return (jh_errf(e, "field verdict must be allow, "
+			    "deny, ask or rewrite"));
+		bind = !jh_cbor_text_is(v, "deny");
+		if (check_fields(core, k->fields, bind, e) == -1)
+			return (-1);
+		if (!one_of(jh_cbor_get(core, "provenance"), provenances))
+			return (jh_errf(e, "field provenance must be "
+			    "HwShunt, ModelBased or Estimator"));
+		if (jh_cbor_text_is(v, "rewrite")) {
+			if (jh_cbor_get(core, "updated_input") == NULL ||
+			    jh_cbor_get(core, "updated_digest") == NULL)
+				return (jh_errf(e, "a rewrite must carry "
+				    "updated_input and updated_digest"));
+		} else if (jh_cbor_get(core, "updated_input") != NULL)
+			return (jh_errf(e, "updated_input is only for a "
+			    "rewrite"));
+		if ((jh_cbor_text_is(v, "deny") || jh_cbor_text_is(v, "ask")) &&
+		    jh_cbor_get(core, "debited_uj")->u != 0)
+			return (jh_errf(e, "a %.*s debits nothing",
+			    (int)v->len, (const char *)v->p));
+		break;
+	case JH_KIND_EFFICIENCY:
+		if (check_fields(core, k->fields, 0, e) == -1)
+			return (-1);
+		if (!one_of(jh_cbor_get(core, "source"), sources))
+			return (jh_errf(e, "field source must be proxy, otel, "
+			    "transcript, run or aggregate"));
+		if (!one_of(jh_cbor_get(core, "verdict"), eff_verdicts))
+			return (jh_errf(e, "field verdict must be ok, error, "
+			    "partial, refused or usage-estimated"));
+		en = jh_cbor_get(core, "energy");
+		if ((v = jh_cbor_get(en, "estimated_uj")) == NULL ||
+		    v->type != JH_CBOR_UINT)
+			return (jh_errf(e, "field energy.estimated_uj must be "
+			    "an unsigned integer"));
+		if ((v = jh_cbor_get(en, "provenance")) == NULL ||
+		    !one_of(v, provenances))
+			return (jh_errf(e, "field energy.provenance must be "
+			    "HwShunt, ModelBased or Estimator"));
+		/* The provenance contract: a reading only from a counter. */
+		if (jh_cbor_text_is(v, "HwShunt")) {
+			const struct jh_cbor *m = jh_cbor_get(en,
+			    "measured_uj");
+			if (m == NULL || m->type != JH_CBOR_UINT)
+				return (jh_errf(e, "HwShunt energy must carry "
+				    "measured_uj"));
+		} else if (jh_cbor_get(en, "measured_uj") != NULL)
+			return (jh_errf(e, "energy.measured_uj is only for "
+			    "HwShunt"));
+		break;
+	case JH_KIND_GRANT:
+		if (jh_cbor_get(core, "parent") != NULL)
+			return (jh_errf(e, "field parent: delegated grants "
+			    "are not supported in v1"));
+		/* FALLTHROUGH */
+	case JH_KIND_REVOCATION:
+		if (check_fields(core, k->fields, 0, e) == -1)
+			return (-1);
+		if (!same_text(jh_cbor_get(core, "issuer"),
+		    jh_cbor_get(core, "steward")))
+			return (jh_errf(e, "issuer is not the steward"));
+		break;
+	default:
+		if (check_fields(core, k->fields, 0, e) == -1)
+			return (-1);
+		break;
+	}
+	return (0);
+}
+
+static void
+del_null(json_t *o, const char *k)
+{
+	if (json_is_null(json_object_get(o, k)))
+		json_object_del(o, k);
+}
+
+/*
+ * Turns a producer's record into the JSON part of a core: maps the
+ * Decision form (session_id, input, updated_input as an object) to the
+ * sealed form, fills defaults, and drops the fields the sealer owns.
+ */
+int
+jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
+    const uint8_t *nonce, struct jh_err *e)
+{
+	static const char *const owned[] = { "profile", "kind", "steward",
+	    "ts", "nonce", NULL };
+	char dg[JH_ID_LEN];
+	json_t *v;
+	size_t i;
+
+	(void)ts;
+	(void)nonce;
+	for (i = 0; owned[i] != NULL; i++)
+		json_object_del(o, owned[i]);
+	switch (id) {
+	case JH_KIND_DECISION:
+		if ((v = json_object_get(o, "session_id")) != NULL) {
+			if (json_object_get(o, "session") == NULL)
+				json_object_set(o, "session", v);
+			json_object_del(o, "session_id");
+		}
+		if ((v = json_object_get(o, "input")) != NULL) {
+			if (jh_input_digest(dg, v, e) == -1)
+				return (-1);
+			json_object_set_new(o, "input_digest",
+			    json_string(dg));
+			json_object_del(o, "input");
+		}
+		del_null(o, "updated_input");
+		if ((v = json_object_get(o, "updated_input")) != NULL &&
+		    !json_is_string(v)) {
+			char *txt;
+			if (jh_input_digest(dg, v, e) == -1)
+				return (-1);
+			txt = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			if (txt == NULL)
+				return (jh_errf(e, "out of memory"));
+			json_object_set_new(o, "updated_digest",
+			    json_string(dg));
+			json_object_set_new(o, "updated_input",
+			    json_string(txt));
+			free(txt);
+		}
+		json_object_del(o, "native");
+		del_null(o, "content_id");
+		del_null(o, "agent_id");
+		del_null(o, "target");
+		del_null(o, "grant");
+		del_null(o, "rule");
+		del_null(o, "updated_digest");
+		break;
+	case JH_KIND_EFFICIENCY:
+		del_null(o, "request_id");
+		del_null(o, "model");
+		del_null(o, "cost_musd");
+		del_null(o, "grant");
+		del_null(o, "remaining_uj");
+		if ((v = json_object_get(o, "energy")) != NULL &&
+		    json_is_object(v))
+			del_null(v, "measured_uj");
+		break;
+	case JH_KIND_GRANT:
+		if (json_object_get(o, "parent") != NULL)
+			return (jh_errf(e, "field parent: delegated grants "
+			    "are not supported in v1"));
+		if (json_object_get(o, "policies") == NULL)
+			json_object_set_new(o, "policies", json_array());
+		if (json_object_get(o, "costs") == NULL)
+			json_object_set_new(o, "costs", json_object());
+		if (json_object_get(o, "depth") == NULL)
+			json_object_set_new(o, "depth", json_integer(0));
+		/* FALLTHROUGH */
+	case JH_KIND_REVOCATION:
+		json_object_set_new(o, "issuer", json_string(key->did));
+		break;
+	default:
+		break;
+	}
+	return (0);
+}
+
+/*
+ * Builds the canonical core: the prepared JSON fields plus the common
+ * fields the sealer owns, nonce as a byte string.
+ */
+int
+jh_core_build(struct jh_buf *out, const json_t *o, int id,
+    const struct jh_key *key, uint64_t ts, const uint8_t *nonce,
+    struct jh_err *e)
+{
+	struct jh_cmap m;
+	const char *k;
+	json_t *v;
+	void *it;
+	int rc;
+
+	jh_cmap_init(&m);
+	for (it = json_object_iter((json_t *)o); it != NULL;
+	    it = json_object_iter_next((json_t *)o, it)) {
+		size_t kn = json_object_iter_key_len(it);
+		k = json_object_iter_key(it);
+		v = json_object_iter_value(it);
+		if (jh_json_field_to_cbor(jh_cmap_tkey(&m, k, kn), v, k, kn,
+		    e) == -1) {
+			jh_cmap_free(&m);
+			return (-1);
+		}
+		jh_cmap_next(&m);
+	}
+	jh_cbor_put_text(jh_cmap_tkey(&m, "profile", 7), JH_PROFILE,
+	    strlen(JH_PROFILE));
+	jh_cmap_next(&m);
+	k = jh_kind_name(id);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "kind", 4), k, strlen(k));
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "steward", 7), key->did,
+	    strlen(key->did));
+	jh_cmap_next(&m);
+	jh_cbor_put_uint(jh_cmap_tkey(&m, "ts", 2), ts);
+	jh_cmap_next(&m);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "nonce", 5), nonce, JH_NONCE_LEN);
+	jh_cmap_next(&m);
+	rc = jh_cmap_finish(out, &m, e);
+	jh_cmap_free(&m);
+	return (rc);
+}

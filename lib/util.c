@@ -1,0 +1,257 @@
+/*
+ * joulehook: clock, nonces, default paths and record readers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "jh.h"
+
+/*
+ * JH_NOW and JH_NONCE exist only in a test build (-DJH_TESTING), so a
+ * project's settings cannot move an installed gate's clock (SECURITY.md
+ * S2).
+ */
+uint64_t
+jh_now_ms(void)
+{
+	struct timespec ts;
+
+#ifdef JH_TESTING
+	const char *s = getenv("JH_NOW");
+	if (s != NULL && *s != '\0')
+		return (strtoull(s, NULL, 10));
+#endif
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+void
+jh_nonce(uint8_t *n)
+{
+#ifdef JH_TESTING
+	const char *s = getenv("JH_NONCE");
+	if (s != NULL && jh_unhex(n, JH_NONCE_LEN, s, strlen(s)) == 0)
+		return;
+#endif
+	randombytes_buf(n, JH_NONCE_LEN);
+}
+
+int
+jh_path_join(char *out, size_t sz, const char *dir, const char *name)
+{
+	int n = snprintf(out, sz, "%s/%s", dir, name);
+
+	return (n < 0 || (size_t)n >= sz ? -1 : 0);
+}
+
+static const char *
+xdg_dir(char *out, size_t sz, const char *var, const char *fallback)
+{
+	const char *d = getenv(var), *home;
+	int n;
+
+	if (d != NULL && d[0] == '/')
+		n = snprintf(out, sz, "%s/joulehook", d);
+	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		n = snprintf(out, sz, "%s/%s/joulehook", home, fallback);
+	else
+		return (NULL);
+	return (n < 0 || (size_t)n >= sz ? NULL : out);
+}
+
+/* JH_HOME, else $XDG_CONFIG_HOME/joulehook, else ~/.config/joulehook. */
+const char *
+jh_home(char *out, size_t sz)
+{
+	const char *d = getenv("JH_HOME");
+
+	if (d != NULL && *d != '\0') {
+		if (strlen(d) >= sz)
+			return (NULL);
+		memcpy(out, d, strlen(d) + 1);
+		return (out);
+	}
+	return (xdg_dir(out, sz, "XDG_CONFIG_HOME", ".config"));
+}
+
+/* JH_STATE, else $XDG_STATE_HOME/joulehook, else ~/.local/state/joulehook. */
+const char *
+jh_state(char *out, size_t sz)
+{
+	const char *d = getenv("JH_STATE");
+
+	if (d != NULL && *d != '\0') {
+		if (strlen(d) >= sz)
+			return (NULL);
+		memcpy(out, d, strlen(d) + 1);
+		return (out);
+	}
+	return (xdg_dir(out, sz, "XDG_STATE_HOME", ".local/state"));
+}
+
+int
+jh_read_all(struct jh_buf *b, int fd, size_t max, struct jh_err *e)
+{
+	ssize_t r;
+
+	for (;;) {
+		if (jh_buf_reserve(b, 65536) == -1)
+			return (jh_errf(e, "out of memory"));
+		r = read(fd, b->p + b->len, b->cap - b->len);
+		if (r == 0)
+			break;
+		if (r == -1) {
+			if (errno == EINTR)
+				continue;
+			return (jh_errf(e, "read: %s", strerror(errno)));
+		}
+		b->len += (size_t)r;
+		if (b->len > max)
+			return (jh_errf(e, "input larger than %zu bytes", max));
+	}
+	return (0);
+}
+
+void
+jh_reader_init(struct jh_reader *r, int fd)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	jh_buf_init(&r->b);
+}
+
+void
+jh_reader_free(struct jh_reader *r)
+{
+	jh_buf_free(&r->b);
+}
+
+/* Reads more input; returns bytes read, 0 at EOF, -1 on error. */
+static ssize_t
+fill(struct jh_reader *r, struct jh_err *e)
+{
+	ssize_t n;
+
+	if (r->pos > 0 && r->pos >= r->b.len / 2) {
+		memmove(r->b.p, r->b.p + r->pos, r->b.len - r->pos);
+		r->b.len -= r->pos;
+		r->offset += r->pos;
+		r->pos = 0;
+	}
+	if (jh_buf_reserve(&r->b, 65536) == -1)
+		return (jh_errf(e, "out of memory"));
+	do
+		n = read(r->fd, r->b.p + r->b.len, r->b.cap - r->b.len);
+	while (n == -1 && errno == EINTR);
+	if (n == -1) {
+		r->eof = 1;
+		return (jh_errf(e, "read: %s", strerror(errno)));
+	}
+	if (n == 0)
+		r->eof = 1;
+	r->b.len += (size_t)n;
+	return (n);
+}
+
+/*
+ * Returns 1 with the next line (without its newline), 0 at the end of
+ * input, -1 on a read error or a line over JH_MAX_RECORD (which is then
+ * skipped, so the caller may go on).
+ */
+int
+jh_reader_line(struct jh_reader *r, const char **line, size_t *len,
+    struct jh_err *e)
+{
+	size_t scanned = 0;	/* bytes after pos known to hold no newline */
+	uint8_t *nl;
+	int toolong = 0;
+
+	for (;;) {
+		nl = memchr(r->b.p + r->pos + scanned, '\n',
+		    r->b.len - r->pos - scanned);
+		if (nl != NULL) {
+			size_t start = r->pos;
+			r->pos = (size_t)(nl - r->b.p) + 1;
+			if (toolong)
+				return (jh_errf(e, "record longer than %u bytes",
+				    JH_MAX_RECORD));
+			*line = (const char *)r->b.p + start;
+			*len = (size_t)(nl - r->b.p) - start;
+			return (1);
+		}
+		scanned = r->b.len - r->pos;
+		if (scanned > JH_MAX_RECORD) {
+			/* Drop what we have; keep looking for the end. */
+			toolong = 1;
+			r->pos = r->b.len;
+			scanned = 0;
+		}
+		if (r->eof)
+			break;
+		if (fill(r, e) == -1)
+			return (-1);
+	}
+	if (toolong) {
+		r->pos = r->b.len;
+		return (jh_errf(e, "record longer than %u bytes", JH_MAX_RECORD));
+	}
+	if (r->pos == r->b.len)
+		return (0);
+	*line = (const char *)r->b.p + r->pos;
+	*len = r->b.len - r->pos;
+	r->pos = r->b.len;
+	return (1);
+}
+
+/*
+ * Returns 1 with the next whole CBOR item of a sequence, 0 at the end of
+ * input, JH_CBOR_TRUNCATED when the input ends inside an item, and
+ * JH_CBOR_INVALID when the next item is not well-formed (the rest of the
+ * sequence cannot be framed).
+ */
+int
+jh_reader_cbor(struct jh_reader *r, const uint8_t **item, size_t *len,
+    struct jh_err *e)
+{
+	size_t n;
+	int rc;
+
+	for (;;) {
+		if (r->pos < r->b.len) {
+			rc = jh_cbor_item_len(&n, r->b.p + r->pos,
+			    r->b.len - r->pos, e);
+			if (rc == JH_CBOR_OK) {
+				if (n > JH_MAX_RECORD) {
+					jh_errf(e, "item longer than %u bytes",
+					    JH_MAX_RECORD);
+					return (JH_CBOR_INVALID);
+				}
+				*item = r->b.p + r->pos;
+				*len = n;
+				r->pos += n;
+				return (1);
+			}
+			if (rc == JH_CBOR_INVALID)
+				return (JH_CBOR_INVALID);
+			if (r->b.len - r->pos > JH_MAX_RECORD) {
+				jh_errf(e, "item longer than %u bytes",
+				    JH_MAX_RECORD);
+				return (JH_CBOR_INVALID);
+			}
+		}
+		if (r->eof)
+			break;
+		if (fill(r, e) == -1)
+			return (JH_CBOR_INVALID);
+	}
+	if (r->pos == r->b.len)
+		return (0);
+	jh_errf(e, "truncated item at the end of input (%zu bytes)",
+	    r->b.len - r->pos);
+	return (JH_CBOR_TRUNCATED);
+}
