@@ -177,7 +177,7 @@ jh_reader_line(struct jh_reader *r, const char **line, size_t *len,
 		if (nl != NULL) {
 			size_t start = r->pos;
 			r->pos = (size_t)(nl - r->b.p) + 1;
-			if (toolong)
+			if (toolong || r->pos - start - 1 > JH_MAX_RECORD)
 				return (jh_errf(e, "record longer than %u bytes",
 				    JH_MAX_RECORD));
 			*line = (const char *)r->b.p + start;
@@ -202,6 +202,10 @@ jh_reader_line(struct jh_reader *r, const char **line, size_t *len,
 	}
 	if (r->pos == r->b.len)
 		return (0);
+	if (r->b.len - r->pos > JH_MAX_RECORD) {
+		r->pos = r->b.len;
+		return (jh_errf(e, "record longer than %u bytes", JH_MAX_RECORD));
+	}
 	*line = (const char *)r->b.p + r->pos;
 	*len = r->b.len - r->pos;
 	r->pos = r->b.len;

@@ -3,6 +3,7 @@
 # from Debian's /usr/lib/bats.
 
 _common_setup() {
+	bats_require_minimum_version 1.5.0
 	bats_load_library bats-support
 	bats_load_library bats-assert
 	bats_load_library bats-file
