@@ -120,8 +120,13 @@ demo: deps
 	sh scripts/demo build/test/bin
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) all build/release/bench-ed25519
 	sh scripts/bench bin
+
+build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	    $(shell pkg-config --libs $(PKG_ALL)) -lm
 
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -19,6 +19,9 @@
 struct opts {
 	int quiet;
 	struct jh_keyset keys;
+	/* did:key of the last kid seen: base58 is slow, kids repeat. */
+	uint8_t last_kid[JH_PK_LEN];
+	char last_did[JH_DIDKEY_MAX];
 };
 
 struct tally {
@@ -41,10 +44,10 @@ usage(FILE *f, int status)
  * defect writes the reason into e and returns -1.
  */
 static int
-verify_one(struct jh_env *env, struct jh_arena *a, const struct opts *o,
+verify_one(struct jh_env *env, struct jh_arena *a, struct opts *o,
     const uint8_t *p, size_t n, struct jh_err *e)
 {
-	char did[JH_DIDKEY_MAX];
+	const char *did = o->last_did;
 	const struct jh_cbor *st;
 	int kid;
 
@@ -52,7 +55,11 @@ verify_one(struct jh_env *env, struct jh_arena *a, const struct opts *o,
 		return (-1);
 	if ((kid = jh_kind_lookup(env->kind)) == 0)
 		return (jh_errf(e, "unknown kind %s", env->kind));
-	jh_didkey_enc(did, sizeof(did), env->kid);
+	if (o->last_did[0] == '\0' ||
+	    memcmp(o->last_kid, env->kid, JH_PK_LEN) != 0) {
+		memcpy(o->last_kid, env->kid, JH_PK_LEN);
+		jh_didkey_enc(o->last_did, sizeof(o->last_did), env->kid);
+	}
 	if (!jh_keyset_has(&o->keys, env->kid, jh_kind_role(kid)))
 		return (jh_errf(e, "untrusted kid %s (not a trusted %s key)",
 		    did, jh_role_name(jh_kind_role(kid))));
@@ -99,7 +106,7 @@ report(struct jh_buf *out, const struct opts *o, const char *src,
 }
 
 static int
-run_file(const struct opts *o, const char *path, struct tally *t)
+run_file(struct opts *o, const char *path, struct tally *t)
 {
 	struct jh_reader r;
 	struct jh_err e;
@@ -125,6 +132,7 @@ run_file(const struct opts *o, const char *path, struct tally *t)
 	}
 	jh_reader_init(&r, fd);
 	jh_buf_init(&out);
+	jh_arena_init(&a);
 	for (;;) {
 		off = r.offset + r.pos;
 		x = jh_reader_cbor(&r, &item, &len, &e);
@@ -139,7 +147,7 @@ run_file(const struct opts *o, const char *path, struct tally *t)
 				rc = -1;
 			break;
 		}
-		jh_arena_init(&a);
+		jh_arena_reset(&a);
 		ok = verify_one(&env, &a, o, item, len, &e) == 0;
 		if (ok)
 			t->ok++;
@@ -147,10 +155,10 @@ run_file(const struct opts *o, const char *path, struct tally *t)
 			t->failed++;
 		if (report(&out, o, path, idx, off, &env, ok, &e) == -1)
 			rc = -1;
-		jh_arena_free(&a);
 		if (rc == -1)
 			break;
 	}
+	jh_arena_free(&a);
 	jh_buf_free(&out);
 	jh_reader_free(&r);
 	if (fd != STDIN_FILENO)

@@ -271,6 +271,22 @@ jh_arena_alloc(struct jh_arena *a, size_t n)
 	return (p);
 }
 
+/* Frees all but the newest block, which is kept for reuse. */
+void
+jh_arena_reset(struct jh_arena *a)
+{
+	struct jh_arena_blk *b, *n;
+
+	if (a->head == NULL)
+		return;
+	for (b = a->head->next; b != NULL; b = n) {
+		n = b->next;
+		free(b);
+	}
+	a->head->next = NULL;
+	a->head->used = 0;
+}
+
 void
 jh_arena_free(struct jh_arena *a)
 {

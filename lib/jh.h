@@ -72,6 +72,7 @@ struct jh_arena {
 };
 void	jh_arena_init(struct jh_arena *);
 void	*jh_arena_alloc(struct jh_arena *, size_t);
+void	jh_arena_reset(struct jh_arena *);
 void	jh_arena_free(struct jh_arena *);
 
 /* cbor.c: strict deterministic CBOR (RFC 8949 section 4.2.1). */
