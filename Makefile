@@ -15,15 +15,16 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-seal jh-verify
+PROGS	= jh-chain jh-seal jh-verify
 MAN1	= jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c cose.c didkey.c json.c keys.c kinds.c util.c
+LIBSRC	= buf.c cbor.c chain.c cose.c didkey.c json.c keys.c kinds.c util.c verify.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
+PKG_jh-chain	= libsodium jansson libcbor
 PKG_jh-seal	= libsodium jansson libcbor
 PKG_jh-verify	= libsodium jansson libcbor
 PKG_ALL		= libsodium jansson libcbor
@@ -152,3 +153,4 @@ uninstall:
 
 clean:
 	rm -rf build $(PROGS:%=bin/%) lib/libjoulehook.a
+.SECONDARY:

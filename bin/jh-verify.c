@@ -1,6 +1,9 @@
 /*
- * jh-verify: check sealed objects against trusted keys; print JSON lines.
+ * jh-verify: check sealed objects and whole logs against trusted keys;
+ * print one JSON line per object for jq.
  */
+#include <sys/file.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +19,20 @@
 
 #define PROG "jh-verify"
 
+struct checkpoint {
+	int have;
+	uint8_t *session;
+	size_t slen;
+	uint64_t count;
+	uint8_t head[JH_HASH_LEN];
+	int used;
+};
+
 struct opts {
 	int quiet;
 	struct jh_keyset keys;
-	/* did:key of the last kid seen: base58 is slow, kids repeat. */
-	uint8_t last_kid[JH_PK_LEN];
-	char last_did[JH_DIDKEY_MAX];
+	struct jh_verifier v;
+	struct checkpoint cp;
 };
 
 struct tally {
@@ -34,75 +45,109 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-	    "usage: %s [-q] [-p didkey] [-s stewards] [-t trust] [file ...]\n"
+	    "usage: %s [-q] [-c checkpoint] [-p didkey] [-s stewards] "
+	    "[-t trust] [file ...]\n"
 	    "       %s -h\n", PROG, PROG);
 	exit(status);
 }
 
-/*
- * Verifies one envelope.  On success fills *env and returns 0; on a
- * defect writes the reason into e and returns -1.
- */
 static int
-verify_one(struct jh_env *env, struct jh_arena *a, struct opts *o,
-    const uint8_t *p, size_t n, struct jh_err *e)
+put(struct jh_buf *out)
 {
-	const char *did = o->last_did;
-	const struct jh_cbor *st;
-	int kid;
-
-	if (jh_env_parse(env, a, p, n, e) == -1)
-		return (-1);
-	if ((kid = jh_kind_lookup(env->kind)) == 0)
-		return (jh_errf(e, "unknown kind %s", env->kind));
-	if (o->last_did[0] == '\0' ||
-	    memcmp(o->last_kid, env->kid, JH_PK_LEN) != 0) {
-		memcpy(o->last_kid, env->kid, JH_PK_LEN);
-		jh_didkey_enc(o->last_did, sizeof(o->last_did), env->kid);
-	}
-	if (!jh_keyset_has(&o->keys, env->kid, jh_kind_role(kid)))
-		return (jh_errf(e, "untrusted kid %s (not a trusted %s key)",
-		    did, jh_role_name(jh_kind_role(kid))));
-	if (jh_env_verify_sig(env, e) == -1)
-		return (-1);
-	if (jh_kind_check(env->core, kid, e) == -1)
-		return (-1);
-	st = jh_cbor_get(env->core, "steward");
-	if (!jh_cbor_text_is(st, did))
-		return (jh_errf(e, "steward is not the kid (signed by %s)",
-		    did));
-	return (0);
-}
-
-static int
-report(struct jh_buf *out, const struct opts *o, const char *src,
-    unsigned long idx, uint64_t off, const struct jh_env *env, int ok,
-    const struct jh_err *e)
-{
-	if (o->quiet) {
-		if (!ok)
-			fprintf(stderr, "%s: %s: item %lu (offset %llu): %s\n",
-			    PROG, src, idx, (unsigned long long)off, e->msg);
-		return (0);
-	}
-	jh_buf_reset(out);
-	if (ok) {
-		jh_buf_adds(out, "{\"ok\":true,\"kind\":");
-		jh_json_str(out, env->kind, strlen(env->kind));
-		jh_buf_adds(out, ",\"core\":");
-		jh_cbor_to_json(out, env->core);
-		jh_buf_adds(out, "}\n");
-	} else {
-		jh_buf_adds(out, "{\"ok\":false,\"file\":");
-		jh_json_str(out, src, strlen(src));
-		jh_buf_addf(out, ",\"item\":%lu,\"offset\":%llu,\"error\":",
-		    idx, (unsigned long long)off);
-		jh_json_str(out, e->msg, strlen(e->msg));
-		jh_buf_adds(out, "}\n");
-	}
 	if (out->oom || fwrite(out->p, 1, out->len, stdout) != out->len)
 		return (-1);
 	return (0);
+}
+
+static void
+quiet_err(const char *src, unsigned long idx, uint64_t off, const char *m)
+{
+	fprintf(stderr, "%s: %s: item %lu (offset %llu): %s\n", PROG, src,
+	    idx, (unsigned long long)off, m);
+}
+
+static int
+report_fail(struct jh_buf *out, const struct opts *o, const char *src,
+    unsigned long idx, uint64_t off, const char *msg)
+{
+	if (o->quiet) {
+		quiet_err(src, idx, off, msg);
+		return (0);
+	}
+	jh_buf_reset(out);
+	jh_buf_adds(out, "{\"ok\":false,\"file\":");
+	jh_json_str(out, src, strlen(src));
+	jh_buf_addf(out, ",\"item\":%lu,\"offset\":%llu,\"error\":", idx,
+	    (unsigned long long)off);
+	jh_json_str(out, msg, strlen(msg));
+	jh_buf_adds(out, "}\n");
+	return (put(out));
+}
+
+/* One line for a log: its extent, head, and what a checkpoint added. */
+static int
+log_summary(struct jh_buf *out, struct opts *o, const char *src,
+    struct jh_lv *lv, const char *tail, struct tally *t)
+{
+	char hex[2 * JH_HASH_LEN + 1], note[256];
+	int cp_fail = 0;
+
+	jh_hex(hex, lv->hash, JH_HASH_LEN);
+	if (o->cp.have && lv->have_session && lv->slen == o->cp.slen &&
+	    memcmp(lv->session, o->cp.session, lv->slen) == 0) {
+		o->cp.used = 1;
+		if (lv->entries < o->cp.count) {
+			snprintf(note, sizeof(note), "truncated: the checkpoint "
+			    "has %llu entries, the log %llu",
+			    (unsigned long long)o->cp.count,
+			    (unsigned long long)lv->entries);
+			cp_fail = 1;
+		} else if (!lv->cp_seen ||
+		    memcmp(lv->cp_hash, o->cp.head, JH_HASH_LEN) != 0) {
+			snprintf(note, sizeof(note), "does not extend the "
+			    "checkpoint: entry %llu is not the checkpoint's "
+			    "head", (unsigned long long)(o->cp.count - 1));
+			cp_fail = 1;
+		} else if (lv->entries == o->cp.count)
+			snprintf(note, sizeof(note), "matches the checkpoint");
+		else
+			snprintf(note, sizeof(note), "extends the checkpoint "
+			    "by %llu entries (those verified as a prefix only)",
+			    (unsigned long long)(lv->entries - o->cp.count));
+	} else
+		snprintf(note, sizeof(note), "verified as a prefix only: "
+		    "without a checkpoint, a truncated tail cannot be "
+		    "detected");
+	if (cp_fail) {
+		t->failed++;
+		if (o->quiet)
+			fprintf(stderr, "%s: %s: %s\n", PROG, src, note);
+	}
+	if (o->quiet)
+		return (0);
+	jh_buf_reset(out);
+	jh_buf_adds(out, "{\"log\":{\"file\":");
+	jh_json_str(out, src, strlen(src));
+	jh_buf_adds(out, ",\"session\":");
+	jh_json_str(out, (const char *)lv->session, lv->slen);
+	jh_buf_addf(out, ",\"entries\":%llu,\"head\":\"%s\",\"ok\":%s",
+	    (unsigned long long)lv->entries, hex,
+	    lv->first_bad == 0 && !cp_fail ? "true" : "false");
+	if (lv->first_bad) {
+		jh_buf_addf(out, ",\"first_broken\":{\"entry\":%llu,\"seq\":"
+		    "%llu,\"error\":", (unsigned long long)lv->first_bad,
+		    (unsigned long long)lv->first_seq);
+		jh_json_str(out, lv->first_err, strlen(lv->first_err));
+		jh_buf_addc(out, '}');
+	}
+	jh_buf_adds(out, ",\"extent\":");
+	jh_json_str(out, note, strlen(note));
+	if (tail != NULL) {
+		jh_buf_adds(out, ",\"tail\":");
+		jh_json_str(out, tail, strlen(tail));
+	}
+	jh_buf_adds(out, "}}\n");
+	return (put(out));
 }
 
 static int
@@ -111,13 +156,15 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	struct jh_reader r;
 	struct jh_err e;
 	struct jh_buf out;
-	struct jh_env env;
+	struct jh_env env, inner;
 	struct jh_arena a;
+	struct jh_lv lv;
 	const uint8_t *item;
+	char tail[160];
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	int fd, x, rc = 0, ok;
+	int fd, x, rc = 0, ok, havetail = 0;
 
 	if (strcmp(path, "-") == 0)
 		fd = STDIN_FILENO;
@@ -125,7 +172,7 @@ run_file(struct opts *o, const char *path, struct tally *t)
 		warn("%s", path);
 		return (-2);
 	} else {
-		/* O_NONBLOCK only to not hang on a FIFO at open. */
+		/* O_NONBLOCK only so a FIFO cannot hang the open. */
 		int fl = fcntl(fd, F_GETFL);
 		if (fl != -1)
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
@@ -133,37 +180,142 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	jh_reader_init(&r, fd);
 	jh_buf_init(&out);
 	jh_arena_init(&a);
+	jh_lv_init(&lv);
+	if (o->cp.have)
+		lv.cp_count = o->cp.count;
 	for (;;) {
 		off = r.offset + r.pos;
 		x = jh_reader_cbor(&r, &item, &len, &e);
 		if (x == 0)
 			break;
+		if (x == JH_CBOR_TRUNCATED && lv.entries > 0) {
+			/*
+			 * A partial last item in a log: an append in progress
+			 * when a writer holds the lock, else a torn tail that
+			 * was never acknowledged and the next append cuts.
+			 */
+			if (fd != STDIN_FILENO &&
+			    flock(fd, LOCK_SH | LOCK_NB) == -1 &&
+			    errno == EWOULDBLOCK)
+				snprintf(tail, sizeof(tail), "a partial last "
+				    "item: an append is in progress");
+			else
+				snprintf(tail, sizeof(tail), "a torn tail of "
+				    "%llu bytes: an append that never "
+				    "completed, never acknowledged",
+				    (unsigned long long)(r.offset + r.b.len -
+				    off));
+			havetail = 1;
+			break;
+		}
 		idx++;
 		t->objects++;
 		if (x != 1) {
 			/* Cannot frame the rest: report and stop. */
 			t->failed++;
-			if (report(&out, o, path, idx, off, NULL, 0, &e) == -1)
+			if (report_fail(&out, o, path, idx, off, e.msg) == -1)
 				rc = -1;
 			break;
 		}
 		jh_arena_reset(&a);
-		ok = verify_one(&env, &a, o, item, len, &e) == 0;
-		if (ok)
-			t->ok++;
-		else
-			t->failed++;
-		if (report(&out, o, path, idx, off, &env, ok, &e) == -1)
-			rc = -1;
+		memset(&inner, 0, sizeof(inner));
+		ok = jh_verify_env(&o->v, &env, &a, item, len, &e) == 0;
+		if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0) {
+			if (ok)
+				ok = jh_lv_entry(&lv, &o->v, &env, item, len,
+				    &inner, &a, &e) == 0;
+			else
+				jh_lv_skip(&lv, item, len, e.msg);
+			if (ok)
+				t->ok++;
+			else
+				t->failed++;
+			if (o->quiet) {
+				if (!ok)
+					quiet_err(path, idx, off, e.msg);
+			} else if (env.core != NULL && jh_cbor_get(env.core,
+			    "seq") != NULL && jh_cbor_get(env.core, "prev") !=
+			    NULL && jh_cbor_get(env.core, "session") != NULL) {
+				jh_buf_reset(&out);
+				jh_entry_json(&out, &env, ok || inner.core ?
+				    &inner : NULL, ok, ok ? NULL : e.msg);
+				jh_buf_addc(&out, '\n');
+				if (put(&out) == -1)
+					rc = -1;
+			} else if (report_fail(&out, o, path, idx, off,
+			    e.msg) == -1)
+				rc = -1;
+		} else {
+			if (ok && lv.entries > 0) {
+				ok = 0;
+				jh_errf(&e, "a bare %s inside a log", env.kind);
+			}
+			if (ok)
+				t->ok++;
+			else
+				t->failed++;
+			if (!ok)
+				rc = report_fail(&out, o, path, idx, off,
+				    e.msg) == -1 ? -1 : rc;
+			else if (!o->quiet) {
+				jh_buf_reset(&out);
+				jh_buf_adds(&out, "{\"ok\":true,\"kind\":");
+				jh_json_str(&out, env.kind, strlen(env.kind));
+				jh_buf_adds(&out, ",\"core\":");
+				jh_cbor_to_json(&out, env.core);
+				jh_buf_adds(&out, "}\n");
+				if (put(&out) == -1)
+					rc = -1;
+			}
+		}
 		if (rc == -1)
 			break;
 	}
+	if (rc != -1 && lv.entries > 0 &&
+	    log_summary(&out, o, path, &lv, havetail ? tail : NULL, t) == -1)
+		rc = -1;
+	jh_lv_free(&lv);
 	jh_arena_free(&a);
 	jh_buf_free(&out);
 	jh_reader_free(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return (rc);
+}
+
+static void
+load_checkpoint(struct opts *o, const char *path)
+{
+	struct jh_buf b;
+	struct jh_err e;
+	struct jh_arena a;
+	struct jh_env env;
+	const struct jh_cbor *s, *c, *h;
+	int fd;
+
+	jh_buf_init(&b);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		err(2, "%s", path);
+	if (jh_read_all(&b, fd, JH_MAX_RECORD, &e) == -1)
+		errx(2, "%s: %s", path, e.msg);
+	close(fd);
+	jh_arena_init(&a);
+	if (jh_verify_env(&o->v, &env, &a, b.p, b.len, &e) == -1)
+		errx(1, "%s: checkpoint does not verify: %s", path, e.msg);
+	if (strcmp(env.kind, "checkpoint/1") != 0)
+		errx(1, "%s: a %s, not a checkpoint/1", path, env.kind);
+	s = jh_cbor_get(env.core, "session");
+	c = jh_cbor_get(env.core, "count");
+	h = jh_cbor_get(env.core, "head");
+	if ((o->cp.session = malloc(s->len + 1)) == NULL)
+		errx(2, "out of memory");
+	memcpy(o->cp.session, s->p, s->len);
+	o->cp.slen = s->len;
+	o->cp.count = c->u;
+	memcpy(o->cp.head, h->p, JH_HASH_LEN);
+	o->cp.have = 1;
+	jh_arena_free(&a);
+	jh_buf_free(&b);
 }
 
 static void
@@ -186,14 +338,18 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct tally t = { 0, 0, 0 };
 	struct jh_err e;
+	const char *cpfile = NULL;
 	char home[4096];
 	int ch, i, rc = 0, given = 0, x;
 
 	memset(&o, 0, sizeof(o));
 	jh_keyset_init(&o.keys);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "hp:qs:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:hp:qs:t:")) != -1) {
 		switch (ch) {
+		case 'c':
+			cpfile = optarg;
+			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
@@ -228,16 +384,24 @@ main(int argc, char *argv[])
 	if (o.keys.n == 0)
 		errx(2, "no trusted keys: give -p, -s or -t, or list keys in "
 		    "JH_HOME/stewards and JH_HOME/trust");
+	jh_verifier_init(&o.v, &o.keys);
+	if (cpfile != NULL)
+		load_checkpoint(&o, cpfile);
 
 	if (argc == 0)
 		rc = run_file(&o, "-", &t);
 	for (i = 0; i < argc && rc != -1; i++)
 		if ((x = run_file(&o, argv[i], &t)) != 0)
 			rc = x;
+	if (rc != -1 && o.cp.have && !o.cp.used) {
+		t.failed++;
+		warnx("no log of the checkpoint's session was given");
+	}
 	if (rc != -1 && !o.quiet) {
 		printf("{\"summary\":{\"objects\":%lu,\"verified\":%lu,"
 		    "\"failed\":%lu}}\n", t.objects, t.ok, t.failed);
 	}
+	free(o.cp.session);
 	jh_keyset_free(&o.keys);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

@@ -250,6 +250,105 @@ int	jh_kind_prepare(json_t *, int, const struct jh_key *, uint64_t,
 int	jh_core_build(struct jh_buf *, const json_t *, int,
 	    const struct jh_key *, uint64_t, const uint8_t *, struct jh_err *);
 
+/* chain.c: the per-session hash-chained log. */
+#define JH_SESSION_MAX	16384
+#define JH_LOG_NAME	(64 + 4 + 1)	/* hex digest + ".jhl" + NUL */
+
+/* The sidecar record: a fixed layout, pwritten whole (joulehook-formats(5)). */
+struct jh_head {
+	char magic[8];		/* "JHHEAD1" */
+	uint64_t count;		/* entries in the log */
+	uint64_t last_off;	/* offset of the last entry */
+	uint64_t end;		/* log size after the last entry */
+	uint8_t hash[32];	/* SHA-256 of the last entry's bytes */
+	uint64_t first_ts;	/* ts of the first and last receipt */
+	uint64_t last_ts;
+	uint64_t n_allow;	/* display tallies, not evidence */
+	uint64_t n_deny;
+	uint64_t n_ask;
+	uint64_t n_rewrite;
+	uint64_t n_eff;
+	uint64_t n_other;
+	uint64_t n_enforced;	/* efficiency receipts with enforced: 1 */
+	uint64_t n_observed;
+	uint64_t debited_uj;
+	uint64_t energy_uj;
+	uint32_t crc;		/* CRC-32 of everything above */
+	uint32_t pad;
+};
+
+struct jh_log {
+	int dirfd;
+	int fd;
+	int hfd;
+	int created;
+	int have_session;
+	char name[256];
+	uint8_t session[JH_SESSION_MAX];
+	size_t slen;
+	struct jh_head head;
+};
+
+uint32_t jh_crc32(const void *, size_t);
+int	jh_flock(int, int, unsigned, struct jh_err *);
+int	jh_state_check(int, int, const char *, struct jh_err *);
+int	jh_open_dir(int, const char *, int, struct jh_err *);
+int	jh_open_state(int, const char *, int, int *, struct jh_err *);
+void	jh_log_name(char *, const uint8_t *, size_t);
+void	jh_log_init(struct jh_log *);
+void	jh_log_close(struct jh_log *);
+int	jh_log_open(struct jh_log *, const char *, const char *,
+	    const uint8_t *, size_t, int, struct jh_err *);
+void	jh_head_tally(struct jh_head *, const struct jh_cbor *);
+int	jh_head_read(struct jh_head *, int);
+int	jh_log_scan(struct jh_log *, const struct jh_keyset *, int,
+	    uint64_t *, struct jh_err *);
+int	jh_log_head(struct jh_log *, const struct jh_keyset *, int,
+	    uint64_t *, struct jh_err *);
+int	jh_log_append(struct jh_log *, const struct jh_key *, const uint8_t *,
+	    size_t, const struct jh_cbor *, uint64_t, const uint8_t *,
+	    struct jh_buf *, struct jh_err *);
+
+/* verify.c: sealed objects and whole logs. */
+struct jh_verifier {
+	const struct jh_keyset *keys;
+	uint8_t last_kid[JH_PK_LEN];	/* base58 is slow; kids repeat */
+	char last_did[JH_DIDKEY_MAX];
+};
+
+struct jh_lv {			/* the state of one log being verified */
+	uint64_t entries;
+	uint64_t seq;		/* of the last entry */
+	uint8_t hash[JH_HASH_LEN];	/* of the last entry */
+	uint8_t *session;
+	size_t slen;
+	int have_session;
+	uint64_t first_bad;	/* 1-based entry index of the first defect */
+	uint64_t first_seq;
+	char first_err[256];
+	uint64_t cp_count;	/* a checkpoint to match, if any */
+	uint8_t cp_hash[JH_HASH_LEN];
+	int cp_seen;
+	uint32_t *idx;		/* receipt payload hashes seen */
+	uint8_t (*hashes)[JH_HASH_LEN];
+	uint64_t *hseq;
+	size_t nh;
+	size_t cap;
+};
+
+void	jh_verifier_init(struct jh_verifier *, const struct jh_keyset *);
+int	jh_verify_env(struct jh_verifier *, struct jh_env *, struct jh_arena *,
+	    const uint8_t *, size_t, struct jh_err *);
+void	jh_lv_init(struct jh_lv *);
+void	jh_lv_free(struct jh_lv *);
+int	jh_lv_entry(struct jh_lv *, struct jh_verifier *,
+	    const struct jh_env *, const uint8_t *, size_t, struct jh_env *,
+	    struct jh_arena *, struct jh_err *);
+void	jh_lv_skip(struct jh_lv *, const uint8_t *, size_t, const char *);
+int	jh_entry_json(struct jh_buf *, const struct jh_env *,
+	    const struct jh_env *, int, const char *);
+int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
+
 /* util.c */
 uint64_t jh_now_ms(void);
 void	jh_nonce(uint8_t *);

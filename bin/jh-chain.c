@@ -1,0 +1,414 @@
+/*
+ * jh-chain: append sealed receipts to their session's hash-chained log,
+ * durably, and pass the chain/1 entry on; print signed checkpoints.
+ */
+#include <sys/file.h>
+#include <sys/resource.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "jh.h"
+
+#define PROG "jh-chain"
+
+struct opts {
+	int checkpoint;
+	int json;
+	const char *keyfile;
+	const char *logfile;
+	const char *state;
+	const char *session;
+	unsigned wait_ms;	/* lock wait */
+	uint64_t deadline_ms;	/* how far a receipt may predate the head */
+	struct jh_keyset keys;
+	struct jh_key key;
+};
+
+static void
+usage(FILE *f, int status)
+{
+	fprintf(f,
+	    "usage: %s [-j] [-d ms] [-k keyfile] [-l logfile | -S statedir] "
+	    "[-s stewards] [-w ms]\n"
+	    "                [file ...]\n"
+	    "       %s -c [-j] [-k keyfile] [-w ms] "
+	    "[-l logfile | -S statedir -i session]\n"
+	    "       %s -h\n", PROG, PROG, PROG);
+	exit(status);
+}
+
+static int
+out_entry(const struct opts *o, const struct jh_buf *entry)
+{
+	struct jh_buf j;
+	int rc = 0;
+
+	if (!o->json)
+		return (fwrite(entry->p, 1, entry->len, stdout) == entry->len ?
+		    0 : -1);
+	jh_buf_init(&j);
+	if (jh_chain_json(&j, entry->p, entry->len) == -1) {
+		jh_buf_free(&j);
+		return (-1);
+	}
+	jh_buf_addc(&j, '\n');
+	if (j.oom || fwrite(j.p, 1, j.len, stdout) != j.len)
+		rc = -1;
+	jh_buf_free(&j);
+	return (rc);
+}
+
+/*
+ * Chains one receipt.  Returns 0 when appended and written, 1 when the
+ * receipt was refused, 2 when it could not be done (lock, I/O, damage),
+ * -1 on a write error to stdout.
+ */
+static int
+chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
+{
+	struct jh_arena a;
+	struct jh_env env;
+	struct jh_err e;
+	struct jh_log *l = NULL;
+	struct jh_buf entry;
+	const struct jh_cbor *sess, *ts;
+	uint8_t nonce[JH_NONCE_LEN];
+	uint64_t cut = 0;
+	char did[JH_DIDKEY_MAX];
+	int kid, rc = 1, locked = 0;
+
+	jh_arena_init(&a);
+	jh_buf_init(&entry);
+	if (jh_env_parse(&env, &a, p, n, &e) == -1) {
+		warnx("receipt %lu: %s", idx, e.msg);
+		goto out;
+	}
+	kid = jh_kind_lookup(env.kind);
+	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY) {
+		warnx("receipt %lu: a %s belongs to no session; not chained",
+		    idx, env.kind);
+		goto out;
+	}
+	if (!jh_keyset_has(&o->keys, env.kid, JH_ROLE_STEWARD)) {
+		jh_didkey_enc(did, sizeof(did), env.kid);
+		warnx("receipt %lu: signed by %s, not a trusted steward", idx,
+		    did);
+		goto out;
+	}
+	if (jh_env_verify_sig(&env, &e) == -1 ||
+	    jh_kind_check(env.core, kid, &e) == -1) {
+		warnx("receipt %lu: %s", idx, e.msg);
+		goto out;
+	}
+	jh_didkey_enc(did, sizeof(did), env.kid);
+	if (!jh_cbor_text_is(jh_cbor_get(env.core, "steward"), did)) {
+		warnx("receipt %lu: steward is not the kid", idx);
+		goto out;
+	}
+	sess = jh_cbor_get(env.core, "session");
+	ts = jh_cbor_get(env.core, "ts");
+	if (sess->len == 0 || sess->len > JH_SESSION_MAX) {
+		warnx("receipt %lu: session id is empty or longer than %u "
+		    "bytes", idx, JH_SESSION_MAX);
+		goto out;
+	}
+	rc = 2;
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		warnx("out of memory");
+		goto out;
+	}
+	if (jh_log_open(l, o->state, o->logfile, sess->p, sess->len, 1,
+	    &e) == -1) {
+		warnx("%s", e.msg);
+		free(l);
+		l = NULL;
+		goto out;
+	}
+	if (jh_flock(l->fd, LOCK_EX, o->wait_ms, &e) == -1) {
+		warnx("%s: %s", l->name, e.msg);
+		goto out;
+	}
+	locked = 1;
+	if (jh_log_head(l, &o->keys, 1, &cut, &e) == -1) {
+		warnx("%s; refusing to append (run jh-verify on it)", e.msg);
+		goto out;
+	}
+	if (cut > 0)
+		warnx("%s: cut a torn tail of %llu bytes (an append that "
+		    "never completed)", l->name, (unsigned long long)cut);
+	rc = 1;
+	if (l->head.count > 0 && (l->slen != sess->len ||
+	    memcmp(l->session, sess->p, sess->len) != 0)) {
+		warnx("receipt %lu: session is not the log's", idx);
+		goto out;
+	}
+	if (l->head.count > 0 && ts->u + o->deadline_ms < l->head.last_ts) {
+		warnx("receipt %lu: predates the head by more than %llu ms",
+		    idx, (unsigned long long)o->deadline_ms);
+		goto out;
+	}
+	rc = 2;
+	jh_nonce(nonce);
+	if (jh_log_append(l, &o->key, p, n, env.core, jh_now_ms(), nonce,
+	    &entry, &e) == -1) {
+		warnx("%s", e.msg);
+		goto out;
+	}
+	flock(l->fd, LOCK_UN);
+	locked = 0;
+	/* Never write to stdout with the lock held. */
+	rc = out_entry(o, &entry) == -1 ? -1 : 0;
+out:
+	if (l != NULL) {
+		if (locked)
+			flock(l->fd, LOCK_UN);
+		jh_log_close(l);
+		free(l);
+	}
+	jh_buf_free(&entry);
+	jh_arena_free(&a);
+	return (rc);
+}
+
+static int
+checkpoint(struct opts *o)
+{
+	struct jh_log *l;
+	struct jh_err e;
+	struct jh_buf core, env;
+	struct jh_cmap m;
+	uint8_t nonce[JH_NONCE_LEN];
+	uint64_t cut;
+	int rc = 2;
+
+	if ((l = malloc(sizeof(*l))) == NULL)
+		errx(2, "out of memory");
+	jh_buf_init(&core);
+	jh_buf_init(&env);
+	jh_cmap_init(&m);
+	if (jh_log_open(l, o->state, o->logfile, (const uint8_t *)o->session,
+	    o->session ? strlen(o->session) : 0, 0, &e) == -1) {
+		warnx("%s", e.msg);
+		goto out;
+	}
+	if (jh_flock(l->fd, LOCK_SH, o->wait_ms, &e) == -1 ||
+	    jh_log_head(l, &o->keys, 0, &cut, &e) == -1) {
+		warnx("%s: %s", l->name, e.msg);
+		goto out;
+	}
+	flock(l->fd, LOCK_UN);
+	if (l->head.count == 0) {
+		warnx("%s: the log is empty", l->name);
+		goto out;
+	}
+	jh_cbor_put_text(jh_cmap_tkey(&m, "profile", 7), JH_PROFILE,
+	    strlen(JH_PROFILE));
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "kind", 4), "checkpoint/1", 12);
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "steward", 7), o->key.did,
+	    strlen(o->key.did));
+	jh_cmap_next(&m);
+	jh_cbor_put_uint(jh_cmap_tkey(&m, "ts", 2), jh_now_ms());
+	jh_cmap_next(&m);
+	jh_nonce(nonce);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "nonce", 5), nonce, JH_NONCE_LEN);
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "session", 7),
+	    (const char *)l->session, l->slen);
+	jh_cmap_next(&m);
+	jh_cbor_put_uint(jh_cmap_tkey(&m, "count", 5), l->head.count);
+	jh_cmap_next(&m);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "head", 4), l->head.hash,
+	    JH_HASH_LEN);
+	jh_cmap_next(&m);
+	if (jh_cmap_finish(&core, &m, &e) == -1 ||
+	    jh_seal(&env, &o->key, core.p, core.len, &e) == -1) {
+		warnx("%s", e.msg);
+		goto out;
+	}
+	if (o->json) {
+		struct jh_arena a;
+		struct jh_cbor *c;
+		struct jh_buf j;
+
+		jh_arena_init(&a);
+		jh_buf_init(&j);
+		if (jh_cbor_decode_all(&c, &a, core.p, core.len, 0, &e) == 0) {
+			jh_buf_adds(&j, "{\"kind\":\"checkpoint/1\",\"core\":");
+			jh_cbor_to_json(&j, c);
+			jh_buf_adds(&j, "}\n");
+			fwrite(j.p, 1, j.len, stdout);
+		}
+		jh_buf_free(&j);
+		jh_arena_free(&a);
+	} else
+		fwrite(env.p, 1, env.len, stdout);
+	rc = 0;
+out:
+	jh_log_close(l);
+	free(l);
+	jh_cmap_free(&m);
+	jh_buf_free(&core);
+	jh_buf_free(&env);
+	return (rc);
+}
+
+static int
+run_file(struct opts *o, const char *path, int *worst)
+{
+	struct jh_reader r;
+	struct jh_err e;
+	const uint8_t *item;
+	size_t len;
+	unsigned long idx = 0;
+	int fd, x, rc = 0;
+
+	if (strcmp(path, "-") == 0)
+		fd = STDIN_FILENO;
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		warn("%s", path);
+		*worst = 2;
+		return (0);
+	}
+	jh_reader_init(&r, fd);
+	while ((x = jh_reader_cbor(&r, &item, &len, &e)) == 1) {
+		idx++;
+		x = chain_one(o, item, len, idx);
+		if (x == -1) {
+			rc = -1;
+			break;
+		}
+		if (x > *worst)
+			*worst = x;
+	}
+	if (x != 0 && x != 1 && rc == 0) {
+		warnx("%s: %s", path, e.msg);
+		if (*worst < 1)
+			*worst = 1;
+	}
+	jh_reader_free(&r);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return (rc);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	struct rlimit rl = { 0, 0 };
+	struct jh_err e;
+	char home[4096], kbuf[4096], sbuf[4096], stbuf[4096];
+	const char *stewards = NULL;
+	int ch, i, worst = 0, rc = 0;
+	char *end;
+
+	memset(&o, 0, sizeof(o));
+	o.wait_ms = 3000;
+	o.deadline_ms = 60000;
+	jh_keyset_init(&o.keys);
+	setrlimit(RLIMIT_CORE, &rl);
+	signal(SIGPIPE, SIG_IGN);
+	/* A file-size limit is an error to report, not a signal to die of. */
+	signal(SIGXFSZ, SIG_IGN);
+	while ((ch = getopt(argc, argv, "cd:hi:jk:l:S:s:w:")) != -1) {
+		switch (ch) {
+		case 'c':
+			o.checkpoint = 1;
+			break;
+		case 'd':
+			o.deadline_ms = strtoull(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0')
+				usage(stderr, 2);
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'i':
+			o.session = optarg;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'k':
+			o.keyfile = optarg;
+			break;
+		case 'l':
+			o.logfile = optarg;
+			break;
+		case 'S':
+			o.state = optarg;
+			break;
+		case 's':
+			stewards = optarg;
+			break;
+		case 'w':
+			o.wait_ms = (unsigned)strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0')
+				usage(stderr, 2);
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (o.logfile != NULL && o.state != NULL)
+		usage(stderr, 2);
+	if (o.checkpoint && (argc != 0 ||
+	    (o.logfile == NULL && o.session == NULL)))
+		usage(stderr, 2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (jh_home(home, sizeof(home)) == NULL)
+		home[0] = '\0';
+	if (o.keyfile == NULL) {
+		if (home[0] == '\0' || jh_path_join(kbuf, sizeof(kbuf), home,
+		    "steward.key") == -1)
+			errx(2, "no key: give -k or set JH_HOME");
+		o.keyfile = kbuf;
+	}
+	if (o.logfile == NULL && o.state == NULL) {
+		if (jh_state(stbuf, sizeof(stbuf)) == NULL)
+			errx(2, "no state directory: give -S or set JH_STATE");
+		o.state = stbuf;
+	}
+	if (jh_key_load(&o.key, o.keyfile, NULL, NULL, &e) == -1)
+		errx(2, "%s", e.msg);
+	if (o.key.role != JH_ROLE_STEWARD)
+		errx(2, "%s is an %s key; the chain is signed by a steward key",
+		    o.keyfile, jh_role_name(o.key.role));
+	/* Receipts are accepted from our own key and the listed stewards. */
+	jh_keyset_add(&o.keys, o.key.pk, JH_ROLE_STEWARD);
+	if (stewards == NULL && home[0] != '\0' &&
+	    jh_path_join(sbuf, sizeof(sbuf), home, "stewards") == 0 &&
+	    access(sbuf, F_OK) == 0)
+		stewards = sbuf;
+	if (stewards != NULL && jh_keyset_load(&o.keys, stewards,
+	    JH_ROLE_STEWARD, &e) == -1)
+		errx(2, "%s", e.msg);
+
+	if (o.checkpoint)
+		worst = checkpoint(&o);
+	else if (argc == 0)
+		rc = run_file(&o, "-", &worst);
+	for (i = 0; i < argc && rc == 0; i++)
+		rc = run_file(&o, argv[i], &worst);
+	jh_key_wipe(&o.key);
+	jh_keyset_free(&o.keys);
+	if (fflush(stdout) == EOF || ferror(stdout) || rc == -1) {
+		warn("stdout");
+		return (2);
+	}
+	return (worst);
+}

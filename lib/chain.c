@@ -1,0 +1,698 @@
+/*
+ * joulehook: the per-session hash-chained log (DESIGN.md 3.3).
+ *
+ * A log is a CBOR sequence of chain/1 entries; entry n countersigns
+ * {seq: n, prev: SHA-256(entry n-1) or 32 zero bytes, session, receipt}.
+ * Appends happen under an exclusive flock(2) on the log itself (never a
+ * classic fcntl lock, which threads do not exclude and which any close
+ * releases), waited on with an interval timer rather than a polling loop.
+ * The head (seq, offset, hash, running tallies) is a fixed record in a
+ * sidecar, pwritten after each durable append: a hint checked against the
+ * entry it names, never evidence, recovered by scanning when stale.
+ *
+ * State files are opened O_NOFOLLOW under a directory opened
+ * O_DIRECTORY|O_NOFOLLOW and must be regular files owned by the user,
+ * with one link and no group or other write (SECURITY.md S10).
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "jh.h"
+
+#define HEAD_MAGIC	"JHHEAD1"
+
+uint32_t
+jh_crc32(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		c ^= b[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return (c ^ 0xffffffffu);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * flock(2) bounded by a timer: an interval timer interrupts the blocking
+ * call (no SA_RESTART), and keeps firing, so a signal that arrives just
+ * before flock() is entered cannot leave it blocked forever.
+ */
+int
+jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
+{
+	struct sigaction sa, old;
+	struct itimerval it, off;
+	int r, saved;
+
+	if (ms == 0) {
+		if (flock(fd, op | LOCK_NB) == 0)
+			return (0);
+		return (jh_errf(e, "lock busy"));
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	it.it_interval.tv_usec = 20000;
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = flock(fd, op);
+	saved = errno;
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	if (r == -1) {
+		if (saved == EINTR)
+			return (jh_errf(e, "timed out after %u ms waiting for "
+			    "a lock", ms));
+		return (jh_errf(e, "flock: %s", strerror(saved)));
+	}
+	return (0);
+}
+
+/* The rules every state file and directory must meet (SECURITY.md S10). */
+int
+jh_state_check(int fd, int isdir, const char *name, struct jh_err *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == -1)
+		return (jh_errf(e, "%s: %s", name, strerror(errno)));
+	if (isdir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return (jh_errf(e, "%s: not a %s", name, isdir ? "directory" :
+		    "regular file"));
+	if (st.st_uid != geteuid())
+		return (jh_errf(e, "%s: not owned by the user", name));
+	if (st.st_mode & 022)
+		return (jh_errf(e, "%s: writable by group or others", name));
+	if (!isdir && st.st_nlink != 1)
+		return (jh_errf(e, "%s: has %lu links", name,
+		    (unsigned long)st.st_nlink));
+	return (0);
+}
+
+/* Opens (creating 0700) a directory under dirfd, never through a link. */
+int
+jh_open_dir(int dirfd, const char *name, int create, struct jh_err *e)
+{
+	int fd;
+
+	if (create && mkdirat(dirfd, name, 0700) == -1 && errno != EEXIST)
+		return (jh_errf(e, "%s: %s", name, strerror(errno)));
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return (jh_errf(e, "%s: %s", name, errno == ENOTDIR ||
+		    errno == ELOOP ? "not a directory (or a symlink)" :
+		    strerror(errno)));
+	if (jh_state_check(fd, 1, name, e) == -1) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Opens a state file under dirfd: O_NOFOLLOW, O_NONBLOCK so a planted
+ * FIFO cannot hang us, then the regular-file/owner/link checks.  Sets
+ * *created when this call made it.
+ */
+int
+jh_open_state(int dirfd, const char *name, int create, int *created,
+    struct jh_err *e)
+{
+	int fd, fl = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+
+	if (created != NULL)
+		*created = 0;
+	fd = -1;
+	if (create) {
+		fd = openat(dirfd, name, fl | O_CREAT | O_EXCL, 0600);
+		if (fd != -1 && created != NULL)
+			*created = 1;
+		if (fd == -1 && errno != EEXIST)
+			return (jh_errf(e, "%s: %s", name, strerror(errno)));
+	}
+	if (fd == -1 && (fd = openat(dirfd, name, fl)) == -1)
+		return (jh_errf(e, "%s: %s", name, errno == ELOOP ?
+		    "is a symbolic link" : strerror(errno)));
+	if (jh_state_check(fd, 0, name, e) == -1) {
+		close(fd);
+		return (-1);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return (fd);
+}
+
+/* The file name of a session's log: a digest, never the raw id. */
+void
+jh_log_name(char *out, const uint8_t *session, size_t n)
+{
+	uint8_t h[JH_HASH_LEN];
+
+	crypto_hash_sha256(h, session, n);
+	jh_hex(out, h, sizeof(h));
+	memcpy(out + 64, ".jhl", 5);
+}
+
+void
+jh_log_init(struct jh_log *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->dirfd = l->fd = l->hfd = -1;
+}
+
+void
+jh_log_close(struct jh_log *l)
+{
+	if (l->hfd != -1)
+		close(l->hfd);
+	if (l->fd != -1)
+		close(l->fd);
+	if (l->dirfd != -1)
+		close(l->dirfd);
+	jh_log_init(l);
+}
+
+/*
+ * Opens a log and its sidecar: with a state directory, the log of a
+ * session under <state>/logs/; with a path, that file.  The directory is
+ * opened first, O_NOFOLLOW, so nothing in the state can be redirected.
+ */
+int
+jh_log_open(struct jh_log *l, const char *state, const char *path,
+    const uint8_t *session, size_t slen, int create, struct jh_err *e)
+{
+	char hname[sizeof(l->name) + 8];
+	int sfd;
+
+	jh_log_init(l);
+	if (path != NULL) {
+		const char *slash = strrchr(path, '/');
+		char dir[4096];
+
+		if (slash == NULL)
+			strcpy(dir, ".");
+		else if (slash == path)
+			strcpy(dir, "/");
+		else {
+			if ((size_t)(slash - path) >= sizeof(dir))
+				return (jh_errf(e, "%s: path too long", path));
+			memcpy(dir, path, (size_t)(slash - path));
+			dir[slash - path] = '\0';
+		}
+		if (strlen(slash ? slash + 1 : path) >= sizeof(l->name) - 6)
+			return (jh_errf(e, "%s: name too long", path));
+		strcpy(l->name, slash ? slash + 1 : path);
+		l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (l->dirfd == -1)
+			return (jh_errf(e, "%s: %s", dir, strerror(errno)));
+	} else {
+		sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (sfd == -1 && errno == ENOENT && create) {
+			if (mkdir(state, 0700) == -1 && errno != EEXIST)
+				return (jh_errf(e, "%s: %s", state,
+				    strerror(errno)));
+			sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+		}
+		if (sfd == -1)
+			return (jh_errf(e, "%s: %s", state, strerror(errno)));
+		if (jh_state_check(sfd, 1, state, e) == -1) {
+			close(sfd);
+			return (-1);
+		}
+		l->dirfd = jh_open_dir(sfd, "logs", create, e);
+		close(sfd);
+		if (l->dirfd == -1)
+			return (-1);
+		jh_log_name(l->name, session, slen);
+	}
+	if ((l->fd = jh_open_state(l->dirfd, l->name, create, &l->created,
+	    e)) == -1) {
+		jh_log_close(l);
+		return (-1);
+	}
+	snprintf(hname, sizeof(hname), "%s.head", l->name);
+	if ((l->hfd = jh_open_state(l->dirfd, hname, create, NULL, e)) == -1) {
+		jh_log_close(l);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+read_at(int fd, uint8_t *p, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	while (n > 0) {
+		r = pread(fd, p, n, (off_t)off);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (-1);
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return (0);
+}
+
+/* Adds a receipt's figures to the display tallies. */
+void
+jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
+{
+	const struct jh_cbor *v, *en, *ts;
+	int kid;
+
+	v = jh_cbor_get(core, "kind");
+	kid = v && v->type == JH_CBOR_TEXT && v->len < 32 ? 0 : -1;
+	if (kid == 0) {
+		char k[32];
+		memcpy(k, v->p, v->len);
+		k[v->len] = '\0';
+		kid = jh_kind_lookup(k);
+	}
+	if ((ts = jh_cbor_get(core, "ts")) != NULL && ts->type ==
+	    JH_CBOR_UINT) {
+		if (h->first_ts == 0)
+			h->first_ts = ts->u;
+		h->last_ts = ts->u;
+	}
+	if ((v = jh_cbor_get(core, "debited_uj")) != NULL &&
+	    v->type == JH_CBOR_UINT)
+		h->debited_uj = h->debited_uj + v->u < h->debited_uj ?
+		    UINT64_MAX : h->debited_uj + v->u;
+	if (kid == JH_KIND_DECISION) {
+		v = jh_cbor_get(core, "verdict");
+		if (jh_cbor_text_is(v, "allow"))
+			h->n_allow++;
+		else if (jh_cbor_text_is(v, "deny"))
+			h->n_deny++;
+		else if (jh_cbor_text_is(v, "ask"))
+			h->n_ask++;
+		else if (jh_cbor_text_is(v, "rewrite"))
+			h->n_rewrite++;
+	} else if (kid == JH_KIND_EFFICIENCY) {
+		h->n_eff++;
+		en = jh_cbor_get(core, "energy");
+		v = jh_cbor_get(en, "measured_uj");
+		if (v == NULL)
+			v = jh_cbor_get(en, "estimated_uj");
+		if (v != NULL && v->type == JH_CBOR_UINT)
+			h->energy_uj = h->energy_uj + v->u < h->energy_uj ?
+			    UINT64_MAX : h->energy_uj + v->u;
+		v = jh_cbor_get(core, "enforced");
+		if (v != NULL && v->type == JH_CBOR_UINT && v->u == 1)
+			h->n_enforced++;
+		else
+			h->n_observed++;
+	} else
+		h->n_other++;
+}
+
+static void
+head_seal(struct jh_head *h)
+{
+	memcpy(h->magic, HEAD_MAGIC, sizeof(h->magic));
+	h->crc = jh_crc32(h, offsetof(struct jh_head, crc));
+}
+
+static int
+head_valid(const struct jh_head *h)
+{
+	return (memcmp(h->magic, HEAD_MAGIC, sizeof(h->magic)) == 0 &&
+	    h->crc == jh_crc32(h, offsetof(struct jh_head, crc)));
+}
+
+/* Reads the sidecar; returns 0 with a record that passes its CRC. */
+int
+jh_head_read(struct jh_head *h, int hfd)
+{
+	memset(h, 0, sizeof(*h));
+	if (read_at(hfd, (uint8_t *)h, sizeof(*h), 0) == -1 || !head_valid(h)) {
+		memset(h, 0, sizeof(*h));
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Checks one complete entry during a scan: a chain/1 envelope whose seq
+ * and prev continue the head; updates the head.
+ */
+static int
+scan_entry(struct jh_head *h, const uint8_t *p, size_t n, uint64_t off,
+    const struct jh_keyset *ks, int verify_sig, uint8_t *session,
+    size_t *slen, struct jh_err *e)
+{
+	static const uint8_t zero[JH_HASH_LEN];
+	struct jh_arena a;
+	struct jh_env env, inner;
+	const struct jh_cbor *seq, *prev, *rc, *sess;
+	int rcode = -1;
+
+	jh_arena_init(&a);
+	if (jh_env_parse(&env, &a, p, n, e) == -1)
+		goto out;
+	if (strcmp(env.kind, "chain/1") != 0) {
+		jh_errf(e, "entry is a %s, not a chain/1", env.kind);
+		goto out;
+	}
+	if (jh_kind_check(env.core, JH_KIND_CHAIN, e) == -1)
+		goto out;
+	seq = jh_cbor_get(env.core, "seq");
+	prev = jh_cbor_get(env.core, "prev");
+	sess = jh_cbor_get(env.core, "session");
+	if (seq->u != h->count) {
+		jh_errf(e, "seq %llu where %llu was due",
+		    (unsigned long long)seq->u, (unsigned long long)h->count);
+		goto out;
+	}
+	if (memcmp(prev->p, h->count ? h->hash : zero, JH_HASH_LEN) != 0) {
+		jh_errf(e, "prev does not match the previous entry");
+		goto out;
+	}
+	if (h->count == 0) {
+		if (sess->len > JH_SESSION_MAX) {
+			jh_errf(e, "session id too long");
+			goto out;
+		}
+		memcpy(session, sess->p, sess->len);
+		*slen = sess->len;
+	} else if (sess->len != *slen || memcmp(sess->p, session, *slen)) {
+		jh_errf(e, "entry of another session");
+		goto out;
+	}
+	if (verify_sig) {
+		if (!jh_keyset_has(ks, env.kid, JH_ROLE_STEWARD)) {
+			jh_errf(e, "entry signed by an untrusted key");
+			goto out;
+		}
+		if (jh_env_verify_sig(&env, e) == -1)
+			goto out;
+	}
+	rc = jh_cbor_get(env.core, "receipt");
+	if (jh_env_parse(&inner, &a, rc->p, rc->len, e) == -1)
+		goto out;
+	jh_head_tally(h, inner.core);
+	crypto_hash_sha256(h->hash, p, n);
+	h->last_off = off;
+	h->end = off + n;
+	h->count++;
+	rcode = 0;
+out:
+	jh_arena_free(&a);
+	return (rcode);
+}
+
+/*
+ * Scans the log from the start to rebuild the head.  Structure, seq and
+ * prev links are checked for every entry; the signature of the last one
+ * (and of all, with verify_all).  An incomplete item at the end that
+ * starts like an envelope and is shorter than the largest entry is a torn
+ * tail: with cut set it is truncated away and *cut reports its size.  A
+ * complete item that does not check is damage, never truncated.
+ */
+int
+jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,
+    uint64_t *cutbytes, struct jh_err *e)
+{
+	struct jh_reader r;
+	struct jh_head h;
+	const uint8_t *item;
+	uint64_t off, last_off = 0;
+	uint8_t *session;
+	size_t len, slen = 0;
+	int x, rc = -1;
+
+	*cutbytes = 0;
+	memset(&h, 0, sizeof(h));
+	if (lseek(l->fd, 0, SEEK_SET) == -1)
+		return (jh_errf(e, "%s: %s", l->name, strerror(errno)));
+	if ((session = malloc(JH_SESSION_MAX)) == NULL)
+		return (jh_errf(e, "out of memory"));
+	jh_reader_init(&r, l->fd);
+	for (;;) {
+		off = r.offset + r.pos;
+		x = jh_reader_cbor(&r, &item, &len, e);
+		if (x == 0)
+			break;
+		if (x == JH_CBOR_TRUNCATED) {
+			uint64_t torn = r.offset + r.b.len - off;
+			if (r.b.p[r.pos] != 0xd2 || torn > JH_MAX_RECORD) {
+				jh_errf(e, "%s: damaged at offset %llu: "
+				    "%llu trailing bytes that are not an "
+				    "entry", l->name, (unsigned long long)off,
+				    (unsigned long long)torn);
+				goto out;
+			}
+			if (cut) {
+				if (ftruncate(l->fd, (off_t)off) == -1 ||
+				    fsync(l->fd) == -1) {
+					jh_errf(e, "%s: %s", l->name,
+					    strerror(errno));
+					goto out;
+				}
+			}
+			*cutbytes = torn;
+			break;
+		}
+		if (x != 1) {
+			char m[sizeof(e->msg)];
+			memcpy(m, e->msg, sizeof(m));
+			jh_errf(e, "%s: damaged at offset %llu: %s", l->name,
+			    (unsigned long long)off, m);
+			goto out;
+		}
+		/* Signatures are checked on the last entry below. */
+		if (scan_entry(&h, item, len, off, ks, 0, session, &slen,
+		    e) == -1) {
+			char m[sizeof(e->msg)];
+			memcpy(m, e->msg, sizeof(m));
+			jh_errf(e, "%s: damaged at entry %llu (offset %llu): "
+			    "%s", l->name, (unsigned long long)h.count,
+			    (unsigned long long)off, m);
+			goto out;
+		}
+		last_off = off;
+	}
+	if (h.count > 0) {
+		/* Re-check the last entry's signature. */
+		uint8_t *buf = malloc((size_t)(h.end - last_off));
+		int ok;
+
+		if (buf == NULL) {
+			jh_errf(e, "out of memory");
+			goto out;
+		}
+		ok = read_at(l->fd, buf, (size_t)(h.end - last_off),
+		    last_off) == 0;
+		if (ok) {
+			struct jh_arena a;
+			struct jh_env env;
+			jh_arena_init(&a);
+			ok = jh_env_parse(&env, &a, buf, (size_t)(h.end -
+			    last_off), e) == 0 && jh_keyset_has(ks, env.kid,
+			    JH_ROLE_STEWARD) && jh_env_verify_sig(&env, e) == 0;
+			jh_arena_free(&a);
+		}
+		free(buf);
+		if (!ok) {
+			jh_errf(e, "%s: the last entry (offset %llu) does not "
+			    "verify", l->name, (unsigned long long)last_off);
+			goto out;
+		}
+	}
+	memcpy(l->session, session, slen);
+	l->slen = slen;
+	l->head = h;
+	rc = 0;
+out:
+	free(session);
+	jh_reader_free(&r);
+	return (rc);
+}
+
+/*
+ * Finds the head: the sidecar when it names the entry that really ends
+ * the log, else a scan.  Called with the log locked.
+ */
+int
+jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
+    uint64_t *cutbytes, struct jh_err *e)
+{
+	struct jh_head h;
+	struct stat st;
+	uint8_t *buf;
+	uint8_t hash[JH_HASH_LEN];
+	int ok = 0;
+
+	*cutbytes = 0;
+	if (fstat(l->fd, &st) == -1)
+		return (jh_errf(e, "%s: %s", l->name, strerror(errno)));
+	if (st.st_size == 0) {
+		memset(&l->head, 0, sizeof(l->head));
+		l->slen = 0;
+		l->have_session = 0;
+		return (0);
+	}
+	if (jh_head_read(&h, l->hfd) == 0 && h.count > 0 &&
+	    h.end == (uint64_t)st.st_size && h.last_off < h.end &&
+	    h.end - h.last_off <= JH_MAX_RECORD) {
+		if ((buf = malloc((size_t)(h.end - h.last_off))) != NULL) {
+			if (read_at(l->fd, buf, (size_t)(h.end - h.last_off),
+			    h.last_off) == 0) {
+				crypto_hash_sha256(hash, buf,
+				    (size_t)(h.end - h.last_off));
+				ok = memcmp(hash, h.hash, JH_HASH_LEN) == 0;
+				if (ok) {
+					struct jh_arena a;
+					struct jh_env env;
+					const struct jh_cbor *s;
+					jh_arena_init(&a);
+					ok = jh_env_parse(&env, &a, buf,
+					    (size_t)(h.end - h.last_off),
+					    e) == 0 &&
+					    (s = jh_cbor_get(env.core,
+					    "session")) != NULL &&
+					    s->type == JH_CBOR_TEXT &&
+					    s->len <= JH_SESSION_MAX;
+					if (ok) {
+						memcpy(l->session, s->p,
+						    s->len);
+						l->slen = s->len;
+					}
+					jh_arena_free(&a);
+				}
+			}
+			free(buf);
+		}
+	}
+	if (ok) {
+		l->head = h;
+		l->have_session = 1;
+		return (0);
+	}
+	if (jh_log_scan(l, ks, cut, cutbytes, e) == -1)
+		return (-1);
+	l->have_session = l->head.count > 0;
+	return (0);
+}
+
+/*
+ * Appends one receipt (already checked by the caller) as a chain/1
+ * entry: one write at the end, fsync, the directory's fsync for a new
+ * file, then the sidecar.  Called with the log locked; on any failure
+ * the log is cut back to where it was and nothing is acknowledged.
+ */
+int
+jh_log_append(struct jh_log *l, const struct jh_key *k,
+    const uint8_t *receipt, size_t rlen, const struct jh_cbor *rcore,
+    uint64_t now, const uint8_t *nonce, struct jh_buf *entry,
+    struct jh_err *e)
+{
+	static const uint8_t zero[JH_HASH_LEN];
+	const struct jh_cbor *sess = jh_cbor_get(rcore, "session");
+	struct jh_buf core;
+	struct jh_cmap m;
+	struct jh_head h = l->head;
+	ssize_t w;
+	int rc = -1;
+
+	jh_buf_init(&core);
+	jh_cmap_init(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "profile", 7), JH_PROFILE,
+	    strlen(JH_PROFILE));
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "kind", 4), "chain/1", 7);
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "steward", 7), k->did,
+	    strlen(k->did));
+	jh_cmap_next(&m);
+	jh_cbor_put_uint(jh_cmap_tkey(&m, "ts", 2), now);
+	jh_cmap_next(&m);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "nonce", 5), nonce, JH_NONCE_LEN);
+	jh_cmap_next(&m);
+	jh_cbor_put_uint(jh_cmap_tkey(&m, "seq", 3), h.count);
+	jh_cmap_next(&m);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "prev", 4), h.count ? h.hash : zero,
+	    JH_HASH_LEN);
+	jh_cmap_next(&m);
+	jh_cbor_put_text(jh_cmap_tkey(&m, "session", 7),
+	    (const char *)sess->p, sess->len);
+	jh_cmap_next(&m);
+	jh_cbor_put_bytes(jh_cmap_tkey(&m, "receipt", 7), receipt, rlen);
+	jh_cmap_next(&m);
+	if (jh_cmap_finish(&core, &m, e) == -1)
+		goto out;
+	jh_buf_reset(entry);
+	if (jh_seal(entry, k, core.p, core.len, e) == -1)
+		goto out;
+	if (entry->len > JH_MAX_RECORD) {
+		jh_errf(e, "entry larger than %u bytes", JH_MAX_RECORD);
+		goto out;
+	}
+	do
+		w = pwrite(l->fd, entry->p, entry->len, (off_t)h.end);
+	while (w == -1 && errno == EINTR);
+	if (w != (ssize_t)entry->len) {
+		jh_errf(e, "%s: write: %s", l->name, w == -1 ?
+		    strerror(errno) : "short write");
+		goto cutback;
+	}
+	if (fsync(l->fd) == -1) {
+		jh_errf(e, "%s: fsync: %s", l->name, strerror(errno));
+		goto cutback;
+	}
+	if (l->created && fsync(l->dirfd) == -1) {
+		jh_errf(e, "%s: fsync of the directory: %s", l->name,
+		    strerror(errno));
+		goto cutback;
+	}
+	l->created = 0;
+	h.last_off = h.end;
+	h.end += entry->len;
+	crypto_hash_sha256(h.hash, entry->p, entry->len);
+	h.count++;
+	jh_head_tally(&h, rcore);
+	head_seal(&h);
+	/* A hint: no fsync; a stale one is detected and rebuilt. */
+	if (pwrite(l->hfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		(void)0;
+	l->head = h;
+	rc = 0;
+	goto out;
+cutback:
+	if (ftruncate(l->fd, (off_t)l->head.end) == 0)
+		(void)fsync(l->fd);
+out:
+	jh_cmap_free(&m);
+	jh_buf_free(&core);
+	return (rc);
+}
