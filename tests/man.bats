@@ -1,0 +1,259 @@
+#!/usr/bin/env bats
+#
+# The man pages: lint clean, in step with the programs' options and usage
+# lines, and every command in their EXAMPLES runs and prints what the page
+# shows.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	MAN="$PROJECT_ROOT/man"
+	PAGES="jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+}
+
+# The option string a program passes to getopt(3), from its source.
+getopt_string() {
+	sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' \
+	    "$PROJECT_ROOT/bin/$1.c"
+}
+
+# The lines of one section of a page's source, without the .Sh line.
+section_src() {
+	awk -v sh=".Sh $2" '
+	    $0 == sh { f = 1; next }
+	    /^\.Sh / { f = 0 }
+	    f' "$1"
+}
+
+# Every word that follows an Fl macro in the given mdoc lines.
+fl_words() {
+	grep -o 'Fl [^ ]*' | sed 's/^Fl //'
+}
+
+# The SYNOPSIS as rendered, one usage line per line, blanks squeezed.
+synopsis_rendered() {
+	mandoc -T ascii -O width=200 "$1" | col -bx | awk '
+	    /^SYNOPSIS$/ { f = 1; next }
+	    /^[A-Z]/ { f = 0 }
+	    f && NF { sub(/^ +/, ""); gsub(/ +/, " "); print }'
+}
+
+# A program's usage lines from -h, in the same shape.
+usage_lines() {
+	"$1" -h | sed -e 's/^usage: //' -e 's/^ *//' -e 's/  */ /g'
+}
+
+# Decodes the few escapes an example may use; fails on any other, so a
+# command never runs differently from how the page renders it.
+man_unescape() {
+	local s=$1 t=$1
+
+	t=${t//\\e/}
+	t=${t//\\&/}
+	t=${t//\\(dq/}
+	t=${t//\\-/}
+	case $t in
+	*\\*)	return 1 ;;
+	esac
+	s=${s//\\(dq/\"}
+	s=${s//\\&/}
+	s=${s//\\-/-}
+	s=${s//\\e/\\}
+	printf '%s\n' "$s"
+}
+
+# Turns the literal displays of a page's EXAMPLES into a script ($T/ex.sh)
+# and the output the page shows into $T/ex.want.  In a display, "$ "
+# starts a command, "> " continues it (a here-document, say), and any
+# other line is output; "..." in an output line stands for any text.
+examples_of() {
+	local page=$1 line n=0 in_bd=0
+
+	: > "$T/ex.want"
+	printf 'cd "%s" || exit 98\n' "$T/work" > "$T/ex.sh"
+	while IFS= read -r line; do
+		case $line in
+		'.Bd -literal'*)
+			in_bd=1
+			continue ;;
+		'.Ed')
+			in_bd=0
+			continue ;;
+		esac
+		[ "$in_bd" = 1 ] || continue
+		line=$(man_unescape "$line") || {
+			fail "$page: unexpected escape in example: $line"
+			return 1
+		}
+		case $line in
+		'$ '*)
+			[ "$n" -eq 0 ] || status_check "$n" >> "$T/ex.sh"
+			n=$((n + 1))
+			printf 'echo "@@ %d"\n%s\n' "$n" "${line#\$ }" \
+			    >> "$T/ex.sh"
+			printf '@@ %d\n' "$n" >> "$T/ex.want" ;;
+		'> '* | '>')
+			[ "$n" -gt 0 ] || { fail "$page: continuation first"; return 1; }
+			printf '%s\n' "${line#>}" | sed 's/^ //' >> "$T/ex.sh" ;;
+		*)
+			[ "$n" -gt 0 ] ||
+			    { fail "$page: output before a command"; return 1; }
+			printf '%s\n' "$line" >> "$T/ex.want" ;;
+		esac
+	done < <(section_src "$page" EXAMPLES)
+	[ "$n" -gt 0 ] || { fail "$page: no example commands"; return 1; }
+	status_check "$n" >> "$T/ex.sh"
+}
+
+status_check() {
+	printf 'rc=$?; if [ $rc -ne 0 ]; then echo "@@ command %d exited $rc"; exit 99; fi\n' "$1"
+}
+
+# A shown output line as a bash pattern: literal, but "..." matches any text.
+glob_of() {
+	local s=$1 out= c i
+
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		case $c in
+		'*' | '?' | '[' | ']' | '\') out+="\\$c" ;;
+		*) out+=$c ;;
+		esac
+	done
+	printf '%s' "${out//.../*}"
+}
+
+# Runs the examples of a page in $T/work and compares what they print,
+# standard output and standard error together, with what the page shows.
+run_examples() {
+	local -a want got
+	local i
+
+	examples_of "$1" || return 1
+	mkdir -p "$T/work"
+	if ! bash "$T/ex.sh" > "$T/ex.got" 2>&1; then
+		fail "$(printf '%s: examples failed\n--- script\n%s\n--- output\n%s' \
+		    "$1" "$(cat "$T/ex.sh")" "$(cat "$T/ex.got")")"
+		return 1
+	fi
+	mapfile -t want < "$T/ex.want"
+	mapfile -t got < "$T/ex.got"
+	for ((i = 0; i < ${#want[@]} || i < ${#got[@]}; i++)); do
+		if [ "$i" -ge "${#want[@]}" ] || [ "$i" -ge "${#got[@]}" ] ||
+		    [[ ${got[i]} != $(glob_of "${want[i]}") ]]; then
+			fail "$(printf '%s: example output differs at line %d\n%s' \
+			    "$1" "$((i + 1))" \
+			    "$(diff -u "$T/ex.want" "$T/ex.got")")"
+			return 1
+		fi
+	done
+}
+
+@test "every page is lint clean and dated Month DD, YYYY" {
+	local p
+	for p in $PAGES; do
+		assert_file_exist "$MAN/$p"
+		run mandoc -T lint -W warning "$MAN/$p"
+		assert_success
+		assert_output ""
+		run grep -Ec '^\.Dd (January|February|March|April|May|June|July|August|September|October|November|December) [0-9]{1,2}, [0-9]{4}$' "$MAN/$p"
+		assert_output 1
+	done
+}
+
+@test "the program pages list exit statuses 0, 1 and 2 in a tag list" {
+	local p s
+	for p in jh-seal.1 jh-verify.1; do
+		run section_src "$MAN/$p" "EXIT STATUS"
+		assert_success
+		assert_line --index 0 '.Bl -tag -width Ds'
+		for s in 0 1 2; do
+			assert_line ".It $s"
+		done
+	done
+}
+
+@test "every getopt option of each program is documented as .Fl" {
+	local prog opts c
+	for prog in jh-seal jh-verify; do
+		opts=$(getopt_string "$prog")
+		[ -n "$opts" ] || fail "no getopt string in bin/$prog.c"
+		for c in $(printf '%s' "$opts" | tr -d ':' | fold -w1); do
+			grep -Eq "(^|[[:space:]])Fl $c([[:space:]]|\$)" \
+			    "$MAN/$prog.1" ||
+			    fail "$prog.1 does not document -$c"
+		done
+	done
+}
+
+@test "every option in each SYNOPSIS and option list is a getopt option" {
+	local prog opts w c n
+	for prog in jh-seal jh-verify; do
+		opts=$(getopt_string "$prog" | tr -d ':')
+		n=0
+		for w in $( (section_src "$MAN/$prog.1" SYNOPSIS;
+		    grep '^\.It Fl ' "$MAN/$prog.1") | fl_words); do
+			[[ $w =~ ^[A-Za-z]+$ ]] ||
+			    fail "$prog.1: odd option word Fl $w"
+			for c in $(printf '%s' "$w" | fold -w1); do
+				case $opts in
+				*"$c"*) n=$((n + 1)) ;;
+				*) fail "$prog.1 shows -$c, not in \"$opts\"" ;;
+				esac
+			done
+		done
+		[ "$n" -gt 0 ] || fail "$prog.1: no options found"
+	done
+}
+
+@test "each SYNOPSIS renders exactly as the program's -h usage lines" {
+	local prog
+	for prog in jh-seal jh-verify; do
+		run usage_lines "$prog"
+		assert_success
+		[ "${#lines[@]}" -ge 2 ] || fail "$prog -h printed too little"
+		assert_equal "$(synopsis_rendered "$MAN/$prog.1")" "$output"
+	done
+}
+
+@test "the synopsis check notices a drifted page" {
+	sed 's/^\.Op Fl q$/.Op Fl x/' "$MAN/jh-verify.1" > "$T/drift.1"
+	run synopsis_rendered "$T/drift.1"
+	refute_output "$(usage_lines jh-verify)"
+}
+
+@test "jh-seal(1) examples run and print what the page shows" {
+	export JH_PASSPHRASE=example-passphrase
+	run section_src "$MAN/jh-seal.1" EXAMPLES
+	assert_output --partial 'jh-seal -G -k'
+	assert_output --partial 'jh-seal -G -R issuer'
+	assert_output --partial 'jh-seal -D'
+	assert_output --partial 'jh-verify receipts.cbor'
+	run_examples "$MAN/jh-seal.1"
+}
+
+@test "jh-verify(1) examples run and print what the page shows" {
+	jh_keys
+	mkdir -p "$T/work"
+	decision_json allow > "$T/work/decisions.jsonl"
+	decision_json deny |
+	    jq -c '.code = "no-grant" | .reason = "no grant covers Bash"' \
+	    >> "$T/work/decisions.jsonl"
+	run section_src "$MAN/jh-verify.1" EXAMPLES
+	assert_output --partial "jq -c 'select(.core.verdict==\"deny\")"
+	assert_output --partial 'jh-verify -q -p'
+	run_examples "$MAN/jh-verify.1"
+}
+
+@test "joulehook(7) examples run and print what the page shows" {
+	run_examples "$MAN/joulehook.7"
+}
+
+@test "the example runner fails when a page shows the wrong output" {
+	sed 's/^deny no-grant$/allow no-grant/' "$MAN/joulehook.7" \
+	    > "$T/wrong.7"
+	run run_examples "$T/wrong.7"
+	assert_failure
+	assert_output --partial 'example output differs'
+}
