@@ -327,10 +327,11 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "DGhjK:k:R:vW")) != -1) {
 		switch (ch) {
 		case 'D':
-			o.mode = DIGEST;
-			break;
 		case 'G':
-			o.mode = GENERATE;
+			/* Mode letters are mutually exclusive. */
+			if (o.mode != SEAL)
+				usage(stderr, 2);
+			o.mode = ch == 'D' ? DIGEST : GENERATE;
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -370,8 +371,11 @@ main(int argc, char *argv[])
 	}
 	memset(&key, 0, sizeof(key));
 	if (o.mode == SEAL) {
-		if (o.kind != NULL && jh_kind_lookup(o.kind) == 0)
-			errx(2, "unknown kind %s", o.kind);
+		if (o.kind != NULL && (jh_kind_lookup(o.kind) == 0 ||
+		    jh_kind_lookup(o.kind) == JH_KIND_CHAIN ||
+		    jh_kind_lookup(o.kind) == JH_KIND_CHECKPOINT))
+			errx(2, "unknown kind %s (jh-seal seals decision/1, "
+			    "efficiency/1, grant/1 and revocation/1)", o.kind);
 		if (o.keyfile == NULL) {
 			const char *name = o.kind != NULL &&
 			    jh_kind_role(jh_kind_lookup(o.kind)) ==

@@ -597,28 +597,67 @@ jh_cbor_put_text(struct jh_buf *b, const char *p, size_t n)
 }
 
 /*
+ * The half-precision bits of d when d is exactly representable, else -1.
+ * Our own: libcbor 0.8's cbor_encode_half drops the low bits of
+ * subnormals (tests/libcbor-regress.c).
+ */
+static int
+double_to_half(double d, uint16_t *h)
+{
+	uint16_t s = signbit(d) ? 0x8000 : 0;
+	double a = fabs(d), m, f;
+	int e;
+
+	if (isinf(d)) {
+		*h = s | 0x7c00;
+		return (0);
+	}
+	if (a == 0) {
+		*h = s;
+		return (0);
+	}
+	m = frexp(a, &e);		/* a = m * 2^e, m in [0.5, 1) */
+	if (e - 1 >= -14) {		/* normal: (1 + f/1024) * 2^(E-15) */
+		int E = e - 1 + 15;
+		if (E > 30)
+			return (-1);
+		f = (m * 2 - 1) * 1024;
+		if (f != floor(f))
+			return (-1);
+		*h = (uint16_t)(s | E << 10 | (int)f);
+		return (0);
+	}
+	f = ldexp(a, 24);		/* subnormal: f * 2^-24 */
+	if (f != floor(f) || f >= 1024)
+		return (-1);
+	*h = (uint16_t)(s | (int)f);
+	return (0);
+}
+
+/*
  * Floats in the shortest form that preserves the value (RFC 8949
- * 4.2.1), NaN as f97e00.  libcbor writes the bytes; whether a narrower
- * form is exact is decided here by decoding what it wrote.
+ * 4.2.1), NaN as f97e00.  libcbor writes single and double heads.
  */
 void
 jh_cbor_put_float(struct jh_buf *b, double d)
 {
 	unsigned char t[9];
+	uint16_t h;
 	float f;
 
 	if (isnan(d)) {
 		jh_buf_add(b, "\xf9\x7e\x00", 3);
 		return;
 	}
+	if (double_to_half(d, &h) == 0) {
+		t[0] = 0xf9;
+		t[1] = (unsigned char)(h >> 8);
+		t[2] = (unsigned char)(h & 0xff);
+		jh_buf_add(b, t, 3);
+		return;
+	}
 	f = (float)d;
-	if (same_double((double)f, d) || isinf(d)) {
-		if (cbor_encode_half(f, t, sizeof(t)) == 3 &&
-		    same_double(half_to_double((uint16_t)(t[1] << 8 | t[2])),
-		    d)) {
-			jh_buf_add(b, t, 3);
-			return;
-		}
+	if (same_double((double)f, d)) {
 		if (cbor_encode_single(f, t, sizeof(t)) == 5) {
 			jh_buf_add(b, t, 5);
 			return;

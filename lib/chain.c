@@ -623,6 +623,7 @@ jh_log_append(struct jh_log *l, const struct jh_key *k,
 	struct jh_cmap m;
 	struct jh_head h = l->head;
 	ssize_t w;
+	size_t done;
 	int rc = -1;
 
 	jh_buf_init(&core);
@@ -658,13 +659,19 @@ jh_log_append(struct jh_log *l, const struct jh_key *k,
 		jh_errf(e, "entry larger than %u bytes", JH_MAX_RECORD);
 		goto out;
 	}
-	do
-		w = pwrite(l->fd, entry->p, entry->len, (off_t)h.end);
-	while (w == -1 && errno == EINTR);
-	if (w != (ssize_t)entry->len) {
-		jh_errf(e, "%s: write: %s", l->name, w == -1 ?
-		    strerror(errno) : "short write");
-		goto cutback;
+	/* One write; a short one (a full disk) is retried to get errno. */
+	for (done = 0; done < entry->len; done += (size_t)w) {
+		w = pwrite(l->fd, entry->p + done, entry->len - done,
+		    (off_t)(h.end + done));
+		if (w == -1 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			jh_errf(e, "%s: write: %s", l->name, w == -1 ?
+			    strerror(errno) : "no progress");
+			goto cutback;
+		}
 	}
 	if (fsync(l->fd) == -1) {
 		jh_errf(e, "%s: fsync: %s", l->name, strerror(errno));

@@ -237,7 +237,7 @@ jh_cbor_to_json(struct jh_buf *b, const struct jh_cbor *v)
 			jh_buf_addf(b, "%llu", (unsigned long long)v->u);
 		break;
 	case JH_CBOR_NINT:
-		if (v->u >= (uint64_t)INT64_MAX)
+		if (v->u > (uint64_t)INT64_MAX)
 			jh_buf_addf(b, "\"-%llu\"",
 			    (unsigned long long)v->u + 1ULL);
 		else

@@ -433,8 +433,13 @@ jh_keyset_load(struct jh_keyset *s, const char *path, int roles,
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *p = line, *q;
 		uint8_t pk[JH_PK_LEN];
+		int c;
 
 		lineno++;
+		/* A long comment: drop the rest of the line. */
+		if (strchr(line, '\n') == NULL)
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || *p == '\0')

@@ -284,10 +284,39 @@ one_of(const struct jh_cbor *v, const char *const *set)
 }
 
 static int
+known(const struct field *f, const struct jh_cbor *k)
+{
+	for (; f->name != NULL; f++)
+		if (jh_cbor_text_is(k, f->name))
+			return (1);
+	return (0);
+}
+
+/* Cores are closed: a field the kind does not define is refused. */
+static int
+check_unknown(const struct jh_cbor *core, const struct field *f,
+    struct jh_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < core->len; i++) {
+		const struct jh_cbor *k = &core->v[2 * i];
+		if (!known(common, k) && !known(f, k))
+			return (jh_errf(e, "unknown field %.*s",
+			    (int)(k->len > 64 ? 64 : k->len),
+			    (const char *)k->p));
+	}
+	return (0);
+}
+
+static int
 check_fields(const struct jh_cbor *core, const struct field *f, int bind,
     struct jh_err *e)
 {
 	const struct jh_cbor *v;
+
+	if (f != common && check_unknown(core, f, e) == -1)
+		return (-1);
 
 	for (; f->name != NULL; f++) {
 		if ((v = jh_cbor_get(core, f->name)) == NULL) {
@@ -309,6 +338,27 @@ same_text(const struct jh_cbor *a, const struct jh_cbor *b)
 	return (a != NULL && b != NULL && a->type == JH_CBOR_TEXT &&
 	    b->type == JH_CBOR_TEXT && a->len == b->len &&
 	    memcmp(a->p, b->p, a->len) == 0);
+}
+
+/* updated_digest must be the input_digest of the JSON in updated_input. */
+static int
+check_updated(const struct jh_cbor *ui, const struct jh_cbor *ud,
+    struct jh_err *e)
+{
+	char dg[JH_ID_LEN];
+	json_t *j;
+	int r;
+
+	if ((j = jh_json_parse((const char *)ui->p, ui->len, e)) == NULL)
+		return (jh_errf(e, "updated_input is not JSON"));
+	r = jh_input_digest(dg, j, e);
+	json_decref(j);
+	if (r == -1)
+		return (-1);
+	if (!jh_cbor_text_is(ud, dg))
+		return (jh_errf(e, "updated_digest is not the digest of "
+		    "updated_input"));
+	return (0);
 }
 
 /*
@@ -343,17 +393,21 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 			return (jh_errf(e, "field provenance must be "
 			    "HwShunt, ModelBased or Estimator"));
 		if (jh_cbor_text_is(v, "rewrite")) {
-			if (jh_cbor_get(core, "updated_input") == NULL ||
-			    jh_cbor_get(core, "updated_digest") == NULL)
+			const struct jh_cbor *ui, *ud;
+			if ((ui = jh_cbor_get(core, "updated_input")) == NULL ||
+			    (ud = jh_cbor_get(core, "updated_digest")) == NULL)
 				return (jh_errf(e, "a rewrite must carry "
 				    "updated_input and updated_digest"));
-		} else if (jh_cbor_get(core, "updated_input") != NULL)
-			return (jh_errf(e, "updated_input is only for a "
-			    "rewrite"));
+			if (check_updated(ui, ud, e) == -1)
+				return (-1);
+		} else if (jh_cbor_get(core, "updated_input") != NULL ||
+		    jh_cbor_get(core, "updated_digest") != NULL)
+			return (jh_errf(e, "updated_input and updated_digest "
+			    "are only for a rewrite"));
 		if ((jh_cbor_text_is(v, "deny") || jh_cbor_text_is(v, "ask")) &&
 		    jh_cbor_get(core, "debited_uj")->u != 0)
-			return (jh_errf(e, "a %.*s debits nothing",
-			    (int)v->len, (const char *)v->p));
+			return (jh_errf(e, "%s debits nothing",
+			    jh_cbor_text_is(v, "ask") ? "an ask" : "a deny"));
 		break;
 	case JH_KIND_EFFICIENCY:
 		if (check_fields(core, k->fields, 0, e) == -1)
@@ -446,7 +500,20 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 		}
 		del_null(o, "updated_input");
 		if ((v = json_object_get(o, "updated_input")) != NULL &&
-		    !json_is_string(v)) {
+		    json_is_string(v)) {
+			/* Given as text: its digest is ours to compute. */
+			json_t *p = jh_json_parse(json_string_value(v),
+			    json_string_length(v), e);
+			int r;
+			if (p == NULL)
+				return (jh_errf(e, "updated_input is not JSON"));
+			r = jh_input_digest(dg, p, e);
+			json_decref(p);
+			if (r == -1)
+				return (-1);
+			json_object_set_new(o, "updated_digest",
+			    json_string(dg));
+		} else if (v != NULL) {
 			char *txt;
 			if (jh_input_digest(dg, v, e) == -1)
 				return (-1);

@@ -42,14 +42,19 @@ jh_verify_env(struct jh_verifier *v, struct jh_env *env, struct jh_arena *a,
 
 	if (jh_env_parse(env, a, p, n, e) == -1)
 		return (-1);
+	did = did_of(v, env->kid);
+	/* The signature first, so nothing unauthenticated is reported. */
+	if (!jh_keyset_has(v->keys, env->kid, JH_ROLE_STEWARD |
+	    JH_ROLE_ISSUER))
+		return (jh_errf(e, "untrusted kid %s (not a trusted key)",
+		    did));
+	if (jh_env_verify_sig(env, e) == -1)
+		return (-1);
 	if ((kid = jh_kind_lookup(env->kind)) == 0)
 		return (jh_errf(e, "unknown kind %s", env->kind));
-	did = did_of(v, env->kid);
 	if (!jh_keyset_has(v->keys, env->kid, jh_kind_role(kid)))
 		return (jh_errf(e, "untrusted kid %s (not a trusted %s key)",
 		    did, jh_role_name(jh_kind_role(kid))));
-	if (jh_env_verify_sig(env, e) == -1)
-		return (-1);
 	if (jh_kind_check(env->core, kid, e) == -1)
 		return (-1);
 	if (!jh_cbor_text_is(jh_cbor_get(env->core, "steward"), did))
@@ -155,7 +160,10 @@ jh_lv_entry(struct jh_lv *lv, struct jh_verifier *v, const struct jh_env *ent,
 		lv->slen = sess->len;
 		lv->have_session = 1;
 	}
-	if (lv->entries == 0 && seq->u != 0)
+	if (sess->len != lv->slen || memcmp(sess->p, lv->session,
+	    lv->slen) != 0)
+		bad = jh_errf(e, "entry of another session (spliced in)");
+	else if (lv->entries == 0 && seq->u != 0)
 		bad = jh_errf(e, "the log does not start at seq 0 (seq %llu): "
 		    "entries before it were removed",
 		    (unsigned long long)seq->u);
@@ -166,9 +174,6 @@ jh_lv_entry(struct jh_lv *lv, struct jh_verifier *v, const struct jh_env *ent,
 	else if (memcmp(prev->p, lv->entries ? lv->hash : zero,
 	    JH_HASH_LEN) != 0 && !(lv->entries == 0 && seq->u != 0))
 		bad = jh_errf(e, "prev is not the hash of the previous entry");
-	else if (sess->len != lv->slen || memcmp(sess->p, lv->session,
-	    lv->slen) != 0)
-		bad = jh_errf(e, "entry of another session (spliced in)");
 
 	if (!bad) {
 		if (jh_verify_env(v, inner, a, rc->p, rc->len, &ie) == -1)

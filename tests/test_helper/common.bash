@@ -11,6 +11,7 @@ _common_setup() {
 	JH_BIN="${JH_BIN:-$PROJECT_ROOT/build/test/bin}"
 	JH_TESTBIN="${JH_TESTBIN:-$PROJECT_ROOT/build/test/tests}"
 	VECTORS="$PROJECT_ROOT/conformance/v1"
+	export JH_BIN JH_TESTBIN
 	PATH="$JH_BIN:$PATH"
 	T="$BATS_TEST_TMPDIR"
 	export HOME="$T/home" JH_HOME="$T/jh" JH_STATE="$T/state"

@@ -1,0 +1,329 @@
+#!/usr/bin/env bats
+# jh-chain: the per-session hash-chained log, and jh-verify on whole logs.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	jh_keys
+	SEQ="/usr/bin/python3 $PROJECT_ROOT/tests/helpers/cborseq.py"
+}
+
+# chain N receipts of session $2 (default s1) into the state's log
+chain_n() {
+	local n=$1 sess=${2:-s1} i
+	for ((i = 0; i < n; i++)); do
+		decision_json | jq -c --arg s "$sess" --arg i "toolu_$i" \
+		    '.session_id=$s | .tool_use_id=$i'
+	done | jh-seal | jh-chain >/dev/null
+}
+
+logof() {
+	local h
+	h=$(printf '%s' "${1:-s1}" | sha256sum | cut -c1-64)
+	echo "$JH_STATE/logs/$h.jhl"
+}
+
+@test "appends each receipt and passes on the chain/1 entry" {
+	decision_json | jh-seal >"$T/r.cbor"
+	jh-chain <"$T/r.cbor" >"$T/e.cbor"
+	run -0 jh-verify "$T/e.cbor"
+	assert_line --index 0 --partial '"ok":true,"kind":"decision/1"'
+	assert_line --index 0 --partial '"chain":{"seq":0,"prev":"0000000000000000000000000000000000000000000000000000000000000000","session":"s1"'
+	cmp "$T/e.cbor" "$(logof s1)"
+	run -0 sh -c "jh-chain -j <'$T/r.cbor'"
+	assert_output --partial '"chain":{"seq":1,'
+}
+
+@test "a log of many entries verifies, seq 0..n-1, and jq audits work on it" {
+	chain_n 20
+	run -0 jh-verify "$(logof)"
+	run sh -c "jh-verify '$(logof)' | jq -r 'select(.chain) | .chain.seq' | tr '\n' ' '"
+	assert_output "$(seq -s ' ' 0 19) "
+	run sh -c "jh-verify '$(logof)' | jq -c 'select(.core.verdict==\"allow\")' | wc -l"
+	assert_output 20
+	run sh -c "jh-verify '$(logof)' | jq -r 'select(.log) | .log.entries'"
+	assert_output 20
+}
+
+@test "the log's name is a digest: hostile session ids stay inside the state directory" {
+	for sid in '../../etc/x' "$(head -c 10240 /dev/zero | tr '\0' a)" $'line\nbreak' '/abs/path' '.'; do
+		decision_json | jq -c --arg s "$sid" '.session_id=$s' | jh-seal | jh-chain >/dev/null
+	done
+	decision_json | jq -c '.session_id="nul\u0000id"' | jh-seal | jh-chain >/dev/null
+	run sh -c "ls '$JH_STATE/logs' | grep -c '^[0-9a-f]\{64\}\.jhl\$'"
+	assert_output 6
+	run find "$T" -path "$JH_STATE" -prune -o -name '*.jhl' -print
+	assert_output ""
+	assert_file_not_exist "$T/etc/x"
+}
+
+@test "refuses kinds that belong to no session, and untrusted or damaged receipts" {
+	echo '{"audience":"joulehook:*","nbf":0,"exp":1,"budget_uj":1,"caps":[]}' |
+	    jh-seal -K grant/1 -k "$JH_HOME/issuer.key" >"$T/g.cbor"
+	run -1 --separate-stderr jh-chain <"$T/g.cbor"
+	assert_output ""
+	[[ "$stderr" == *"belongs to no session"* ]]
+	mkdir "$T/o"
+	jh-seal -G -k "$T/o/k"
+	decision_json | jh-seal -k "$T/o/k" >"$T/x.cbor"
+	run -1 --separate-stderr jh-chain <"$T/x.cbor"
+	assert_output ""
+	[[ "$stderr" == *"not a trusted steward"* ]]
+	decision_json | jh-seal >"$T/r.cbor"
+	printf '\x00' | dd of="$T/r.cbor" bs=1 seek=200 conv=notrunc 2>/dev/null
+	run -1 jh-chain <"$T/r.cbor"
+	assert_output --partial "receipt 1: "
+}
+
+@test "refuses a receipt of another session than the log's, and one that predates the head" {
+	chain_n 1 s1
+	decision_json | jq -c '.session_id="s2"' | jh-seal >"$T/s2.cbor"
+	run -1 --separate-stderr jh-chain -l "$(logof s1)" <"$T/s2.cbor"
+	assert_output ""
+	[[ "$stderr" == *"session is not the log's"* ]]
+	old=$(( $(date +%s) * 1000 - 3600000 ))
+	decision_json | JH_NOW=$old jh-seal >"$T/old.cbor"
+	run -1 --separate-stderr jh-chain <"$T/old.cbor"
+	assert_output ""
+	[[ "$stderr" == *"predates the head"* ]]
+	run -0 jh-chain -d 7200000 <"$T/old.cbor"
+}
+
+@test "tampering: changed bytes in a receipt, an entry, a signature" {
+	chain_n 5
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	len2=$(stat -c %s "$T/e/2")
+	# receipt bytes sit inside the entry's payload; the entry signature
+	# is the last 64 bytes; the entry's own ts/nonce sit near its start
+	for at in 300 60 $((len2 - 10)); do
+		cp "$T/e/2" "$T/x"
+		printf '\xff' | dd of="$T/x" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		cat "$T/e/0" "$T/e/1" "$T/x" "$T/e/3" "$T/e/4" >"$T/log"
+		run -1 jh-verify "$T/log"
+		assert_line --index 2 --partial '"ok":false'
+		run sh -c "jh-verify '$T/log' | jq -r 'select(.log) | .log.first_broken.entry'"
+		assert_output 3
+	done
+}
+
+@test "tampering: removed, swapped, duplicated and spliced entries" {
+	chain_n 5
+	chain_n 2 other
+	mkdir "$T/e" "$T/o"
+	$SEQ split "$(logof)" "$T/e"
+	$SEQ split "$(logof other)" "$T/o"
+	e="$T/e"
+	cat $e/0 $e/1 $e/3 $e/4 >"$T/removed"
+	run -1 jh-verify "$T/removed"
+	assert_output --partial "seq 3 follows seq 1"
+	cat $e/1 $e/2 $e/3 $e/4 >"$T/first"
+	run -1 jh-verify "$T/first"
+	assert_output --partial "does not start at seq 0"
+	cat $e/0 $e/2 $e/1 $e/3 $e/4 >"$T/swapped"
+	run -1 jh-verify "$T/swapped"
+	assert_output --partial "seq 2 follows seq 0"
+	cat $e/0 $e/1 $e/1 $e/2 $e/3 $e/4 >"$T/dup"
+	run -1 jh-verify "$T/dup"
+	assert_output --partial "seq 1 follows seq 1"
+	cat $e/0 "$T/o/1" $e/2 $e/3 $e/4 >"$T/spliced"
+	run -1 jh-verify "$T/spliced"
+	assert_output --partial "another session"
+}
+
+@test "tampering: an old receipt re-appended under a fresh entry is a replay" {
+	chain_n 3
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	$SEQ receipt "$T/e/1" >"$T/old.cbor"
+	run -0 jh-chain <"$T/old.cbor"
+	run -1 jh-verify "$(logof)"
+	assert_output --partial "receipt already chained at seq 1 (replayed)"
+}
+
+@test "truncation of the tail: detected with a checkpoint, prefix-only without" {
+	chain_n 4
+	jh-chain -c -i s1 >"$T/cp"
+	run -0 jh-verify -c "$T/cp" "$(logof)"
+	assert_output --partial '"extent":"matches the checkpoint"'
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	cat "$T/e/0" "$T/e/1" "$T/e/2" >"$T/short"
+	run -1 jh-verify -c "$T/cp" "$T/short"
+	assert_output --partial "truncated: the checkpoint has 4 entries, the log 3"
+	run -0 jh-verify "$T/short"
+	assert_output --partial "verified as a prefix only"
+	chain_n 1
+	run -0 jh-verify -c "$T/cp" "$(logof)"
+	assert_output --partial "extends the checkpoint by 1 entries"
+	# a checkpoint of another session does not vouch for this log
+	chain_n 1 s9
+	jh-chain -c -i s9 >"$T/cp9"
+	run -1 jh-verify -c "$T/cp9" "$(logof)"
+}
+
+@test "50 concurrent writers: one log, 50 entries, seq 0..49, no interleaving" {
+	for i in $(seq 0 49); do
+		decision_json | jq -c --arg i "toolu_$i" '.tool_use_id=$i' | jh-seal >"$T/r$i.cbor"
+	done
+	for i in $(seq 0 49); do
+		jh-chain -w 20000 <"$T/r$i.cbor" >"$T/out$i" &
+	done
+	wait
+	run -0 jh-verify "$(logof)"
+	run sh -c "jh-verify '$(logof)' | jq -r 'select(.chain) | .chain.seq' | sort -n | tr '\n' ' '"
+	assert_output "$(seq -s ' ' 0 49) "
+	run sh -c "jh-verify '$(logof)' | jq -r 'select(.chain) | .core.tool_use_id' | sort -u | wc -l"
+	assert_output 50
+	run sh -c "cat $T/out* | wc -c"
+	assert_output "$(stat -c %s "$(logof)")"
+}
+
+@test "kill -9 during appends: the next append recovers and nothing acknowledged is lost" {
+	for i in $(seq 0 199); do decision_json | jq -c --arg i "toolu_$i" '.tool_use_id=$i'; done >"$T/stream.json"
+	for round in 1 2 3 4 5 6 7 8; do
+		# fresh receipts each round: the same ones twice would be a replay
+		jh-seal "$T/stream.json" >"$T/stream$round.cbor"
+	done
+	for round in 1 2 3 4 5 6 7 8; do
+		jh-chain <"$T/stream$round.cbor" >"$T/ack$round" 2>/dev/null &
+		pid=$!
+		sleep "0.0$((RANDOM % 9 + 1))"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	# the last append also cuts a torn tail, if the kill left one
+	decision_json | jh-seal | jh-chain >/dev/null
+	run -0 jh-verify -q "$(logof)"
+	for round in 1 2 3 4 5 6 7 8; do
+		mkdir "$T/a$round"
+		$SEQ split "$T/ack$round" "$T/a$round"
+		for f in "$T/a$round"/*; do
+			[ -e "$f" ] || continue
+			grep -qF "$(xxd -p "$f" | tr -d '\n' | cut -c1-400)" <(xxd -p "$(logof)" | tr -d '\n') ||
+			    fail "acknowledged entry $f missing from the log"
+		done
+	done
+}
+
+@test "a torn tail is cut with a message; a complete bad item is refused, never cut" {
+	chain_n 3
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	head -c 150 "$T/e/2" >>"$(logof)"
+	run -0 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	[[ "$stderr" == *"cut a torn tail of 150 bytes"* ]]
+	run -0 jh-verify "$(logof)"
+	printf '\x01' >>"$(logof)"
+	size=$(stat -c %s "$(logof)")
+	run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	assert_output ""
+	[[ "$stderr" == *"damaged"* ]]
+	assert_equal "$(stat -c %s "$(logof)")" "$size"
+}
+
+@test "a stale, missing or corrupt sidecar is rebuilt from the log" {
+	chain_n 3
+	rm "$(logof).head"
+	chain_n 1
+	printf 'garbage' | dd of="$(logof).head" bs=1 seek=20 conv=notrunc 2>/dev/null
+	chain_n 1
+	run -0 jh-verify "$(logof)"
+	run sh -c "jh-verify '$(logof)' | jq -r 'select(.log) | .log.entries'"
+	assert_output 5
+}
+
+@test "a lock it cannot take in time is an error and nothing on stdout" {
+	chain_n 1
+	flock "$(logof)" sleep 3 &
+	sleep 0.3
+	run -2 --separate-stderr jh-chain -w 200 < <(decision_json | jh-seal)
+	assert_output ""
+	[[ "$stderr" == *"timed out after 200 ms"* ]]
+	wait
+}
+
+@test "a full disk (file size limit): a clear error, nothing acknowledged, the log still verifies" {
+	chain_n 3
+	size=$(stat -c %s "$(logof)")
+	decision_json | jh-seal >"$T/r.cbor"
+	run -2 --separate-stderr sh -c "ulimit -f $(( (size + 200) / 512 )); exec jh-chain <'$T/r.cbor'"
+	assert_output ""
+	[[ "$stderr" == *"File too large"* ]]
+	assert_equal "$(stat -c %s "$(logof)")" "$size"
+	run -0 jh-verify "$(logof)"
+}
+
+@test "a full tmpfs: a clear error, nothing acknowledged" {
+	mkdir "$T/small"
+	mount -t tmpfs -o size=16k tmpfs "$T/small" 2>/dev/null || skip "cannot mount a tmpfs here"
+	chmod 700 "$T/small"
+	n=0
+	while decision_json | jh-seal | JH_STATE="$T/small" jh-chain >"$T/ack" 2>"$T/err"; do
+		n=$((n + 1))
+		[ "$n" -lt 200 ] || break
+	done
+	grep -q "No space left" "$T/err" || { umount "$T/small"; fail "no ENOSPC error: $(cat "$T/err")"; }
+	[ ! -s "$T/ack" ] || { umount "$T/small"; fail "acknowledged on a full disk"; }
+	JH_STATE="$T/small" run jh-verify "$T/small/logs/"*.jhl
+	umount "$T/small"
+	assert_success
+}
+
+@test "planted symlinks, FIFOs and hard links in the state are refused" {
+	mkdir -p "$JH_STATE/logs"
+	chmod 700 "$JH_STATE/logs"
+	echo 'precious' >"$T/bashrc"
+	ln -s "$T/bashrc" "$(logof)"
+	run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	assert_output ""
+	[[ "$stderr" == *"symbolic link"* ]]
+	assert_equal "$(cat "$T/bashrc")" precious
+	rm "$(logof)"
+	mkfifo "$(logof)"
+	run -2 --separate-stderr timeout 5 jh-chain < <(decision_json | jh-seal)
+	[[ "$stderr" == *"not a regular file"* ]]
+	rm "$(logof)"
+	ln "$T/bashrc" "$(logof)"
+	chmod 600 "$(logof)"
+	run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	[[ "$stderr" == *"links"* ]]
+	rm "$(logof)"
+	ln -s "$T/bashrc" "$(logof).head"
+	run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	[[ "$stderr" == *"symbolic link"* ]]
+	assert_equal "$(cat "$T/bashrc")" precious
+	rm "$(logof).head"
+	rm -rf "$JH_STATE/logs"
+	ln -s "$T" "$JH_STATE/logs"
+	run -2 jh-chain < <(decision_json | jh-seal)
+	assert_output --partial "logs"
+}
+
+@test "jh-verify on a log being appended to says so instead of reporting a defect" {
+	chain_n 2
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	head -c 100 "$T/e/1" >>"$(logof)"
+	flock "$(logof)" sleep 2 &
+	sleep 0.3
+	run -0 jh-verify "$(logof)"
+	assert_output --partial "an append is in progress"
+	wait
+	run -0 jh-verify "$(logof)"
+	assert_output --partial "torn tail of 100 bytes"
+}
+
+@test "-c prints a signed checkpoint; usage errors" {
+	chain_n 2
+	run -0 sh -c "jh-chain -c -j -i s1"
+	assert_output --partial '"kind":"checkpoint/1"'
+	assert_output --partial '"count":2'
+	run -2 jh-chain -c
+	run -2 jh-chain -c -i nosuch
+	run -2 jh-chain -l x -S y
+	run -0 jh-chain -h
+	run -2 jh-chain -k "$JH_HOME/issuer.key" </dev/null
+	assert_output --partial "steward key"
+}
