@@ -25,5 +25,5 @@ setup() {
 	[ "$(head -c 1 "$T/r.cbor" | xxd -p)" = d2 ]
 	printf '\x18\x01' >"$T/long.cbor"
 	run -1 jh-verify "$T/long.cbor"
-	assert_output --partial "untagged"
+	assert_output --partial "non-shortest integer"
 }
