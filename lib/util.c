@@ -172,8 +172,8 @@ jh_reader_line(struct jh_reader *r, const char **line, size_t *len,
 	int toolong = 0;
 
 	for (;;) {
-		nl = memchr(r->b.p + r->pos + scanned, '\n',
-		    r->b.len - r->pos - scanned);
+		nl = r->b.len > r->pos + scanned ? memchr(r->b.p + r->pos +
+		    scanned, '\n', r->b.len - r->pos - scanned) : NULL;
 		if (nl != NULL) {
 			size_t start = r->pos;
 			r->pos = (size_t)(nl - r->b.p) + 1;
