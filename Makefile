@@ -16,7 +16,7 @@ DESTDIR	?=
 BUILD	?= release
 
 PROGS	= jh-chain jh-seal jh-verify
-MAN1	= jh-seal.1 jh-verify.1
+MAN1	= jh-chain.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 

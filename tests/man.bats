@@ -9,7 +9,8 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PAGES="jh-chain.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-seal jh-verify"
 }
 
 # The option string a program passes to getopt(3), from its source.
@@ -39,9 +40,14 @@ synopsis_rendered() {
 	    f && NF { sub(/^ +/, ""); gsub(/ +/, " "); print }'
 }
 
-# A program's usage lines from -h, in the same shape.
+# A program's usage lines from -h, in the same shape: a line that does
+# not start with the program's name continues the usage line before it.
 usage_lines() {
-	"$1" -h | sed -e 's/^usage: //' -e 's/^ *//' -e 's/  */ /g'
+	"$1" -h | sed -e 's/^usage: //' -e 's/^ *//' -e 's/  */ /g' |
+	    awk -v p="$1" '
+		$1 == p { if (u != "") print u; u = $0; next }
+		{ u = u " " $0 }
+		END { if (u != "") print u }'
 }
 
 # Decodes the few escapes an example may use; fails on any other, so a
@@ -164,7 +170,8 @@ run_examples() {
 
 @test "the program pages list exit statuses 0, 1 and 2 in a tag list" {
 	local p s
-	for p in jh-seal.1 jh-verify.1; do
+	for p in $PROGS; do
+		p=$p.1
 		run section_src "$MAN/$p" "EXIT STATUS"
 		assert_success
 		assert_line --index 0 '.Bl -tag -width Ds'
@@ -176,7 +183,7 @@ run_examples() {
 
 @test "every getopt option of each program is documented as .Fl" {
 	local prog opts c
-	for prog in jh-seal jh-verify; do
+	for prog in $PROGS; do
 		opts=$(getopt_string "$prog")
 		[ -n "$opts" ] || fail "no getopt string in bin/$prog.c"
 		for c in $(printf '%s' "$opts" | tr -d ':' | fold -w1); do
@@ -189,7 +196,7 @@ run_examples() {
 
 @test "every option in each SYNOPSIS and option list is a getopt option" {
 	local prog opts w c n
-	for prog in jh-seal jh-verify; do
+	for prog in $PROGS; do
 		opts=$(getopt_string "$prog" | tr -d ':')
 		n=0
 		for w in $( (section_src "$MAN/$prog.1" SYNOPSIS;
@@ -209,7 +216,7 @@ run_examples() {
 
 @test "each SYNOPSIS renders exactly as the program's -h usage lines" {
 	local prog
-	for prog in jh-seal jh-verify; do
+	for prog in $PROGS; do
 		run usage_lines "$prog"
 		assert_success
 		[ "${#lines[@]}" -ge 2 ] || fail "$prog -h printed too little"
@@ -244,6 +251,27 @@ run_examples() {
 	assert_output --partial "jq -c 'select(.core.verdict==\"deny\")"
 	assert_output --partial 'jh-verify -q -p'
 	run_examples "$MAN/jh-verify.1"
+}
+
+@test "jh-chain(1) examples run and print what the page shows" {
+	jh_keys
+	mkdir -p "$T/work"
+	decision_json allow > "$T/work/decisions.jsonl"
+	decision_json deny |
+	    jq -c '.code = "no-grant" | .reason = "no grant covers Bash"' \
+	    >> "$T/work/decisions.jsonl"
+	run section_src "$MAN/jh-chain.1" EXAMPLES
+	assert_output --partial 'jh-seal decisions.jsonl | jh-chain'
+	assert_output --partial 'jh-chain -c -i s1'
+	assert_output --partial 'jh-verify -c s1.checkpoint'
+	run_examples "$MAN/jh-chain.1"
+}
+
+@test "a usage line that -h wraps is joined before the comparison" {
+	run usage_lines jh-chain
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 0 --regexp '^jh-chain .* \[file \.\.\.\]$'
 }
 
 @test "joulehook(7) examples run and print what the page shows" {
