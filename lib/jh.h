@@ -349,6 +349,65 @@ int	jh_entry_json(struct jh_buf *, const struct jh_env *,
 	    const struct jh_env *, int, const char *);
 int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
 
+/*
+ * shellparse.c: a conservative parser for the shell commands an agent
+ * asks to run (DESIGN.md 4, SECURITY.md S7).  It splits a command line
+ * into the simple commands that would run, with quote-removed words, and
+ * refuses (returns -1 with a reason) whatever it cannot prove.
+ */
+#define JH_SHW_GLOB	0x01	/* unquoted * ? [ in the word */
+#define JH_SHW_BRACE	0x02	/* unquoted brace expansion {a,b} {1..3} */
+#define JH_SHW_TILDE	0x04	/* unquoted leading ~ */
+#define JH_SHW_EXPAND	0x08	/* $var, ${...}, $(...), `...`, $((...)):
+				   not literal; the value is unknown */
+
+struct jh_sh_word {
+	char *s;		/* quote-removed, NUL-terminated */
+	size_t len;		/* may contain no NUL: refused at parse */
+	int flags;		/* JH_SHW_* */
+};
+
+#define JH_SHR_READ	1	/* < file */
+#define JH_SHR_WRITE	2	/* > >> >| &> &>> 2> ... file */
+#define JH_SHR_DUP	3	/* >&N <&N N>&M, >&- : no file */
+#define JH_SHR_HEREDOC	4	/* << <<- <<< with a literal body */
+
+struct jh_sh_redir {
+	int kind;		/* JH_SHR_* */
+	int fd;			/* the fd redirected (-1 when implied) */
+	struct jh_sh_word target;	/* file (READ/WRITE) */
+};
+
+#define JH_SHC_WRAPPED	0x01	/* runs inside a wrapper (env, nice,
+				   timeout, nohup, xargs, find -exec, ...) */
+#define JH_SHC_OPENARGS	0x02	/* more arguments come at run time
+				   (xargs, find -exec ... {} +) */
+#define JH_SHC_SUBST	0x04	/* inside $(...) or `...` */
+#define JH_SHC_CWD_UNKNOWN 0x08	/* a cd this parser could not follow
+				   came before it */
+
+struct jh_sh_cmd {
+	struct jh_sh_word *assign;	/* leading NAME=value words */
+	size_t nassign;
+	struct jh_sh_word *argv;	/* command word and arguments */
+	size_t argc;			/* 0: assignments or redirections only */
+	struct jh_sh_redir *redir;
+	size_t nredir;
+	char *cwd;	/* the directory a literal cd moved to before this
+			   command (absolute, or relative to the start
+			   directory), or NULL when no cd came before */
+	int flags;	/* JH_SHC_* */
+};
+
+struct jh_sh_script {
+	struct jh_sh_cmd *cmd;	/* in the order they appear */
+	size_t n;
+};
+
+int	jh_sh_parse(struct jh_sh_script *, const char *, size_t,
+	    struct jh_err *);
+void	jh_sh_free(struct jh_sh_script *);
+
 /* util.c */
 uint64_t jh_now_ms(void);
 void	jh_nonce(uint8_t *);
