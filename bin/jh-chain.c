@@ -151,7 +151,8 @@ chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
 		warnx("receipt %lu: session is not the log's", idx);
 		goto out;
 	}
-	if (l->head.count > 0 && ts->u + o->deadline_ms < l->head.last_ts) {
+	if (l->head.count > 0 && ts->u < l->head.last_ts &&
+	    l->head.last_ts - ts->u > o->deadline_ms) {
 		warnx("receipt %lu: predates the head by more than %llu ms",
 		    idx, (unsigned long long)o->deadline_ms);
 		goto out;
@@ -328,7 +329,8 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			o.deadline_ms = strtoull(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0')
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
+			    o.deadline_ms > 86400000ULL * 365)
 				usage(stderr, 2);
 			break;
 		case 'h':
@@ -354,7 +356,8 @@ main(int argc, char *argv[])
 			break;
 		case 'w':
 			o.wait_ms = (unsigned)strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0')
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
+			    strlen(optarg) > 7)
 				usage(stderr, 2);
 			break;
 		default:

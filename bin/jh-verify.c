@@ -87,7 +87,7 @@ report_fail(struct jh_buf *out, const struct opts *o, const char *src,
 /* One line for a log: its extent, head, and what a checkpoint added. */
 static int
 log_summary(struct jh_buf *out, struct opts *o, const char *src,
-    struct jh_lv *lv, const char *tail, struct tally *t)
+    struct jh_lv *lv, const char *tail, int other_bad, struct tally *t)
 {
 	char hex[2 * JH_HASH_LEN + 1], note[256];
 	int cp_fail = 0;
@@ -132,7 +132,7 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	jh_json_str(out, (const char *)lv->session, lv->slen);
 	jh_buf_addf(out, ",\"entries\":%llu,\"head\":\"%s\",\"ok\":%s",
 	    (unsigned long long)lv->entries, hex,
-	    lv->first_bad == 0 && !cp_fail ? "true" : "false");
+	    lv->first_bad == 0 && !cp_fail && !other_bad ? "true" : "false");
 	if (lv->first_bad) {
 		jh_buf_addf(out, ",\"first_broken\":{\"entry\":%llu,\"seq\":"
 		    "%llu,\"error\":", (unsigned long long)lv->first_bad,
@@ -164,7 +164,7 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	int fd, x, rc = 0, ok, havetail = 0;
+	int fd, x, rc = 0, ok, entry_ok, havetail = 0, logbad = 0;
 
 	if (strcmp(path, "-") == 0)
 		fd = STDIN_FILENO;
@@ -188,7 +188,9 @@ run_file(struct opts *o, const char *path, struct tally *t)
 		x = jh_reader_cbor(&r, &item, &len, &e);
 		if (x == 0)
 			break;
-		if (x == JH_CBOR_TRUNCATED && lv.entries > 0) {
+		if (x == JH_CBOR_TRUNCATED && lv.entries > 0 &&
+		    r.b.p[r.pos] == 0xd2 &&
+		    r.offset + r.b.len - off <= JH_MAX_RECORD) {
 			/*
 			 * A partial last item in a log: an append in progress
 			 * when a writer holds the lock, else a torn tail that
@@ -213,6 +215,8 @@ run_file(struct opts *o, const char *path, struct tally *t)
 		if (x != 1) {
 			/* Cannot frame the rest: report and stop. */
 			t->failed++;
+			if (lv.entries > 0)
+				logbad = 1;
 			if (report_fail(&out, o, path, idx, off, e.msg) == -1)
 				rc = -1;
 			break;
@@ -221,6 +225,7 @@ run_file(struct opts *o, const char *path, struct tally *t)
 		memset(&inner, 0, sizeof(inner));
 		ok = jh_verify_env(&o->v, &env, &a, item, len, &e) == 0;
 		if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0) {
+			entry_ok = ok;
 			if (ok)
 				ok = jh_lv_entry(&lv, &o->v, &env, item, len,
 				    &inner, &a, &e) == 0;
@@ -230,15 +235,18 @@ run_file(struct opts *o, const char *path, struct tally *t)
 				t->ok++;
 			else
 				t->failed++;
+			/*
+			 * Fields are shown only from what verified: the chain
+			 * fields of an entry whose own signature held, the
+			 * receipt only when it verified too.
+			 */
 			if (o->quiet) {
 				if (!ok)
 					quiet_err(path, idx, off, e.msg);
-			} else if (env.core != NULL && jh_cbor_get(env.core,
-			    "seq") != NULL && jh_cbor_get(env.core, "prev") !=
-			    NULL && jh_cbor_get(env.core, "session") != NULL) {
+			} else if (ok || entry_ok) {
 				jh_buf_reset(&out);
-				jh_entry_json(&out, &env, ok || inner.core ?
-				    &inner : NULL, ok, ok ? NULL : e.msg);
+				jh_entry_json(&out, &env, ok ? &inner : NULL, ok,
+				    ok ? NULL : e.msg);
 				jh_buf_addc(&out, '\n');
 				if (put(&out) == -1)
 					rc = -1;
@@ -252,8 +260,11 @@ run_file(struct opts *o, const char *path, struct tally *t)
 			}
 			if (ok)
 				t->ok++;
-			else
+			else {
 				t->failed++;
+				if (lv.entries > 0)
+					logbad = 1;
+			}
 			if (!ok)
 				rc = report_fail(&out, o, path, idx, off,
 				    e.msg) == -1 ? -1 : rc;
@@ -272,7 +283,8 @@ run_file(struct opts *o, const char *path, struct tally *t)
 			break;
 	}
 	if (rc != -1 && lv.entries > 0 &&
-	    log_summary(&out, o, path, &lv, havetail ? tail : NULL, t) == -1)
+	    log_summary(&out, o, path, &lv, havetail ? tail : NULL, logbad,
+	    t) == -1)
 		rc = -1;
 	jh_lv_free(&lv);
 	jh_arena_free(&a);

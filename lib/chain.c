@@ -258,7 +258,8 @@ jh_log_open(struct jh_log *l, const char *state, const char *path,
 		return (-1);
 	}
 	snprintf(hname, sizeof(hname), "%s.head", l->name);
-	if ((l->hfd = jh_open_state(l->dirfd, hname, create, NULL, e)) == -1) {
+	/* The sidecar is a hint: (re)made whenever the log exists. */
+	if ((l->hfd = jh_open_state(l->dirfd, hname, 1, NULL, e)) == -1) {
 		jh_log_close(l);
 		return (-1);
 	}
