@@ -20,7 +20,7 @@ MAN1	= jh-chain.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c cose.c didkey.c json.c keys.c kinds.c util.c verify.c
+LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c json.c keys.c kinds.c ledger.c paths.c util.c verify.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).

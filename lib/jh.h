@@ -408,6 +408,131 @@ int	jh_sh_parse(struct jh_sh_script *, const char *, size_t,
 	    struct jh_err *);
 void	jh_sh_free(struct jh_sh_script *);
 
+/* paths.c */
+int	jh_path_resolve(char *, size_t, const char *, const char *,
+	    struct jh_err *);
+int	jh_path_under(const char *, const char *);
+int	jh_glob(const char *, const char *, int);
+int	jh_path_match(const char *, const char *, const char *);
+
+/* ledger.c: spent and held microjoules per grant, two crash-safe slots. */
+#define JH_LEDGER_HOLDS	64
+#define JH_LEDGER_RING	32
+
+struct jh_hold {
+	char id[64];		/* tool_use_id (ask) or request id (proxy) */
+	uint64_t amount;
+	uint64_t ts;
+	int32_t pid;		/* owner, 0 for an ask hold */
+	uint32_t pad;
+	uint64_t start;		/* owner's start time (/proc stat field 22) */
+};
+
+struct jh_debit {
+	char id[64];
+	uint64_t amount;
+	uint64_t ts;
+};
+
+struct jh_ledger {		/* one slot, joulehook-formats(5) */
+	char magic[8];		/* "JHLEDG1" */
+	uint64_t seq;
+	uint8_t grant[32];	/* SHA-256 of the grant's payload */
+	uint64_t budget_uj;
+	uint64_t spent_uj;
+	uint64_t held_uj;
+	uint32_t nholds;
+	uint32_t pad;
+	uint64_t ndebits;	/* debits ever; the ring keeps the last ones */
+	struct jh_hold holds[JH_LEDGER_HOLDS];
+	struct jh_debit ring[JH_LEDGER_RING];
+	uint32_t crc;		/* CRC-32 of everything above */
+	uint32_t pad2;
+};
+
+uint64_t jh_add_sat(uint64_t, uint64_t);
+int	jh_ledger_open(const char *, const uint8_t *, int, int *,
+	    struct jh_err *);
+int	jh_ledger_read(struct jh_ledger *, int, struct jh_err *);
+int	jh_ledger_write(int, struct jh_ledger *, struct jh_err *);
+int	jh_ledger_init(const char *, const uint8_t *, uint64_t, int *,
+	    struct jh_err *);
+uint64_t jh_pid_start(int);
+int	jh_ledger_reap(struct jh_ledger *);
+uint64_t jh_ledger_remaining(const struct jh_ledger *);
+void	jh_ledger_debit(struct jh_ledger *, const char *, uint64_t, uint64_t);
+int	jh_ledger_hold(struct jh_ledger *, const char *, uint64_t, int,
+	    uint64_t, struct jh_err *);
+int	jh_ledger_settle(struct jh_ledger *, const char *, uint64_t, int,
+	    uint64_t, struct jh_err *);
+
+/* decide.c: grants, capabilities, policies (DESIGN.md 4). */
+enum jh_dcode {
+	JH_D_OK = 0,
+	JH_D_MALFORMED,		/* malformed-event */
+	JH_D_PROTECTED,		/* protected-path */
+	JH_D_NOGRANT,		/* no-grant */
+	JH_D_BADSIG,		/* bad-signature */
+	JH_D_UNTRUSTED,		/* untrusted-issuer */
+	JH_D_REVOKED,		/* revoked */
+	JH_D_AUDIENCE,		/* wrong-audience */
+	JH_D_NOTYET,		/* not-yet-valid */
+	JH_D_EXPIRED,		/* expired */
+	JH_D_NOTGRANTED,	/* not-granted */
+	JH_D_UNPROVABLE,	/* unprovable-command */
+	JH_D_UNSAFE,		/* unsafe-target */
+	JH_D_POLICY_DENY,	/* policy-deny */
+	JH_D_POLICY_ASK,	/* policy-ask */
+	JH_D_POLICY_REWRITE,	/* policy-rewrite */
+	JH_D_BUDGET,		/* budget-exceeded */
+	JH_D_GATEFAIL		/* gate-failure */
+};
+
+struct jh_grant {
+	struct jh_arena arena;
+	uint8_t *bytes;
+	size_t len;
+	struct jh_env env;
+	uint8_t id[JH_HASH_LEN];	/* SHA-256 of the payload */
+	char idtext[JH_ID_LEN];
+	const struct jh_cbor *caps;
+	const struct jh_cbor *policies;
+	const struct jh_cbor *costs;
+	const struct jh_cbor *audience;
+	const char *root;
+	uint64_t nbf;
+	uint64_t exp;
+	uint64_t budget;
+};
+
+/* What a capability is matched against. */
+struct jh_action {
+	const char *class;
+	const char *tool;
+	const char *root;
+	const char *url;
+	const char *content_id;
+	char **targets;		/* resolved absolute paths */
+	size_t ntargets;
+};
+
+int	jh_grant_load(struct jh_grant *, const char *,
+	    const struct jh_keyset *, struct jh_err *);
+void	jh_grant_free(struct jh_grant *);
+int	jh_grant_revoked(const struct jh_grant *, const char *,
+	    struct jh_err *);
+int	jh_audience_ok(const struct jh_grant *, const char *);
+int	jh_cmd_match(const char *, char **, size_t, int);
+int	jh_cap_match(const struct jh_cbor *, const struct jh_action *,
+	    char **, size_t, int);
+int	jh_when_match(const struct jh_cbor *, const struct jh_action *,
+	    const json_t *, const struct jh_sh_script *);
+int	jh_file_content_id(char *, const char *);
+int	jh_inert_env(const char *);
+int	jh_free_builtin(const char *);
+int	jh_rewrite(struct jh_buf *, const char *, const char *, const char *,
+	    struct jh_err *);
+
 /* util.c */
 uint64_t jh_now_ms(void);
 void	jh_nonce(uint8_t *);

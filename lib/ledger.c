@@ -1,0 +1,308 @@
+/*
+ * joulehook: the ledger, spent and held microjoules per grant (DESIGN.md
+ * 4, SECURITY.md S9, R1-R5).
+ *
+ * <state>/ledger/<grant hex> holds two fixed slots; each update writes
+ * the slot the newer one is not, with a higher seq and a CRC, and fsyncs
+ * it, so a crash mid-write leaves the other slot intact (R4).  The file
+ * is never renamed or replaced, so the flock(2) on it always guards the
+ * live data.  A ledger is only ever created by an explicit init: a
+ * missing one is an error, so deleting it cannot reset a budget.
+ *
+ * Amounts are unsigned 64-bit and saturate.  A hold is a record {id,
+ * amount, owner pid and start time, ts}: an ask hold is keyed by the
+ * tool_use_id and has no owner; a proxy hold names the process that
+ * placed it, and a hold whose owner died settles to its worst case.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jh.h"
+
+#define LEDGER_MAGIC	"JHLEDG1"
+
+uint64_t
+jh_add_sat(uint64_t a, uint64_t b)
+{
+	return (a + b < a ? UINT64_MAX : a + b);
+}
+
+static uint32_t
+slot_crc(const struct jh_ledger *s)
+{
+	return (jh_crc32(s, offsetof(struct jh_ledger, crc)));
+}
+
+static int
+slot_valid(const struct jh_ledger *s)
+{
+	return (memcmp(s->magic, LEDGER_MAGIC, sizeof(s->magic)) == 0 &&
+	    s->crc == slot_crc(s) && s->nholds <= JH_LEDGER_HOLDS);
+}
+
+/*
+ * Opens <dir>/<grant hex>, dir being the ledger directory (normally
+ * JH_STATE/ledger), created 0700 with its parent when create is set.
+ */
+int
+jh_ledger_open(const char *dir, const uint8_t *grant, int create,
+    int *created, struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1], parent[4096];
+	const char *slash;
+	int dfd, fd;
+
+	jh_hex(name, grant, JH_HASH_LEN);
+	if (created != NULL)
+		*created = 0;
+	if (create) {
+		if ((slash = strrchr(dir, '/')) != NULL && slash != dir &&
+		    (size_t)(slash - dir) < sizeof(parent)) {
+			memcpy(parent, dir, (size_t)(slash - dir));
+			parent[slash - dir] = '\0';
+			if (mkdir(parent, 0700) == -1 && errno != EEXIST)
+				return (jh_errf(e, "%s: %s", parent,
+				    strerror(errno)));
+		}
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			return (jh_errf(e, "%s: %s", dir, strerror(errno)));
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd == -1)
+		return (jh_errf(e, "%s: %s", dir, strerror(errno)));
+	if (jh_state_check(dfd, 1, dir, e) == -1) {
+		close(dfd);
+		return (-1);
+	}
+	fd = jh_open_state(dfd, name, create, created, e);
+	if (fd == -1 && !create && errno == ENOENT)
+		jh_errf(e, "no ledger for grant sha256:%s (jh-decide -I "
+		    "creates one; it is never made implicitly, so deleting it "
+		    "cannot reset a budget)", name);
+	if (fd != -1 && created != NULL && *created && fsync(dfd) == -1) {
+		jh_errf(e, "%s: %s", dir, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	close(dfd);
+	return (fd);
+}
+
+/* Reads the newest valid slot. */
+int
+jh_ledger_read(struct jh_ledger *out, int fd, struct jh_err *e)
+{
+	struct jh_ledger *s;
+	ssize_t r;
+	int i, best = -1;
+
+	if ((s = calloc(2, sizeof(*s))) == NULL)
+		return (jh_errf(e, "out of memory"));
+	for (i = 0; i < 2; i++) {
+		r = pread(fd, &s[i], sizeof(s[i]), (off_t)(i * sizeof(s[i])));
+		if (r != (ssize_t)sizeof(s[i]) || !slot_valid(&s[i]))
+			continue;
+		if (best == -1 || s[i].seq > s[best].seq)
+			best = i;
+	}
+	if (best == -1) {
+		free(s);
+		return (jh_errf(e, "the ledger has no valid slot (damaged)"));
+	}
+	*out = s[best];
+	free(s);
+	return (0);
+}
+
+/* Writes the next state into the slot not holding the current one. */
+int
+jh_ledger_write(int fd, struct jh_ledger *l, struct jh_err *e)
+{
+	off_t off;
+	ssize_t w;
+
+	l->seq++;
+	memcpy(l->magic, LEDGER_MAGIC, sizeof(l->magic));
+	l->crc = slot_crc(l);
+	off = (off_t)((l->seq & 1) * sizeof(*l));
+	do
+		w = pwrite(fd, l, sizeof(*l), off);
+	while (w == -1 && errno == EINTR);
+	if (w != (ssize_t)sizeof(*l))
+		return (jh_errf(e, "ledger write: %s", w == -1 ?
+		    strerror(errno) : "short write"));
+	if (fsync(fd) == -1)
+		return (jh_errf(e, "ledger fsync: %s", strerror(errno)));
+	return (0);
+}
+
+/* Creates the ledger of a grant; an existing one is left as it is. */
+int
+jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
+    int *existed, struct jh_err *e)
+{
+	struct jh_ledger *l;
+	int fd, created = 0, rc = -1;
+
+	*existed = 0;
+	if ((fd = jh_ledger_open(state, grant, 1, &created, e)) == -1)
+		return (-1);
+	if (jh_flock(fd, LOCK_EX, 5000, e) == -1)
+		goto out;
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		jh_errf(e, "out of memory");
+		goto out;
+	}
+	if (!created && jh_ledger_read(l, fd, e) == 0) {
+		*existed = 1;
+		rc = 0;
+	} else if (!created) {
+		/* Present but empty or damaged: never overwritten. */
+		jh_errf(e, "a ledger exists for this grant but is damaged; "
+		    "refusing to reset it");
+	} else {
+		memcpy(l->grant, grant, JH_HASH_LEN);
+		l->budget_uj = budget;
+		rc = jh_ledger_write(fd, l, e);
+		/* Both slots valid from the start. */
+		if (rc == 0)
+			rc = jh_ledger_write(fd, l, e);
+	}
+	free(l);
+out:
+	close(fd);
+	return (rc);
+}
+
+/* The process start time, to tell a live owner from a reused pid. */
+uint64_t
+jh_pid_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (0);
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return (0);
+	}
+	fclose(f);
+	/* Field 22, counted after the ")" that ends the command name. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return (0);
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		sscanf(p + 1, "%llu", &st);
+	return (st);
+}
+
+/* Settles holds whose owner process is gone to their worst case. */
+int
+jh_ledger_reap(struct jh_ledger *l)
+{
+	uint32_t i = 0;
+	int n = 0;
+
+	while (i < l->nholds) {
+		struct jh_hold *h = &l->holds[i];
+		if (h->pid > 0 && jh_pid_start(h->pid) != h->start) {
+			l->spent_uj = jh_add_sat(l->spent_uj, h->amount);
+			l->held_uj -= h->amount < l->held_uj ? h->amount :
+			    l->held_uj;
+			l->holds[i] = l->holds[--l->nholds];
+			n++;
+			continue;
+		}
+		i++;
+	}
+	return (n);
+}
+
+uint64_t
+jh_ledger_remaining(const struct jh_ledger *l)
+{
+	uint64_t used = jh_add_sat(l->spent_uj, l->held_uj);
+
+	return (used >= l->budget_uj ? 0 : l->budget_uj - used);
+}
+
+static void
+ring_add(struct jh_ledger *l, const char *id, uint64_t amount, uint64_t ts)
+{
+	struct jh_debit *d = &l->ring[l->ndebits % JH_LEDGER_RING];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->id, sizeof(d->id), "%s", id);
+	d->amount = amount;
+	d->ts = ts;
+	l->ndebits++;
+}
+
+/* Debits amount for an action (allow or rewrite), naming its id. */
+void
+jh_ledger_debit(struct jh_ledger *l, const char *id, uint64_t amount,
+    uint64_t ts)
+{
+	l->spent_uj = jh_add_sat(l->spent_uj, amount);
+	ring_add(l, id, amount, ts);
+}
+
+int
+jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
+    int pid, uint64_t ts, struct jh_err *e)
+{
+	struct jh_hold *h;
+	uint32_t i;
+
+	for (i = 0; i < l->nholds; i++)
+		if (strncmp(l->holds[i].id, id, sizeof(l->holds[i].id)) == 0)
+			return (jh_errf(e, "a hold named %s exists", id));
+	if (l->nholds >= JH_LEDGER_HOLDS)
+		return (jh_errf(e, "too many open holds (%d)",
+		    JH_LEDGER_HOLDS));
+	h = &l->holds[l->nholds++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->id, sizeof(h->id), "%s", id);
+	h->amount = amount;
+	h->ts = ts;
+	h->pid = pid;
+	h->start = pid > 0 ? jh_pid_start(pid) : 0;
+	l->held_uj = jh_add_sat(l->held_uj, amount);
+	return (0);
+}
+
+/*
+ * Replaces a hold by a debit of amount (settle), or drops it (release,
+ * with amount UINT64_MAX meaning nothing is debited).  Returns -1 when
+ * no hold has that id.
+ */
+int
+jh_ledger_settle(struct jh_ledger *l, const char *id, uint64_t amount,
+    int release, uint64_t ts, struct jh_err *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->nholds; i++) {
+		struct jh_hold *h = &l->holds[i];
+		if (strncmp(h->id, id, sizeof(h->id)) != 0)
+			continue;
+		l->held_uj -= h->amount < l->held_uj ? h->amount : l->held_uj;
+		if (!release)
+			jh_ledger_debit(l, id, amount, ts);
+		l->holds[i] = l->holds[--l->nholds];
+		return (0);
+	}
+	return (jh_errf(e, "no open hold named %s", id));
+}

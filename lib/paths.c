@@ -1,0 +1,207 @@
+/*
+ * joulehook: path resolution and matching for the gate (DESIGN.md 4,
+ * SECURITY.md S6).
+ *
+ * A path is made absolute against a base, the longest existing prefix is
+ * resolved with realpath(3) (so a symlink, and a ".." after one, resolve
+ * the way the kernel will resolve them), and only then is a tail that does
+ * not exist yet appended, and only if it holds no "..".  Patterns are
+ * globs where "**" crosses directories and "*" does not.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jh.h"
+
+int
+jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
+    struct jh_err *e)
+{
+	char buf[PATH_MAX * 2], tail[PATH_MAX * 2], res[PATH_MAX];
+	size_t n, tl = 0;
+	char *slash;
+
+	if (path == NULL || *path == '\0')
+		return (jh_errf(e, "empty path"));
+	if (memchr(path, '\0', strlen(path) + 1) != path + strlen(path))
+		return (jh_errf(e, "path holds a NUL"));
+	if (path[0] == '/')
+		n = (size_t)snprintf(buf, sizeof(buf), "%s", path);
+	else {
+		if (base == NULL || base[0] != '/')
+			return (jh_errf(e, "relative path without an absolute "
+			    "base"));
+		n = (size_t)snprintf(buf, sizeof(buf), "%s/%s", base, path);
+	}
+	if (n >= sizeof(buf) - 1)
+		return (jh_errf(e, "path too long"));
+	tail[0] = '\0';
+	for (;;) {
+		/* Drop trailing slashes, but keep "/". */
+		while (n > 1 && buf[n - 1] == '/')
+			buf[--n] = '\0';
+		if (realpath(buf, res) != NULL)
+			break;
+		if (errno != ENOENT && errno != ENOTDIR)
+			return (jh_errf(e, "%s: %s", buf, strerror(errno)));
+		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
+			return (jh_errf(e, "%s: cannot resolve", path));
+		/* The missing component joins the tail; ".." may not. */
+		if (strcmp(slash + 1, "..") == 0)
+			return (jh_errf(e, "'..' in a part of the path that "
+			    "does not exist yet: %s", path));
+		if (strcmp(slash + 1, ".") != 0 && slash[1] != '\0') {
+			size_t cl = strlen(slash + 1);
+			if (tl + cl + 2 > sizeof(tail))
+				return (jh_errf(e, "path too long"));
+			memmove(tail + cl + 1, tail, tl + 1);
+			memcpy(tail, slash + 1, cl);
+			tail[cl] = tl ? '/' : '\0';
+			tl += cl + (tl ? 1 : 0);
+			tail[tl] = '\0';
+		}
+		if (slash == buf) {
+			buf[1] = '\0';
+			n = 1;
+		} else {
+			*slash = '\0';
+			n = (size_t)(slash - buf);
+		}
+	}
+	if (tl == 0)
+		n = (size_t)snprintf(out, sz, "%s", res);
+	else
+		n = (size_t)snprintf(out, sz, "%s%s%s", res,
+		    strcmp(res, "/") == 0 ? "" : "/", tail);
+	if (n >= sz)
+		return (jh_errf(e, "path too long"));
+	return (0);
+}
+
+/* True when path is dir or lies under it. */
+int
+jh_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return (path[0] == '/');
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return (strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/'));
+}
+
+static int
+class_match(const char **pp, char c)
+{
+	const char *p = *pp + 1;
+	int neg = 0, ok = 0;
+
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	if (*p == ']') {
+		ok = c == ']';
+		p++;
+	}
+	for (; *p != '\0' && *p != ']'; p++) {
+		if (p[1] == '-' && p[2] != '\0' && p[2] != ']') {
+			if (c >= p[0] && c <= p[2])
+				ok = 1;
+			p += 2;
+		} else if (*p == c)
+			ok = 1;
+	}
+	if (*p != ']')
+		return (-1);	/* not a class: match '[' literally */
+	*pp = p;
+	return (ok != neg);
+}
+
+/*
+ * Glob match.  With pathname set, a star and "?" do not match "/", and
+ * a double star matches any run of characters including "/" (pattern
+ * a/STARSTAR matches a/b/c; STARSTAR followed by "/" matches zero or more
+ * directories); without pathname every star is free.  A backslash quotes
+ * the next character.
+ */
+int
+jh_glob(const char *p, const char *s, int pathname)
+{
+	const char *q;
+	int r;
+
+	for (; *p != '\0'; p++, s++) {
+		switch (*p) {
+		case '*':
+			if (pathname && p[1] == '*') {
+				p += 2;
+				if (*p == '/') {
+					/* zero or more directories */
+					if (jh_glob(p + 1, s, pathname))
+						return (1);
+				}
+				for (q = s; ; q++) {
+					if (jh_glob(p, q, pathname))
+						return (1);
+					if (*q == '\0')
+						return (0);
+				}
+			}
+			while (p[1] == '*')
+				p++;
+			for (q = s; ; q++) {
+				if (jh_glob(p + 1, q, pathname))
+					return (1);
+				if (*q == '\0' || (pathname && *q == '/'))
+					return (0);
+			}
+		case '?':
+			if (*s == '\0' || (pathname && *s == '/'))
+				return (0);
+			break;
+		case '[':
+			if (*s == '\0' || (pathname && *s == '/'))
+				return (0);
+			q = p;
+			if ((r = class_match(&q, *s)) == -1) {
+				if (*s != '[')
+					return (0);
+				break;
+			}
+			if (!r)
+				return (0);
+			p = q;
+			break;
+		case '\\':
+			if (p[1] != '\0')
+				p++;
+			/* FALLTHROUGH */
+		default:
+			if (*p != *s)
+				return (0);
+			break;
+		}
+	}
+	return (*s == '\0');
+}
+
+/* A grant path pattern: relative ones are relative to the root. */
+int
+jh_path_match(const char *pattern, const char *root, const char *path)
+{
+	char full[PATH_MAX * 2];
+
+	if (pattern[0] == '/')
+		return (jh_glob(pattern, path, 1));
+	if (root == NULL)
+		return (0);
+	if ((size_t)snprintf(full, sizeof(full), "%s%s%s", root,
+	    strcmp(root, "/") == 0 ? "" : "/", pattern) >= sizeof(full))
+		return (0);
+	return (jh_glob(full, path, 1));
+}
