@@ -190,6 +190,20 @@ jh_glob(const char *p, const char *s, int pathname)
 	return (*s == '\0');
 }
 
+/* A pattern ending in "/" + double star also covers the directory itself. */
+static int
+jh_glob_dir(const char *pat, const char *path)
+{
+	char tmp[PATH_MAX * 2];
+	size_t n = strlen(pat);
+
+	if (n >= 3 && strcmp(pat + n - 3, "/**") == 0 &&
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/", path) < sizeof(tmp) &&
+	    jh_glob(pat, tmp, 1))
+		return (1);
+	return (jh_glob(pat, path, 1));
+}
+
 /* A grant path pattern: relative ones are relative to the root. */
 int
 jh_path_match(const char *pattern, const char *root, const char *path)
@@ -197,11 +211,11 @@ jh_path_match(const char *pattern, const char *root, const char *path)
 	char full[PATH_MAX * 2];
 
 	if (pattern[0] == '/')
-		return (jh_glob(pattern, path, 1));
+		return (jh_glob_dir(pattern, path));
 	if (root == NULL)
 		return (0);
 	if ((size_t)snprintf(full, sizeof(full), "%s%s%s", root,
 	    strcmp(root, "/") == 0 ? "" : "/", pattern) >= sizeof(full))
 		return (0);
-	return (jh_glob(full, path, 1));
+	return (jh_glob_dir(full, path));
 }
