@@ -4,8 +4,11 @@
  * Everything joulehook signs or verifies passes through this file, not
  * through libcbor: Debian 12's libcbor 0.8 accepts non-canonical input and
  * refuses tags 16-20 in their one-byte form, which includes COSE_Sign1's
- * 0xd2 (tests/libcbor-regress.c keeps both facts visible).  libcbor is
- * used here only for what it does correctly: writing float heads.
+ * 0xd2, and its half-float encoder loses the low bits of subnormals
+ * (tests/libcbor-regress.c keeps these facts visible).  The programs do
+ * not link libcbor at all: Debian ships no static libcbor for jh-hook,
+ * and a hook stage should map no library it can do without; the float
+ * heads it could have written are a few lines here.
  *
  * The decoder accepts exactly RFC 8949 section 4.2.1 core deterministic
  * encoding: shortest heads, definite lengths, map keys in the bytewise
@@ -15,8 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cbor.h>
 
 #include "jh.h"
 
@@ -644,6 +645,7 @@ jh_cbor_put_float(struct jh_buf *b, double d)
 	unsigned char t[9];
 	uint16_t h;
 	float f;
+	int i;
 
 	if (isnan(d)) {
 		jh_buf_add(b, "\xf9\x7e\x00", 3);
@@ -658,15 +660,22 @@ jh_cbor_put_float(struct jh_buf *b, double d)
 	}
 	f = (float)d;
 	if (same_double((double)f, d)) {
-		if (cbor_encode_single(f, t, sizeof(t)) == 5) {
-			jh_buf_add(b, t, 5);
-			return;
-		}
+		uint32_t w;
+		memcpy(&w, &f, 4);
+		t[0] = 0xfa;
+		for (i = 0; i < 4; i++)
+			t[1 + i] = (unsigned char)(w >> (24 - 8 * i));
+		jh_buf_add(b, t, 5);
+		return;
 	}
-	if (cbor_encode_double(d, t, sizeof(t)) == 9)
+	{
+		uint64_t w;
+		memcpy(&w, &d, 8);
+		t[0] = 0xfb;
+		for (i = 0; i < 8; i++)
+			t[1 + i] = (unsigned char)(w >> (56 - 8 * i));
 		jh_buf_add(b, t, 9);
-	else
-		b->oom = 1;
+	}
 }
 
 void
