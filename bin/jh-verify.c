@@ -28,8 +28,24 @@ struct checkpoint {
 	int used;
 };
 
+/* A receipt's debit, for ledger replay: counted once by payload hash. */
+struct debit {
+	uint8_t ph[JH_HASH_LEN];
+	uint8_t grant[JH_HASH_LEN];
+	uint64_t amount;
+	char id[64];
+};
+
+struct replay {
+	struct debit *v;
+	size_t n;
+	size_t cap;
+};
+
 struct opts {
 	int quiet;
+	const char *ledgerdir;
+	struct replay rp;
 	struct jh_keyset keys;
 	struct jh_verifier v;
 	struct checkpoint cp;
@@ -45,8 +61,9 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-	    "usage: %s [-q] [-c checkpoint] [-p didkey] [-s stewards] "
-	    "[-t trust] [file ...]\n"
+	    "usage: %s [-q] [-c checkpoint] [-L ledgerdir] [-p didkey] "
+	    "[-s stewards]\n"
+	    "                 [-t trust] [file ...]\n"
 	    "       %s -h\n", PROG, PROG);
 	exit(status);
 }
@@ -150,6 +167,160 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	return (put(out));
 }
 
+static void
+record(struct opts *o, const struct jh_env *env)
+{
+	const struct jh_cbor *g, *d, *id;
+	struct debit *x;
+
+	if (o->ledgerdir == NULL || env->core == NULL)
+		return;
+	g = jh_cbor_get(env->core, "grant");
+	d = jh_cbor_get(env->core, "debited_uj");
+	if (g == NULL || d == NULL || g->type != JH_CBOR_TEXT ||
+	    g->len != 71 || d->type != JH_CBOR_UINT)
+		return;
+	if (o->rp.n == o->rp.cap) {
+		size_t nc = o->rp.cap ? 2 * o->rp.cap : 1024;
+		if ((x = realloc(o->rp.v, nc * sizeof(*x))) == NULL)
+			errx(2, "out of memory");
+		o->rp.v = x;
+		o->rp.cap = nc;
+	}
+	x = &o->rp.v[o->rp.n];
+	memset(x, 0, sizeof(*x));
+	if (jh_unhex(x->grant, JH_HASH_LEN, (const char *)g->p + 7, 64) == -1)
+		return;
+	crypto_hash_sha256(x->ph, env->payload_p, env->payload_len);
+	x->amount = d->u;
+	if ((id = jh_cbor_get(env->core, "tool_use_id")) == NULL)
+		id = jh_cbor_get(env->core, "unit");
+	if (id != NULL && id->type == JH_CBOR_TEXT)
+		snprintf(x->id, sizeof(x->id), "%.*s", (int)(id->len < 63 ?
+		    id->len : 63), (const char *)id->p);
+	o->rp.n++;
+}
+
+static int
+debit_cmp(const void *a, const void *b)
+{
+	return (memcmp(((const struct debit *)a)->ph,
+	    ((const struct debit *)b)->ph, JH_HASH_LEN));
+}
+
+static int
+grant_cmp(const void *a, const void *b)
+{
+	return (memcmp(((const struct debit *)a)->grant,
+	    ((const struct debit *)b)->grant, JH_HASH_LEN));
+}
+
+static int
+id_seen(const struct replay *rp, const uint8_t *grant, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++)
+		if (memcmp(rp->v[i].grant, grant, JH_HASH_LEN) == 0 &&
+		    strcmp(rp->v[i].id, id) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * --ledger: rebuilds each grant's spend from the receipts (each counted
+ * once, by payload hash) and compares with the ledger.  A ledger that
+ * holds more than its receipts is the trace of a fail-closed crash (a
+ * debit made before a stage died, so the action never ran), reported
+ * as such; one that holds less was reset or edited, and fails.
+ */
+static int
+replay_ledger(struct opts *o, struct tally *t)
+{
+	struct jh_ledger *l;
+	struct jh_err e;
+	struct jh_buf out;
+	struct replay *rp = &o->rp;
+	size_t i, j, n = 0;
+	int fd, rc = 0;
+
+	jh_buf_init(&out);
+	if ((l = malloc(sizeof(*l))) == NULL)
+		errx(2, "out of memory");
+	qsort(rp->v, rp->n, sizeof(*rp->v), debit_cmp);
+	for (i = 0; i < rp->n; i++)
+		if (n == 0 || memcmp(rp->v[n - 1].ph, rp->v[i].ph,
+		    JH_HASH_LEN) != 0)
+			rp->v[n++] = rp->v[i];
+	rp->n = n;
+	qsort(rp->v, rp->n, sizeof(*rp->v), grant_cmp);
+	for (i = 0; i < rp->n; i = j) {
+		char hex[2 * JH_HASH_LEN + 1], finding[512];
+		uint64_t sum = 0;
+		int ok = 1;
+
+		for (j = i; j < rp->n && memcmp(rp->v[j].grant, rp->v[i].grant,
+		    JH_HASH_LEN) == 0; j++)
+			sum = jh_add_sat(sum, rp->v[j].amount);
+		jh_hex(hex, rp->v[i].grant, JH_HASH_LEN);
+		finding[0] = '\0';
+		if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant, 0, NULL,
+		    &e)) == -1 || jh_ledger_read(l, fd, &e) == -1) {
+			snprintf(finding, sizeof(finding), "%s", e.msg);
+			memset(l, 0, sizeof(*l));
+			ok = 0;
+		} else if (l->spent_uj < sum) {
+			snprintf(finding, sizeof(finding), "the ledger holds "
+			    "%llu uJ less than its receipts debited: it was "
+			    "reset or edited",
+			    (unsigned long long)(sum - l->spent_uj));
+			ok = 0;
+		} else if (l->spent_uj > sum) {
+			size_t k, m = JH_LEDGER_RING < l->ndebits ?
+			    JH_LEDGER_RING : (size_t)l->ndebits;
+			int w = snprintf(finding, sizeof(finding), "%llu uJ "
+			    "debited with no receipt: the trace of a "
+			    "fail-closed crash (a stage died after the debit, "
+			    "so the action did not run); recent debits "
+			    "without a receipt:",
+			    (unsigned long long)(l->spent_uj - sum));
+			for (k = 0; k < m && w > 0 &&
+			    (size_t)w < sizeof(finding) - 80; k++)
+				if (!id_seen(rp, rp->v[i].grant,
+				    l->ring[k].id))
+					w += snprintf(finding + w,
+					    sizeof(finding) - (size_t)w,
+					    " %.60s", l->ring[k].id);
+		}
+		if (fd != -1)
+			close(fd);
+		if (!ok)
+			t->failed++;
+		if (o->quiet) {
+			if (!ok)
+				fprintf(stderr, "%s: ledger sha256:%s: %s\n",
+				    PROG, hex, finding);
+			continue;
+		}
+		jh_buf_reset(&out);
+		jh_buf_addf(&out, "{\"ledger\":{\"grant\":\"sha256:%s\","
+		    "\"receipts_uj\":%llu,\"spent_uj\":%llu,\"held_uj\":%llu,"
+		    "\"ok\":%s", hex, (unsigned long long)sum,
+		    (unsigned long long)l->spent_uj,
+		    (unsigned long long)l->held_uj, ok ? "true" : "false");
+		if (finding[0] != '\0') {
+			jh_buf_adds(&out, ",\"finding\":");
+			jh_json_str(&out, finding, strlen(finding));
+		}
+		jh_buf_adds(&out, "}}\n");
+		if (put(&out) == -1)
+			rc = -1;
+	}
+	free(l);
+	jh_buf_free(&out);
+	return (rc);
+}
+
 static int
 run_file(struct opts *o, const char *path, struct tally *t)
 {
@@ -231,9 +402,10 @@ run_file(struct opts *o, const char *path, struct tally *t)
 				    &inner, &a, &e) == 0;
 			else
 				jh_lv_skip(&lv, item, len, e.msg);
-			if (ok)
+			if (ok) {
 				t->ok++;
-			else
+				record(o, &inner);
+			} else
 				t->failed++;
 			/*
 			 * Fields are shown only from what verified: the chain
@@ -258,9 +430,10 @@ run_file(struct opts *o, const char *path, struct tally *t)
 				ok = 0;
 				jh_errf(&e, "a bare %s inside a log", env.kind);
 			}
-			if (ok)
+			if (ok) {
 				t->ok++;
-			else {
+				record(o, &env);
+			} else {
 				t->failed++;
 				if (lv.entries > 0)
 					logbad = 1;
@@ -357,8 +530,11 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	jh_keyset_init(&o.keys);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "c:hp:qs:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:hL:p:qs:t:")) != -1) {
 		switch (ch) {
+		case 'L':
+			o.ledgerdir = optarg;
+			break;
 		case 'c':
 			cpfile = optarg;
 			break;
@@ -405,6 +581,9 @@ main(int argc, char *argv[])
 	for (i = 0; i < argc && rc != -1; i++)
 		if ((x = run_file(&o, argv[i], &t)) != 0)
 			rc = x;
+	if (rc != -1 && o.ledgerdir != NULL && replay_ledger(&o, &t) == -1)
+		rc = -1;
+	free(o.rp.v);
 	if (rc != -1 && o.cp.have && !o.cp.used) {
 		t.failed++;
 		warnx("no log of the checkpoint's session was given");

@@ -75,6 +75,9 @@ jh_ledger_open(const char *dir, const uint8_t *grant, int create,
 			return (jh_errf(e, "%s: %s", dir, strerror(errno)));
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd == -1 && errno == ENOENT)
+		return (jh_errf(e, "no ledger for grant sha256:%s (no ledger "
+		    "directory %s; jh-decide -I creates it)", name, dir));
 	if (dfd == -1)
 		return (jh_errf(e, "%s: %s", dir, strerror(errno)));
 	if (jh_state_check(dfd, 1, dir, e) == -1) {

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# jh-decide: the ordered check, capabilities, policies, paths, the ledger.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	jh_keys
+	R="$T/repo"
+	mkdir -p "$R/src" "$R/tests" "$R/.claude" "$T/outside"
+	R=$(cd "$R" && pwd -P)
+	echo 'int a;' >"$R/src/a.c"
+	echo 'secret' >"$T/outside/file"
+	grant_doc >"$T/grant.json"
+	seal_grant "$T/grant.json"
+}
+
+# The test grant: the DESIGN.md 4 shape, rooted at the test repository.
+grant_doc() {
+	jq -nc --arg root "$R" --argjson budget "${BUDGET:-20000000000000}" \
+	    --argjson nbf "${NBF:-0}" --argjson exp "${EXP:-1900000000}" \
+	    --arg aud "${AUD:-joulehook:*}" '{
+	audience: $aud, root: $root, nbf: $nbf, exp: $exp, budget_uj: $budget,
+	costs: {shell: 2000000, write: 200000, read: 50000, default: 100000},
+	caps: [
+	  {class: "shell", command: ["npm test", "npm run *", "git status",
+	    "git diff *", "git push *", "ls *", "cat *", "echo *"]},
+	  {class: ["read", "search"], path: ["**"]},
+	  {class: ["write", "edit"], path: ["src/**", "tests/**"]},
+	  {tool: "mcp__github__*"},
+	  {tool: ["ToolSearch", "Skill", "TodoWrite"]},
+	  {class: "fetch", url: ["https://docs.example.com/*"]},
+	  {class: "shell", command: ["make *"], glob: 1, cost_uj: 5000000}
+	],
+	policies: [
+	  {id: "no-force-push", when: {class: "shell", command: ["git push *--force*"]},
+	   verdict: "deny", reason: "force push is never granted"},
+	  {id: "deploy-asks", when: {class: "shell", command: ["npm run deploy*"]},
+	   verdict: "ask", reason: "deploys need a human"},
+	  {id: "redact-token", when: {class: "shell"},
+	   rewrite: {field: "command", regex: "ghp_[A-Za-z0-9]{36}", with: "REDACTED"}}
+	]}'
+}
+
+seal_grant() {
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$1" >"$JH_HOME/grant"
+	jh-decide -I -g "$JH_HOME/grant" 2>/dev/null
+}
+
+# ev TOOL CLASS INPUT-JSON [session] [tool_use_id]
+ev() {
+	jq -nc --arg tool "$1" --arg class "$2" --argjson input "$3" \
+	    --arg cwd "$R" --arg s "${4:-s1}" --arg id "${5:-toolu_1}" \
+	    '{session_id:$s, tool:$tool, input:$input, cwd:$cwd, content_id:null,
+	      host:"claude-code", event:"PreToolUse", class:$class, tool_use_id:$id}'
+}
+
+decide_code() {
+	ev "$@" | jh-decide | jq -r '"\(.verdict) \(.code)"'
+}
+
+bash_ev() {
+	ev Bash shell "$(jq -nc --arg c "$1" '{command:$c}')"
+}
+
+@test "the table: every tool and check gives the expected verdict and code" {
+	ln -s /etc "$R/src/etclink"
+	ln "$T/outside/file" "$R/src/hard"
+	mkfifo "$R/src/fifo"
+	mkdir -p "$R/src2"
+	tok=ghp_$(printf 'a%.0s' $(seq 36))
+	fails=0
+	while IFS='|' read -r tool class input want; do
+		[ -z "$tool" ] && continue
+		case "$tool" in \#*) continue ;; esac
+		input=${input//@R/$R}
+		input=${input//@H/$JH_HOME}
+		input=${input//@TOK/$tok}
+		got=$(ev "$tool" "$class" "$input" | jh-decide | jq -r '"\(.verdict) \(.code)"')
+		if [ "$got" != "$want" ]; then
+			echo "MISMATCH $tool $input: want '$want' got '$got'" >&3
+			fails=$((fails + 1))
+		fi
+	done <"$PROJECT_ROOT/tests/fixtures/decide-table.txt"
+	[ "$fails" -eq 0 ]
+}
+
+@test "a decision carries the event, the grant, the cost, the debit and the remaining budget" {
+	run -0 sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' | jh-decide"
+	d="$output"
+	run jq -r '[.kind, .verdict, .code, .rule, .cost_uj, .debited_uj, .provenance, .tool_use_id, (.grant|startswith("sha256:")), .remaining_uj] | @tsv' <<<"$d"
+	assert_output "$(printf 'decision/1\tallow\tok\tcaps[0]\t2000000\t2000000\tEstimator\ttoolu_1\ttrue\t19999998000000')"
+	run jq -r .content_id <<<"$d"
+	assert_output "sha256:$(printf %s 'npm test' | sha256sum | cut -c1-64)"
+	# and it seals as a decision/1
+	run -0 bash -c "jh-seal <<<'$d' | jh-verify -q"
+}
+
+@test "read and edit targets are hashed only after the path matched" {
+	run -0 sh -c "$(declare -f ev); R='$R'; ev Read read '{\"file_path\":\"$R/src/a.c\"}' | jh-decide | jq -r .content_id"
+	assert_output "sha256:$(sha256sum <"$R/src/a.c" | cut -c1-64)"
+	run -0 sh -c "$(declare -f ev); R='$R'; ev Read read '{\"file_path\":\"$T/outside/file\"}' | jh-decide | jq -r '.verdict, .content_id'"
+	assert_output $'deny\nnull'
+}
+
+@test "the ordered checks: no grant, bad signature, untrusted issuer, revoked" {
+	rm "$JH_HOME/grant"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny no-grant"
+	seal_grant "$T/grant.json"
+	cp "$JH_HOME/grant" "$T/good"
+	printf 'X' | dd of="$JH_HOME/grant" bs=1 seek=200 conv=notrunc 2>/dev/null
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny bad-signature"
+	cp "$T/good" "$JH_HOME/grant"
+	: >"$JH_HOME/trust"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny untrusted-issuer"
+	cp "$JH_HOME/issuer.key.pub" "$JH_HOME/trust"
+	id=$(jh-verify "$JH_HOME/grant" | head -1 >/dev/null; jh-seal -v -K grant/1 -k "$JH_HOME/issuer.key" "$T/grant.json" 2>&1 >/dev/null | sed 's/.* //')
+	# revoke the grant in use (its id is the hash of its payload)
+	gid=$(/usr/bin/python3 -c 'import sys,cbor2,hashlib; print("sha256:"+hashlib.sha256(cbor2.loads(open(sys.argv[1],"rb").read()).value[2]).hexdigest())' "$JH_HOME/grant")
+	mkdir -p "$JH_HOME/revoked"
+	jq -nc --arg g "$gid" '{grant:$g, reason:"key leaked"}' |
+	    jh-seal -K revocation/1 -k "$JH_HOME/issuer.key" >"$JH_HOME/revoked/${gid#sha256:}"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny revoked"
+	# a revocation by anyone else is not honoured: it fails closed
+	mkdir "$T/o"
+	jh-seal -G -W -R issuer -k "$T/o/k"
+	jq -nc --arg g "$gid" '{grant:$g, reason:"x"}' | jh-seal -K revocation/1 -k "$T/o/k" >"$JH_HOME/revoked/${gid#sha256:}"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny gate-failure"
+	[ -n "$id" ]
+}
+
+@test "the ordered checks: audience, not yet valid, expired (seconds, at the boundary)" {
+	AUD=joulehook:cursor grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny wrong-audience"
+	NBF=2000000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny not-yet-valid"
+	EXP=1700000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	JH_NOW=1699999999999 run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "allow ok"
+	JH_NOW=1700000000000 run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny expired"
+}
+
+@test "budget: debits add up, an over-budget action is denied, an ask holds" {
+	BUDGET=5000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "allow ok"
+	run decide_code Bash shell '{"command":"npm test"}' s1 toolu_2
+	assert_output "allow ok"
+	run decide_code Bash shell '{"command":"npm test"}' s1 toolu_3
+	assert_output "deny budget-exceeded"
+	run sh -c "$(declare -f ev); R='$R'; ev Read read '{\"file_path\":\"$R/src/a.c\"}' s1 toolu_4 | jh-decide | jq -c '[.verdict, .debited_uj, .remaining_uj]'"
+	assert_output '["allow",50000,950000]'
+	BUDGET=10000000 grant_doc >"$T/g2.json"
+	seal_grant "$T/g2.json"
+	run sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm run deploy\"}' s1 toolu_9 | jh-decide | jq -c '[.verdict, .code, .debited_uj, .remaining_uj]'"
+	assert_output '["ask","policy-ask",0,8000000]'
+}
+
+@test "a missing ledger is never recreated implicitly: the gate denies" {
+	rm -rf "$JH_STATE/ledger"
+	run decide_code Bash shell '{"command":"npm test"}'
+	assert_output "deny gate-failure"
+	run sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' | jh-decide | jq -r .reason"
+	assert_output --partial "no ledger"
+	# an init never resets an existing ledger
+	seal_grant "$T/grant.json"
+	decide_code Bash shell '{"command":"npm test"}' >/dev/null
+	run -0 jh-decide -I -g "$JH_HOME/grant"
+	assert_output --partial "exists"
+	run sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' s1 t2 | jh-decide | jq -r .remaining_uj"
+	assert_output 19999996000000
+}
+
+@test "the project root is pinned at the session's first event, never the later cwd" {
+	jq -c 'del(.root)' "$T/grant.json" >"$T/g.json"
+	seal_grant "$T/g.json"
+	run sh -c "$(declare -f ev); R='$R'; ev Write write '{\"file_path\":\"$R/src/x.c\",\"content\":\"x\"}' s9 | jh-decide | jq -r .verdict"
+	assert_output allow
+	# a later event whose cwd is / does not re-root src/** to /src/**
+	mkdir -p "$T/other/src"
+	run sh -c "jq -nc --arg cwd '$T/other' '{session_id:\"s9\",tool:\"Write\",input:{file_path:\"src/y.c\",content:\"y\"},cwd:\$cwd,content_id:null,host:\"claude-code\",event:\"PreToolUse\",class:\"write\",tool_use_id:\"t2\"}' | jh-decide | jq -r '.verdict, .code'"
+	assert_output $'deny\nnot-granted'
+}
+
+@test "events other than PreToolUse pass through untouched and are never debited" {
+	line='{"session_id":"s1","event":"PostToolUse","tool":"Bash","input":{"command":"npm test"},"response":{"stdout":"ok"}}'
+	run -0 jh-decide <<<"$line"
+	assert_output "$line"
+}
+
+@test "bad input: a clear deny, exit 0, no state changed" {
+	before=$(cat "$JH_STATE/ledger/"*)
+	for bad in '{not json' '[1,2]' '"s"' '{"session_id":"s1","event":"PreToolUse"}' \
+	    '{"session_id":"s1","event":"PreToolUse","tool":"Bash","class":"shell","host":"claude-code","cwd":"relative","input":{},"tool_use_id":"t"}' \
+	    '{"session_id":"s1","event":"PreToolUse","malformed":"bad payload"}' \
+	    '{"session_id":"s\u0000x","event":"PreToolUse","tool":7}'; do
+		run -0 jh-decide <<<"$bad"
+		assert_output --partial '"verdict":"deny","code":"malformed-event"'
+	done
+	printf '{"session_id":"\377"}\n' | jh-decide | grep -q malformed-event
+	/usr/bin/python3 -c 'print("{\"a\":" * 5000 + "1" + "}" * 5000)' | jh-decide | grep -q malformed-event
+	/usr/bin/python3 -c 'import json; print(json.dumps({"session_id":"s1","event":"PreToolUse","tool":"Write","class":"write","host":"claude-code","cwd":"/tmp","tool_use_id":"t","input":{"file_path":"/nowhere/x","content":"x"*(10*1024*1024)}}))' >"$T/big.json"
+	run -0 sh -c "jh-decide <'$T/big.json' | jq -r .code"
+	assert_output not-granted
+	assert_equal "$(cat "$JH_STATE/ledger/"*)" "$before"
+	run -1 sh -c "echo '{bad' | jh-decide -e >/dev/null"
+}
+
+@test "50 concurrent deciders on a budget for exactly 10 actions: exactly 10 allows" {
+	BUDGET=20000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	for i in $(seq 1 50); do
+		ev Bash shell '{"command":"npm test"}' s1 "toolu_$i" >"$T/e$i"
+	done
+	for i in $(seq 1 50); do
+		jh-decide -w 30000 <"$T/e$i" >"$T/d$i" &
+	done
+	wait
+	run sh -c "cat $T/d* | jq -r .verdict | sort | uniq -c | tr -s ' '"
+	assert_output $' 10 allow\n 40 deny'
+	run sh -c "cat $T/d* | jq -r 'select(.verdict==\"deny\") | .code' | sort -u"
+	assert_output budget-exceeded
+}
+
+@test "kill -9 at random points: the ledger is never corrupt and never under-counts" {
+	for i in $(seq 1 300); do ev Bash shell '{"command":"npm test"}' s1 "toolu_$i"; done >"$T/stream"
+	for round in 1 2 3 4 5 6; do
+		jh-decide <"$T/stream" >"$T/out$round" &
+		pid=$!
+		sleep "0.0$((RANDOM % 9 + 1))"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	allows=$(cat "$T"/out* | grep -c '"verdict":"allow"' || true)
+	run -0 sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' s1 last | jh-decide | jq -r '.verdict, .remaining_uj'"
+	assert_line --index 0 allow
+	remaining=${lines[1]}
+	spent=$(( 20000000000000 - remaining - 2000000 ))
+	[ "$spent" -ge $(( allows * 2000000 )) ] || fail "ledger spent $spent < $allows allows"
+}
+
+@test "a ledger lock it cannot get in time is a deny, never a hang" {
+	flock "$(ls "$JH_STATE"/ledger/*)" sleep 3 &
+	sleep 0.3
+	run -0 sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' | jh-decide -w 200 | jq -r '.verdict, .code'"
+	assert_output $'deny\ngate-failure'
+	wait
+}
+
+@test "usage" {
+	run -0 jh-decide -h
+	assert_output --partial "usage: jh-decide"
+	run -2 jh-decide -Z
+	run -2 jh-decide -I
+}
