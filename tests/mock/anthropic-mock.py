@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+"""A scripted Anthropic Messages API server for end-to-end tests.
+
+Standard library only; run it with Debian's /usr/bin/python3:
+
+    anthropic-mock.py --port N --script FILE --log FILE [--port-file F] [--pid-file F]
+
+--port 0 binds a free port; --port-file then receives the port number
+(written atomically once the socket listens), --pid-file this process's pid.
+
+Routes
+  POST /v1/messages[?beta=true]               scripted turn, JSON or SSE (stream:true)
+  POST /v1/messages/count_tokens[?beta=true]  {"input_tokens": len(body)//4}
+  GET  /v1/models                             one model list page
+  HEAD|GET / and /api/hello                   200, empty body
+  anything else                               404, Anthropic error shape
+
+Script (JSON, re-read on every request): a list of assistant turns, or an
+object {"turns": [...]}.  Turn k answers a request whose `messages` already
+hold k assistant messages.  A turn is an object with any of
+  "text": "..."                         a text block
+  "tool_use": [{"name": "Bash", "input": {...}, "id"?: "toolu_..."}, ...]
+                                        one tool_use block each (several =
+                                        parallel calls in one message);
+                                        stop_reason "tool_use"
+  "error": {"status": 429, "type": "rate_limit_error", "message": "...",
+            "headers"?: {"retry-after": "3"}, "count"?: N}
+                                        an error response instead; with
+                                        "count", only the first N requests
+                                        that land on this turn get it, later
+                                        ones get the turn's text/tool_use (or
+                                        "done")
+  "stream_error": {"type": "overloaded_error", "message": "..."}
+                                        SSE only: after message_start, an
+                                        `event: error` and the end of stream
+  "usage": {...}                        overrides/extra usage fields
+  "stop_reason": "..."                  override
+  "delay_ms": N                         wait before answering
+  "chunk_pause_ms": N                   wait between SSE events
+After the scripted turns: text "done", stop_reason "end_turn".
+
+Every request is appended to --log as one JSON line: time, method, path,
+headers (x-api-key and authorization values redacted), body (parsed JSON
+when it is JSON), and "response": {status, request_id, message_id, turn,
+stream, tool_use_ids}.
+
+Responses carry a unique `request-id` header (req_...); messages a unique
+id (msg_...); tool_use blocks unique ids (toolu_...).
+"""
+
+import argparse
+import itertools
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+DEFAULT_MODEL = "claude-opus-5-5"
+REDACT = {"x-api-key", "authorization"}
+
+_counter = itertools.count(1)
+_lock = threading.Lock()
+_error_hits = {}  # turn index -> how many times its error was served
+
+
+def new_id(prefix):
+    # A serial number keeps ids ordered and unique within a run; the random
+    # part keeps them unique across runs and mock instances.
+    return "%s%04d%s" % (prefix, next(_counter), secrets.token_hex(8))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "anthropic-mock/1"
+
+    # --- plumbing ------------------------------------------------------
+
+    def log_message(self, fmt, *args):  # quiet; the JSON log is the record
+        pass
+
+    def _read_body(self):
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        if "chunked" in te:
+            data = b""
+            while True:
+                line = self.rfile.readline()
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def _log(self, body_raw, response):
+        headers = {}
+        for k, v in self.headers.items():
+            headers[k] = "REDACTED" if k.lower() in REDACT else v
+        try:
+            body = json.loads(body_raw) if body_raw else None
+        except ValueError:
+            body = body_raw.decode("utf-8", "replace")
+        rec = {
+            "time": time.time(),
+            "method": self.command,
+            "path": self.path,
+            "headers": headers,
+            "body": body,
+            "response": response,
+        }
+        line = json.dumps(rec, separators=(",", ":")) + "\n"
+        with _lock:
+            with open(self.server.log_path, "a", encoding="utf-8") as f:
+                f.write(line)
+
+    def _send_json(self, status, obj, request_id, extra_headers=None):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("request-id", request_id)
+        for k, v in (extra_headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _event(self, name, obj, pause):
+        self._chunk(("event: %s\ndata: %s\n\n" % (name, json.dumps(obj))).encode())
+        if pause:
+            time.sleep(pause)
+
+    def _load_script(self):
+        try:
+            with open(self.server.script_path, encoding="utf-8") as f:
+                script = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.stderr.write("anthropic-mock: script unreadable: %s\n" % e)
+            return []
+        if isinstance(script, dict):
+            script = script.get("turns", [])
+        return script if isinstance(script, list) else []
+
+    # --- routes --------------------------------------------------------
+
+    def do_HEAD(self):
+        self._simple()
+
+    def do_GET(self):
+        route = urlsplit(self.path).path
+        if route == "/v1/models":
+            rid = new_id("req_mock")
+            now = "2026-01-01T00:00:00Z"
+            models = [{"type": "model", "id": m, "display_name": m, "created_at": now}
+                      for m in (DEFAULT_MODEL, "claude-sonnet-5-0", "claude-haiku-5-0")]
+            self._log(b"", {"status": 200, "request_id": rid})
+            self._send_json(200, {"data": models, "has_more": False,
+                                  "first_id": models[0]["id"],
+                                  "last_id": models[-1]["id"]}, rid)
+            return
+        self._simple()
+
+    def _simple(self):
+        route = urlsplit(self.path).path
+        rid = new_id("req_mock")
+        if route in ("/", "/api/hello"):
+            self._log(b"", {"status": 200, "request_id": rid})
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.send_header("request-id", rid)
+            self.end_headers()
+            return
+        self._not_found(b"", rid)
+
+    def _not_found(self, body, rid):
+        self._log(body, {"status": 404, "request_id": rid})
+        self._send_json(404, {"type": "error", "error": {
+            "type": "not_found_error", "message": "mock: no route %s %s" % (
+                self.command, self.path)}, "request_id": rid}, rid)
+
+    def do_POST(self):
+        body = self._read_body()
+        route = urlsplit(self.path).path
+        rid = new_id("req_mock")
+        if route == "/v1/messages/count_tokens":
+            self._log(body, {"status": 200, "request_id": rid})
+            self._send_json(200, {"input_tokens": max(1, len(body) // 4)}, rid)
+            return
+        if route != "/v1/messages":
+            self._not_found(body, rid)
+            return
+        try:
+            req = json.loads(body) if body else {}
+            if not isinstance(req, dict):
+                raise ValueError("body is not an object")
+        except ValueError as e:
+            self._log(body, {"status": 400, "request_id": rid})
+            self._send_json(400, {"type": "error", "error": {
+                "type": "invalid_request_error", "message": "mock: %s" % e},
+                "request_id": rid}, rid)
+            return
+        self._messages(req, body, rid)
+
+    def _messages(self, req, body, rid):
+        msgs = req.get("messages") or []
+        k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant")
+        script = self._load_script()
+        turn = script[k] if k < len(script) and isinstance(script[k], dict) else None
+        stream = bool(req.get("stream"))
+        if turn and turn.get("delay_ms"):
+            time.sleep(turn["delay_ms"] / 1000.0)
+
+        err = turn.get("error") if turn else None
+        if err:
+            with _lock:
+                hits = _error_hits.get(k, 0)
+                serve = "count" not in err or hits < int(err["count"])
+                if serve:
+                    _error_hits[k] = hits + 1
+            if serve:
+                status = int(err.get("status", 500))
+                self._log(body, {"status": status, "request_id": rid, "turn": k,
+                                 "stream": stream})
+                self._send_json(status, {"type": "error", "error": {
+                    "type": err.get("type", "api_error"),
+                    "message": err.get("message", "mock error")},
+                    "request_id": rid}, rid, err.get("headers"))
+                return
+
+        blocks = []
+        if turn is None or ("text" not in turn and "tool_use" not in turn):
+            blocks.append({"type": "text", "text": "done"})
+        else:
+            if turn.get("text") is not None:
+                blocks.append({"type": "text", "text": str(turn["text"])})
+            for tu in turn.get("tool_use") or []:
+                blocks.append({"type": "tool_use",
+                               "id": tu.get("id") or new_id("toolu_mock"),
+                               "name": tu.get("name", "Bash"),
+                               "input": tu.get("input", {})})
+        has_tool = any(b["type"] == "tool_use" for b in blocks)
+        stop = (turn or {}).get("stop_reason") or ("tool_use" if has_tool else "end_turn")
+        out_tokens = sum(max(1, len(json.dumps(b)) // 4) for b in blocks)
+        usage = {"input_tokens": max(1, len(body) // 4),
+                 "cache_creation_input_tokens": 0,
+                 "cache_read_input_tokens": 0,
+                 "output_tokens": out_tokens,
+                 "service_tier": "standard"}
+        usage.update((turn or {}).get("usage") or {})
+        mid = new_id("msg_mock")
+        model = req.get("model") or DEFAULT_MODEL
+        self._log(body, {"status": 200, "request_id": rid, "message_id": mid, "turn": k,
+                         "stream": stream,
+                         "tool_use_ids": [b["id"] for b in blocks if b["type"] == "tool_use"]})
+        if not stream:
+            self._send_json(200, {"id": mid, "type": "message", "role": "assistant",
+                                  "model": model, "content": blocks,
+                                  "stop_reason": stop, "stop_sequence": None,
+                                  "usage": usage}, rid)
+            return
+        self._stream(turn or {}, blocks, stop, usage, mid, model, rid)
+
+    def _stream(self, turn, blocks, stop, usage, mid, model, rid):
+        pause = float(turn.get("chunk_pause_ms") or 0) / 1000.0
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("request-id", rid)
+        self.end_headers()
+        start_usage = dict(usage)
+        start_usage["output_tokens"] = 1
+        try:
+            self._event("message_start", {"type": "message_start", "message": {
+                "id": mid, "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": None, "stop_sequence": None,
+                "usage": start_usage}}, pause)
+            if turn.get("stream_error"):
+                se = turn["stream_error"]
+                self._event("error", {"type": "error", "error": {
+                    "type": se.get("type", "overloaded_error"),
+                    "message": se.get("message", "mock: overloaded")},
+                    "request_id": rid}, 0)
+                self._chunk(b"")
+                return
+            self._event("ping", {"type": "ping"}, pause)
+            for i, b in enumerate(blocks):
+                if b["type"] == "text":
+                    self._event("content_block_start", {
+                        "type": "content_block_start", "index": i,
+                        "content_block": {"type": "text", "text": ""}}, pause)
+                    t = b["text"]
+                    parts = [t[j:j + 16] for j in range(0, len(t), 16)] or [""]
+                    for p in parts:
+                        self._event("content_block_delta", {
+                            "type": "content_block_delta", "index": i,
+                            "delta": {"type": "text_delta", "text": p}}, pause)
+                else:
+                    self._event("content_block_start", {
+                        "type": "content_block_start", "index": i,
+                        "content_block": {"type": "tool_use", "id": b["id"],
+                                          "name": b["name"], "input": {}}}, pause)
+                    js = json.dumps(b["input"], separators=(",", ":"))
+                    parts = [js[j:j + 24] for j in range(0, len(js), 24)]
+                    for p in parts:
+                        self._event("content_block_delta", {
+                            "type": "content_block_delta", "index": i,
+                            "delta": {"type": "input_json_delta", "partial_json": p}}, pause)
+                self._event("content_block_stop", {"type": "content_block_stop",
+                                                   "index": i}, pause)
+            self._event("message_delta", {"type": "message_delta",
+                                          "delta": {"stop_reason": stop,
+                                                    "stop_sequence": None},
+                                          "usage": usage}, pause)
+            self._event("message_stop", {"type": "message_stop"}, 0)
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--port-file")
+    ap.add_argument("--pid-file")
+    a = ap.parse_args()
+
+    ThreadingHTTPServer.daemon_threads = True
+    srv = ThreadingHTTPServer((a.host, a.port), Handler)
+    srv.script_path = a.script
+    srv.log_path = a.log
+    open(a.log, "a").close()
+    if a.pid_file:
+        with open(a.pid_file + ".tmp", "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.replace(a.pid_file + ".tmp", a.pid_file)
+    if a.port_file:
+        with open(a.port_file + ".tmp", "w") as f:
+            f.write("%d\n" % srv.server_address[1])
+        os.replace(a.port_file + ".tmp", a.port_file)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
