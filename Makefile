@@ -15,16 +15,17 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-chain jh-seal jh-verify
-MAN1	= jh-chain.1 jh-seal.1 jh-verify.1
+PROGS	= jh-chain jh-normalize jh-seal jh-verify
+MAN1	= jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c json.c keys.c kinds.c ledger.c paths.c util.c verify.c
+LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c hosts.c json.c keys.c kinds.c ledger.c paths.c util.c verify.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
 PKG_jh-chain	= libsodium jansson libcbor
+PKG_jh-normalize	= libsodium jansson libcbor
 PKG_jh-seal	= libsodium jansson libcbor
 PKG_jh-verify	= libsodium jansson libcbor
 PKG_ALL		= libsodium jansson libcbor

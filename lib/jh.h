@@ -556,4 +556,70 @@ int	jh_reader_line(struct jh_reader *, const char **, size_t *,
 int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
 	    struct jh_err *);
 
+/*
+ * hosts.c: host adapters, one table entry per host (hosts.md 11-12):
+ * where its hook payload keeps each ActionEvent field, the class of each
+ * of its tools, and its answer to each verdict.
+ */
+#define JH_HF_ANY	0	/* any JSON value */
+#define JH_HF_TEXT	1	/* a string */
+#define JH_HF_NAME	2	/* a string without NUL (ids, paths) */
+#define JH_HF_UINT	3	/* a non-negative integer */
+#define JH_HF_BOOL	4
+#define JH_HF_OBJECT	5
+#define JH_HF_ARRAY	6
+
+struct jh_host_field {
+	const char *native;	/* the host's key */
+	const char *name;	/* the ActionEvent's */
+	int type;		/* JH_HF_* */
+};
+
+struct jh_host_tool {
+	const char *pattern;	/* a tool name; '*' matches any run */
+	const char *cls;	/* shell read write edit fetch search mcp
+				   agent (other when nothing matches) */
+};
+
+#define JH_ANSWER_ALLOW		0
+#define JH_ANSWER_REWRITE	1
+#define JH_ANSWER_ASK		2
+#define JH_ANSWER_DENY		3
+
+struct jh_host {
+	const char *name;		/* -H name, the event's "host" */
+	const char *f_session;		/* payload keys of the core fields */
+	const char *f_event;
+	const char *f_tool;
+	const char *f_input;
+	const char *f_cwd;
+	const char *f_call;		/* the host's id of the tool call */
+	const char *const *tool_events;	/* events that carry a tool */
+	const char *gate_event;		/* the pre-tool event -r answers */
+	const struct jh_host_field *fields;	/* the others, in order */
+	const struct jh_host_tool *tools;
+	const char *f_command;		/* input keys content_id hashes */
+	const char *f_content;
+	const char *f_url;
+	const char *mcp_prefix;		/* "mcp__" */
+	const char *mcp_sep;		/* "__" between server and tool */
+	int block_status;		/* the exit status that blocks */
+	int (*answer)(struct jh_buf *, int, const char *, const char *,
+	    int);
+};
+
+#define JH_JSON_TOOLONG	(-1)	/* a value over JH_MAX_RECORD, skipped */
+#define JH_JSON_BROKEN	(-2)	/* input ends inside a value; read error */
+
+const struct jh_host *jh_host_lookup(const char *);
+const char *jh_host_names(char *, size_t);
+const char *jh_host_class(const struct jh_host *, const char *, size_t);
+int	jh_content_id(char *, const struct jh_host *, const char *,
+	    const char *, size_t, const json_t *);
+json_t	*jh_host_event(const struct jh_host *, const json_t *, int);
+int	jh_host_answer(struct jh_buf *, const struct jh_host *, int,
+	    const char *, const char *, int);
+int	jh_reader_json(struct jh_reader *, const char **, size_t *,
+	    uint64_t *, struct jh_err *);
+
 #endif /* JH_H */

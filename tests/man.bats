@@ -9,8 +9,16 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-seal jh-verify"
+	PAGES="jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-normalize jh-seal jh-verify"
+}
+
+# The exit statuses a program uses, which its page must list.
+statuses_of() {
+	case $1 in
+	jh-normalize)	echo 0 2 ;;	# verdicts travel in data; deny is 2
+	*)		echo 0 1 2 ;;
+	esac
 }
 
 # The option string a program passes to getopt(3), from its source.
@@ -168,15 +176,20 @@ run_examples() {
 	done
 }
 
-@test "the program pages list exit statuses 0, 1 and 2 in a tag list" {
+@test "the program pages list their exit statuses in a tag list" {
 	local p s
 	for p in $PROGS; do
-		p=$p.1
-		run section_src "$MAN/$p" "EXIT STATUS"
+		run section_src "$MAN/$p.1" "EXIT STATUS"
 		assert_success
 		assert_line --index 0 '.Bl -tag -width Ds'
-		for s in 0 1 2; do
+		for s in $(statuses_of "$p"); do
 			assert_line ".It $s"
+		done
+		for s in 0 1 2; do
+			case " $(statuses_of "$p") " in
+			*" $s "*) ;;
+			*) refute_line ".It $s" ;;
+			esac
 		done
 	done
 }
@@ -265,6 +278,15 @@ run_examples() {
 	assert_output --partial 'jh-chain -c -i s1'
 	assert_output --partial 'jh-verify -c s1.checkpoint'
 	run_examples "$MAN/jh-chain.1"
+}
+
+@test "jh-normalize(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-normalize.1" EXAMPLES
+	assert_output --partial 'jh-normalize -H claude-code pre.json'
+	assert_output --partial 'jh-normalize -H claude-code -r -A -i s1'
+	assert_output --partial 'decide deny'
+	run_examples "$MAN/jh-normalize.1"
 }
 
 @test "a usage line that -h wraps is joined before the comparison" {

@@ -1,0 +1,535 @@
+#!/usr/bin/env bats
+# jh-normalize: Claude Code hook payloads to ActionEvents, and the reply
+# stage that turns a chained decision receipt bound to the call into
+# Claude Code's answer.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	FIX="$PROJECT_ROOT/tests/fixtures/claude-code"
+}
+
+norm() {
+	jh-normalize -H claude-code "$@"
+}
+
+sha() {
+	printf 'sha256:%s' "$(sha256sum | cut -c1-64)"
+}
+
+# The deny Claude Code gets, with reason R.
+deny_of() {
+	jq -cn --arg r "joulehook: $1" \
+	    '{hookSpecificOutput:{hookEventName:"PreToolUse",permissionDecision:"deny",permissionDecisionReason:$r}}'
+}
+
+# --- forward: payloads to ActionEvents ---------------------------------
+
+@test "PreToolUse Bash: tool, class, input, content_id of the command, tool_use_id, key order" {
+	run -0 norm "$FIX/PreToolUse-Bash.json"
+	assert_equal "${#lines[@]}" 1
+	command=$(jq -r .tool_input.command "$FIX/PreToolUse-Bash.json")
+	want=$(printf %s "$command" | sha)
+	run jq -c '[.tool, .class, .content_id, .tool_use_id, .host, .event, .cwd, .session_id]' <<<"$output"
+	assert_output "[\"Bash\",\"shell\",\"$want\",\"toolu_00_0\",\"claude-code\",\"PreToolUse\",\"/home/dev/project\",\"c6fdfddf-13dd-4a89-af32-dd539f6354a9\"]"
+	run sh -c "jh-normalize -H claude-code '$FIX/PreToolUse-Bash.json' | jq -c '.input == \$p.tool_input' --argjson p \"\$(cat '$FIX/PreToolUse-Bash.json')\""
+	assert_output true
+	run sh -c "jh-normalize -H claude-code '$FIX/PreToolUse-Bash.json' | jq -c keys_unsorted"
+	assert_output '["session_id","tool","input","cwd","content_id","host","event","class","tool_use_id","transcript_path","permission_mode","prompt_id","effort"]'
+}
+
+@test "PreToolUse Write: content_id is the digest of the content to be written" {
+	run -0 norm "$FIX/PreToolUse-Write.json"
+	want=$(jq -j .tool_input.content "$FIX/PreToolUse-Write.json" | sha)
+	run jq -c '[.tool, .class, .content_id, .tool_use_id, .input]' <<<"$output"
+	assert_output "[\"Write\",\"write\",\"$want\",\"toolu_01_0\",{\"file_path\":\"/home/dev/project/new.txt\",\"content\":\"new file\\n\"}]"
+}
+
+@test "PreToolUse Edit and Read: no content_id (jh-decide hashes the file after the path check)" {
+	run -0 norm "$FIX/PreToolUse-Edit.json"
+	run jq -c '[.tool, .class, .content_id, .tool_use_id, .input]' <<<"$output"
+	assert_output '["Edit","edit",null,"toolu_03_0",{"file_path":"/home/dev/project/existing.txt","old_string":"alpha","new_string":"beta","replace_all":false}]'
+	run -0 norm "$FIX/PreToolUse-Read.json"
+	run jq -c '[.tool, .class, .content_id, .tool_use_id, .input]' <<<"$output"
+	assert_output '["Read","read",null,"toolu_02_0",{"file_path":"/home/dev/project/existing.txt"}]'
+}
+
+@test "PreToolUse of an MCP tool: class mcp, content_id of server/tool, mcp_server kept" {
+	run -0 norm "$FIX/PreToolUse-mcp__probe__write_note.json"
+	want=$(printf %s probe/write_note | sha)
+	run jq -c '[.tool, .class, .content_id, .tool_use_id, .input, .mcp_server]' <<<"$output"
+	assert_output "[\"mcp__probe__write_note\",\"mcp\",\"$want\",\"toolu_00_0\",{\"text\":\"hello from mock\"},{\"name\":\"probe\",\"source\":\"dynamic\"}]"
+}
+
+@test "content_id by class: plugin MCP names, fetch URLs, and none where underivable" {
+	p() {
+		jq -cn --arg t "$1" --argjson i "$2" \
+		    '{session_id:"s",hook_event_name:"PreToolUse",tool_name:$t,tool_input:$i,tool_use_id:"t",cwd:"/"}' |
+		    norm | jq -r '[.class, .content_id // "null"] | join(" ")'
+	}
+	run p mcp__plugin_jh_receipts__verify '{}'
+	assert_output "mcp $(printf %s plugin_jh_receipts/verify | sha)"
+	run p mcp__noseparator '{}'
+	assert_output "mcp null"
+	run p mcp__srv__ '{}'
+	assert_output "mcp null"
+	run p mcp____tool '{}'
+	assert_output "mcp null"
+	run p WebFetch '{"url":"https://example.org/x","prompt":"p"}'
+	assert_output "fetch $(printf %s https://example.org/x | sha)"
+	run p WebSearch '{"query":"q"}'
+	assert_output "fetch null"
+	run p Bash '{"command":42}'
+	assert_output "shell null"
+	run p Write '{"file_path":"/x"}'
+	assert_output "write null"
+	run p Bash '{"command":"a\u0000b"}'
+	assert_output "shell $(printf 'a\0b' | sha)"
+	run p Bash '{"command":"été ✓"}'
+	assert_output "shell $(printf %s 'été ✓' | sha)"
+}
+
+@test "the class of every Claude Code tool name" {
+	local t c
+	while read -r t c; do
+		run sh -c "jq -cn --arg t '$t' '{session_id:\"s\",hook_event_name:\"PreToolUse\",tool_name:\$t,tool_input:{},tool_use_id:\"u\",cwd:\"/\"}' | jh-normalize -H claude-code | jq -r .class"
+		assert_output "$c" || fail "tool $t"
+	done <<-EOF
+	Bash shell
+	PowerShell shell
+	Write write
+	Edit edit
+	MultiEdit edit
+	NotebookEdit edit
+	Read read
+	Glob search
+	Grep search
+	LS search
+	WebFetch fetch
+	WebSearch fetch
+	Agent agent
+	Task agent
+	mcp__github__create_issue mcp
+	mcp__x mcp
+	ToolSearch other
+	Skill other
+	Workflow other
+	ScheduleWakeup other
+	ListAgents other
+	ReportFindings other
+	TodoWrite other
+	ExitPlanMode other
+	TaskCreate other
+	bash other
+	Bashful other
+	NoSuchTool other
+	EOF
+}
+
+@test "PostToolUse keeps the response and duration; PermissionRequest has no tool_use_id" {
+	run -0 norm "$FIX/PostToolUse-Bash.json"
+	run jq -c '[.event, .tool, .class, .tool_use_id, .response, .duration_ms]' <<<"$output"
+	assert_output '["PostToolUse","Bash","shell","toolu_00_0",{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},53]'
+	run -0 norm "$FIX/PermissionRequest-Bash-print-mode.json"
+	run jq -c '[.event, .tool, .class, has("tool_use_id"), .permission_suggestions[1].mode, has("malformed")]' <<<"$output"
+	assert_output '["PermissionRequest","Bash","shell",false,"acceptEdits",false]'
+}
+
+@test "Stop, SessionStart, SessionEnd and UserPromptSubmit normalize without tool fields" {
+	run -0 norm "$FIX/Stop.json"
+	assert_output '{"session_id":"c6fdfddf-13dd-4a89-af32-dd539f6354a9","cwd":"/home/dev/project","host":"claude-code","event":"Stop","transcript_path":"/home/dev/.claude/projects/-home-dev-project/c6fdfddf-13dd-4a89-af32-dd539f6354a9.jsonl","permission_mode":"default","prompt_id":"6d932f3c-1670-40f6-a17c-9cf9ff4d12ed","stop_hook_active":false,"effort":{"level":"medium"},"last_assistant_message":"done","background_tasks":[],"session_crons":[]}'
+	run -0 norm "$FIX/SessionStart.json"
+	assert_output '{"session_id":"c6fdfddf-13dd-4a89-af32-dd539f6354a9","cwd":"/home/dev/project","host":"claude-code","event":"SessionStart","transcript_path":"/home/dev/.claude/projects/-home-dev-project/c6fdfddf-13dd-4a89-af32-dd539f6354a9.jsonl","source":"startup"}'
+	run -0 norm "$FIX/SessionEnd-print-mode.json"
+	run jq -c '[.event, .reason, has("tool"), has("class"), has("content_id")]' <<<"$output"
+	assert_output '["SessionEnd","other",false,false,false]'
+	run -0 norm "$FIX/UserPromptSubmit.json"
+	run jq -c '[.event, .prompt, .permission_mode]' <<<"$output"
+	assert_output '["UserPromptSubmit","do the task","default"]'
+}
+
+@test "lossless: every captured field maps to a name; -n keeps unknown fields under native" {
+	local f
+	for f in "$FIX"/*.json; do
+		run -0 jh-normalize -n -H claude-code "$f"
+		run jq -c 'has("native"), has("malformed")' <<<"$output"
+		assert_output $'false\nfalse' || fail "$f"
+	done
+	jq -c '. + {"future_field":{"a":1},"zz":"x"}' "$FIX/PreToolUse-Bash.json" >"$T/u.json"
+	run -0 norm -n "$T/u.json"
+	run jq -c '[.native, has("malformed"), .tool]' <<<"$output"
+	assert_output '[{"future_field":{"a":1},"zz":"x"},false,"Bash"]'
+	run -0 norm "$T/u.json"
+	refute_output --partial future_field
+	run -0 norm "$FIX/PreToolUse-Bash.json"
+	assert_equal "$(norm "$T/u.json")" "$output"
+}
+
+@test "a stream of payloads, pretty-printed or back to back, over several files" {
+	cat "$FIX/PreToolUse-Bash.json" "$FIX/Stop.json" >"$T/two.json"
+	jq -c . "$FIX/SessionStart.json" | tr -d '\n' >"$T/one.json"
+	run -0 sh -c "jh-normalize -H claude-code '$T/two.json' - '$T/one.json' <'$FIX/PreToolUse-Read.json' | jq -r .event"
+	assert_output $'PreToolUse\nStop\nPreToolUse\nSessionStart'
+	run -0 sh -c "printf '%s%s' \"\$(jq -c . '$FIX/Stop.json')\" \"\$(jq -c . '$FIX/Stop.json')\" | jh-normalize -H claude-code | wc -l"
+	assert_output 2
+	run -0 norm </dev/null
+	assert_output ""
+}
+
+@test "input that is not JSON: a diagnostic, nothing written for it, exit 2" {
+	run -2 --separate-stderr norm <<<'this is not json'
+	assert_output ""
+	[[ $stderr == *"jh-normalize: -: payload 1 (offset 0): not JSON"* ]]
+	# what came before is still written; the rest is not read
+	{ jq -c . "$FIX/Stop.json"; echo '{"a":'; } >"$T/trunc.json"
+	run -2 --separate-stderr norm "$T/trunc.json"
+	assert_equal "$(jq -r .event <<<"$output")" Stop
+	[[ $stderr == *"payload 2"*"ends inside a JSON value"* ]]
+	{ jq -c . "$FIX/Stop.json"; echo '{"a":1,}'; jq -c . "$FIX/Stop.json"; } >"$T/bad.json"
+	run -2 --separate-stderr norm "$T/bad.json"
+	assert_equal "${#lines[@]}" 1
+	run -2 --separate-stderr norm <<<'{"session_id":"s","session_id":"t","hook_event_name":"Stop"}'
+	assert_output ""
+	[[ $stderr == *"duplicate object key"* ]]
+	run -2 norm "$T/missing.json"
+	assert_output --partial "missing.json"
+}
+
+@test "invalid UTF-8 is not JSON: nothing written, exit 2" {
+	printf '{"session_id":"s\xff","hook_event_name":"Stop"}' >"$T/u8.json"
+	run -2 --separate-stderr norm "$T/u8.json"
+	assert_output ""
+	[[ $stderr == *"not JSON"* ]]
+}
+
+@test "a 20 MB payload: a diagnostic, nothing written for it, the next payload still normalized" {
+	{
+		printf '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_use_id":"u","cwd":"/","tool_input":{"file_path":"/x","content":"'
+		head -c 20000000 /dev/zero | tr '\0' a
+		printf '"}}\n'
+		cat "$FIX/Stop.json"
+	} >"$T/big.json"
+	run -2 --separate-stderr norm "$T/big.json"
+	assert_equal "${#lines[@]}" 1
+	assert_equal "$(jq -r .event <<<"$output")" Stop
+	[[ $stderr == *"payload 1 (offset 0): payload longer than 16777216 bytes"* ]]
+	# a payload just under the limit whose event, with content_id, would
+	# be over it: the next stage would refuse the line, so none is written
+	{
+		printf '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_use_id":"u","cwd":"/","tool_input":{"file_path":"/x","content":"'
+		head -c 16777000 /dev/zero | tr '\0' a
+		printf '"}}'
+	} >"$T/edge.json"
+	run -2 --separate-stderr norm "$T/edge.json"
+	assert_output ""
+	[[ $stderr == *"its event is longer than 16777216 bytes"* ]]
+}
+
+@test "valid JSON but not an object: a malformed event, exit 0" {
+	run -0 norm <<<'[1,2] "x" 42 null'
+	assert_equal "${#lines[@]}" 4
+	for l in "${lines[@]}"; do
+		assert_equal "$l" '{"host":"claude-code","malformed":"payload is not a JSON object"}'
+	done
+}
+
+@test "missing fields and wrong types: the event with what could be taken, and malformed" {
+	m() {
+		jq -c "$1" "$FIX/PreToolUse-Bash.json" | norm | jq -c "$2"
+	}
+	run m 'del(.session_id)' '[.malformed, has("session_id"), .tool]'
+	assert_output '["missing session_id",false,"Bash"]'
+	run m 'del(.hook_event_name)' '[.malformed, has("event"), .tool]'
+	assert_output '["missing hook_event_name",false,"Bash"]'
+	run m '.session_id = 7' '[.malformed, has("session_id")]'
+	assert_output '["session_id must be a string",false]'
+	run m '.session_id = ""' '.malformed'
+	assert_output '"session_id is empty"'
+	run m '.session_id = "a\u0000b"' '.malformed'
+	assert_output '"NUL in session_id"'
+	run m '.tool_input = "echo hi"' '[.malformed, has("input"), .class, .content_id]'
+	assert_output '["tool_input must be an object",false,"shell",null]'
+	run m 'del(.tool_name)' '[.malformed, has("tool"), has("class"), .input.command]'
+	assert_output '["missing tool_name",false,false,"echo hello > /home/dev/project/bash_out.txt"]'
+	run m 'del(.tool_use_id)' '[.malformed, has("tool_use_id")]'
+	assert_output '["missing tool_use_id",false]'
+	run m '.tool_use_id = null' '.malformed'
+	assert_output '"missing tool_use_id"'
+	run m 'del(.cwd)' '.malformed'
+	assert_output '"missing cwd"'
+	run m '.duration_ms = -1' '[.malformed, has("duration_ms")]'
+	assert_output '["duration_ms must be a non-negative integer",false]'
+	run m '.permission_mode = {}' '.malformed'
+	assert_output '"permission_mode must be a string"'
+	# the first defect is named; a wrong type is kept under native with -n
+	jq -c '.session_id = 7 | .tool_input = 1' "$FIX/PreToolUse-Bash.json" >"$T/w.json"
+	run -0 norm -n "$T/w.json"
+	run jq -c '[.malformed, .native]' <<<"$output"
+	assert_output '["session_id must be a string",{"session_id":7,"tool_input":1}]'
+	# a Stop needs no tool fields, a PostToolUse no tool_use_id
+	run sh -c "jq -c 'del(.cwd)' '$FIX/Stop.json' | jh-normalize -H claude-code | jq -c 'has(\"malformed\")'"
+	assert_output false
+	run sh -c "jq -c 'del(.tool_use_id)' '$FIX/PostToolUse-Bash.json' | jh-normalize -H claude-code | jq -c 'has(\"malformed\")'"
+	assert_output false
+}
+
+@test "NUL in a string: kept, and hashed as bytes; U+0000 in an id is malformed" {
+	jq -c '.tool_input.command = "echo a\u0000b"' "$FIX/PreToolUse-Bash.json" >"$T/n.json"
+	run -0 norm "$T/n.json"
+	run jq -c '[.input.command == "echo a\u0000b", .content_id, has("malformed")]' <<<"$output"
+	assert_output "[true,\"$(printf 'echo a\0b' | sha)\",false]"
+	jq -c '.tool_use_id = "t\u0000x"' "$FIX/PreToolUse-Bash.json" >"$T/n2.json"
+	run -0 norm "$T/n2.json"
+	run jq -c .malformed <<<"$output"
+	assert_output '"NUL in tool_use_id"'
+}
+
+@test "deep nesting: over 64 levels in tool_input is malformed and dropped; past the parser's limit, not JSON" {
+	nest() {
+		local n=$1
+		printf '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"u","cwd":"/","tool_input":{"a":'
+		printf '%*s' "$n" '' | tr ' ' '['
+		printf '%*s' "$n" '' | tr ' ' ']'
+		printf '}}\n'
+	}
+	nest 64 | norm >"$T/ok"
+	run jq -c '[has("malformed"), has("input")]' "$T/ok"
+	assert_output '[false,true]'
+	run -0 sh -c "jq -c .input '$T/ok' | jh-seal -D"
+	nest 65 | norm >"$T/deep"
+	run -1 --separate-stderr sh -c "$(declare -f nest); nest 65 | jq -c .tool_input | jh-seal -D"
+	[[ $stderr == *"nesting deeper than 64"* ]]
+	run jq -c '[.malformed, has("input"), .content_id, .class]' "$T/deep"
+	assert_output '["tool_input nested deeper than 64 levels",false,null,"shell"]'
+	run -2 --separate-stderr sh -c "$(declare -f nest); nest 5000 | jh-normalize -H claude-code"
+	assert_output ""
+	[[ $stderr == *"not JSON"* ]]
+}
+
+@test "what jh-normalize writes for an input digests as the payload's tool_input" {
+	jq -c '.tool_input = {"n":1,"f":1.0,"e":1e2,"b":true,"z":null,"s":"\u00e9"}' \
+	    "$FIX/PreToolUse-Bash.json" >"$T/d.json"
+	a=$(jq -c .tool_input "$T/d.json" | jh-seal -D | jq -r .digest)
+	b=$(norm "$T/d.json" | jq -c .input | jh-seal -D | jq -r .digest)
+	assert_equal "$a" "$b"
+	# jq rewrites 1.0 as 1; the digest of the raw text is the reference
+	a=$(printf '%s\n' '{"n":1,"f":1.0,"e":1e2,"b":true,"z":null,"s":"\u00e9"}' | jh-seal -D | jq -r .digest)
+	printf '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"X","tool_use_id":"u","cwd":"/","tool_input":%s}' \
+	    '{"n":1,"f":1.0,"e":1e2,"b":true,"z":null,"s":"\u00e9"}' >"$T/raw.json"
+	norm "$T/raw.json" >"$T/ev"
+	b=$(sed 's/.*"input":\({[^}]*}\).*/\1/' "$T/ev" | jh-seal -D | jq -r .digest)
+	assert_equal "$a" "$b"
+}
+
+@test "usage: -h, a missing or unknown host, options of the other mode" {
+	run -0 jh-normalize -h
+	assert_line --index 0 'usage: jh-normalize -H host [-n] [file ...]'
+	run -2 jh-normalize
+	assert_output --partial "-H host is required"
+	run -2 jh-normalize -H cursor
+	assert_output --partial "unknown host cursor (known: claude-code)"
+	run -2 jh-normalize -H claude-code -A
+	assert_output --partial "belong to -r"
+	run -2 jh-normalize -H claude-code -x
+	assert_output --partial "unknown option -x"
+}
+
+# --- reply: a chained receipt to Claude Code's answer ------------------
+
+# The deny, on stdout as JSON and on stderr as text.
+assert_deny() {
+	assert_output "$(deny_of "$1")"
+	assert_equal "$stderr" "joulehook: $1"
+}
+
+# A chain/1 entry from the real pieces: a Decision (adjusted by the jq
+# filter $2) sealed and chained.
+entry() {
+	decision_json "${1:-allow}" | jq -c "${2:-.}" | jh-seal | jh-chain
+}
+
+reply() {
+	jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$DIG" "$@"
+}
+
+setup_reply() {
+	jh_keys
+	DIG=$(echo '{"command":"npm test"}' | jh-seal -D | jq -r .digest)
+}
+
+@test "reply: allow is no opinion (exit 0, nothing written); -A makes it Claude Code's allow" {
+	setup_reply
+	entry allow >"$T/e"
+	run -0 --separate-stderr reply <"$T/e"
+	assert_output ""
+	assert_equal "$stderr" ""
+	run -0 reply -A <"$T/e"
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"joulehook: granted"}}'
+}
+
+@test "reply: a deny is the deny JSON, the reason on stderr, exit 2" {
+	setup_reply
+	entry deny '.code="no-grant" | .reason="no grant covers Bash"' >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_deny 'no grant covers Bash'
+	assert_equal "$stderr" "joulehook: no grant covers Bash"
+}
+
+@test "reply: ask is Claude Code's ask, exit 0" {
+	setup_reply
+	entry ask '.debited_uj=0 | .code="policy-ask" | .reason="tests/** writes run as code"' >"$T/e"
+	run -0 --separate-stderr reply <"$T/e"
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"joulehook: tests/** writes run as code"}}'
+	assert_equal "$stderr" ""
+}
+
+@test "reply: a rewrite is updatedInput alone (with -A also allow), the object sealed" {
+	setup_reply
+	entry rewrite '.code="policy-rewrite" | .reason="token redacted" | .updated_input={"command":"npm test","env":{"N":1.5,"T":"$GITHUB_TOKEN"}}' >"$T/e"
+	run -0 reply <"$T/e"
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"npm test","env":{"N":1.5,"T":"$GITHUB_TOKEN"}}}}'
+	run jq -c '.hookSpecificOutput.updatedInput == {"command":"npm test","env":{"N":1.5,"T":"$GITHUB_TOKEN"}}' <<<"$output"
+	assert_output true
+	run -0 reply -A <"$T/e"
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"joulehook: token redacted","updatedInput":{"command":"npm test","env":{"N":1.5,"T":"$GITHUB_TOKEN"}}}}'
+}
+
+@test "reply: empty input, garbage, truncated entries and two entries are denied" {
+	setup_reply
+	run -2 --separate-stderr reply </dev/null
+	assert_deny 'no receipt: the input is empty (a stage before the reply failed)'
+	assert_equal "$stderr" "joulehook: no receipt: the input is empty (a stage before the reply failed)"
+	run -2 --separate-stderr reply <<<'{"verdict":"allow"}'
+	assert_output --partial '"permissionDecision":"deny","permissionDecisionReason":"joulehook: '
+	entry allow >"$T/e"
+	head -c 100 "$T/e" >"$T/trunc"
+	run -2 --separate-stderr reply <"$T/trunc"
+	assert_output --partial '"permissionDecisionReason":"joulehook: no receipt: the input is truncated'
+	{ entry allow; entry allow; } >"$T/two"
+	run -2 --separate-stderr reply <"$T/two"
+	assert_deny 'the input holds more than one item; the reply answers exactly one chained receipt'
+	{ cat "$T/e"; printf x; } >"$T/trail"
+	run -2 --separate-stderr reply <"$T/trail"
+	assert_deny 'the input holds more than one item; the reply answers exactly one chained receipt'
+}
+
+@test "reply: a bare decision/1 straight from jh-seal is denied" {
+	setup_reply
+	decision_json allow | jh-seal >"$T/bare"
+	run -2 --separate-stderr reply <"$T/bare"
+	assert_deny 'a bare decision/1, not a chain/1 entry: the receipt was never chained'
+}
+
+@test "reply: a valid entry of another call, session or input is denied" {
+	setup_reply
+	entry allow '.tool_use_id="toolu_02"' >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_deny 'the receipt is for another tool call (tool_use_id)'
+	entry allow >"$T/e"
+	run -2 --separate-stderr jh-normalize -H claude-code -r -i s2 -u toolu_01 -D "$DIG" <"$T/e"
+	assert_deny 'the receipt is for another session'
+	other=$(echo '{"command":"rm -rf /"}' | jh-seal -D | jq -r .digest)
+	run -2 --separate-stderr jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$other" <"$T/e"
+	assert_deny 'the receipt is for another input (input_digest)'
+	entry allow '.session_id="s2"' >"$T/e2"
+	run -2 --separate-stderr reply <"$T/e2"
+	assert_deny 'the receipt is for another session'
+	entry allow '.event="PostToolUse"' >"$T/e3"
+	run -2 --separate-stderr reply <"$T/e3"
+	assert_deny 'the receipt is not a decision on a claude-code PreToolUse'
+}
+
+@test "reply: a stale receipt or entry is denied; -d sets the limit" {
+	setup_reply
+	now=$(($(date +%s) * 1000))
+	# sealed a minute ago, chained now
+	decision_json allow | JH_NOW=$((now - 60000)) jh-seal | jh-chain -l "$T/l1" >"$T/old"
+	run -2 --separate-stderr reply <"$T/old"
+	assert_output --regexp '^\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"joulehook: the receipt is stale: its ts is [0-9]+ ms from now, more than 30000"\}\}$'
+	run -0 reply -d 120000 <"$T/old"
+	assert_output ""
+	# a fresh receipt in an entry chained long ago
+	decision_json allow | JH_NOW=$now jh-seal | JH_NOW=$((now - 1000000)) jh-chain -l "$T/l2" >"$T/e"
+	run -2 --separate-stderr env JH_NOW=$now jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$DIG" <"$T/e"
+	assert_deny 'the receipt is stale: its ts is 1000000 ms from now, more than 30000'
+	run -0 env JH_NOW=$((now - 1000000 + 30000)) jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$DIG" -d 1000000 <"$T/e"
+	run -2 --separate-stderr env JH_NOW=$((now - 1000000 + 30000)) jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$DIG" <"$T/e"
+	assert_deny 'the receipt is stale: its ts is 970000 ms from now, more than 30000'
+	# a receipt from the future is no better
+	decision_json allow | JH_NOW=$((now + 60000)) jh-seal | JH_NOW=$now jh-chain -l "$T/l4" >"$T/f"
+	run -2 --separate-stderr env JH_NOW=$now jh-normalize -H claude-code -r -i s1 -u toolu_01 -D "$DIG" <"$T/f"
+	assert_deny 'the receipt is stale: its ts is 60000 ms from now, more than 30000'
+}
+
+@test "reply: an entry signed by a key not in stewards, or tampered with, is denied" {
+	setup_reply
+	mkdir "$T/o"
+	jh-seal -G -k "$T/o/k"
+	decision_json allow | jh-seal -k "$T/o/k" | jh-chain -k "$T/o/k" -l "$T/o/log" >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_output --partial '"permissionDecisionReason":"joulehook: the receipt does not verify: untrusted kid did:key:z6Mk'
+	# our entry around another key's receipt
+	decision_json allow | jh-seal -k "$T/o/k" | jh-chain -s "$T/o/k.pub" -l "$T/o/log2" >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_output --partial '"permissionDecisionReason":"joulehook: the chained receipt does not verify: untrusted kid'
+	# issuer keys sign no receipts
+	cat "$JH_HOME/issuer.key.pub" >"$T/s"
+	entry allow >"$T/e"
+	run -2 --separate-stderr reply -s "$T/s" <"$T/e"
+	assert_output --partial 'the receipt does not verify: untrusted kid'
+	run -0 reply -s "$JH_HOME/stewards" <"$T/e"
+	n=$(stat -c %s "$T/e")
+	cp "$T/e" "$T/x"
+	printf '\x01' | dd of="$T/x" bs=1 seek=$((n - 10)) conv=notrunc 2>/dev/null
+	run -2 --separate-stderr reply <"$T/x"
+	assert_output --partial '"permissionDecisionReason":"joulehook: the receipt does not verify'
+	rm "$JH_HOME/stewards"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_output --partial 'cannot load the stewards list'
+}
+
+@test "reply: a chained receipt that is not a decision/1 is denied" {
+	setup_reply
+	echo '{"kind":"efficiency/1","session":"s1","unit":"msg_1","source":"proxy","tokens_in":10,"tokens_out":20,"tokens_cache_read":0,"tokens_cache_write":0,"accepted_tokens":20,"coeff":"c","duration_ms":5,"completed":1,"verdict":"ok","enforced":1,"debited_uj":42,"energy":{"estimated_uj":42,"provenance":"Estimator"}}' |
+	    jh-seal | jh-chain >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_deny 'the chained receipt is of kind efficiency/1, not decision/1'
+}
+
+@test "reply: usage errors are still answered with the deny JSON and exit 2" {
+	setup_reply
+	entry allow >"$T/e"
+	run -2 --separate-stderr jh-normalize -H claude-code -r -i s1 -u toolu_01 <"$T/e"
+	assert_deny 'usage: -r needs -i session, -u tool_use_id and -D input_digest'
+	run -2 --separate-stderr reply -x <"$T/e"
+	assert_deny 'usage: unknown option -x'
+	run -2 --separate-stderr reply -d soon <"$T/e"
+	assert_deny 'usage: -d soon: not a number of milliseconds'
+	run -2 --separate-stderr reply -h <"$T/e"
+	assert_deny 'usage: -h with -r'
+	run -2 --separate-stderr reply -n <"$T/e"
+	assert_deny 'usage: -n with -r'
+	run -2 --separate-stderr reply file <"$T/e"
+	assert_deny 'usage: -r reads the standard input only'
+	run -2 --separate-stderr jh-normalize -r -i s1 -u toolu_01 -D "$DIG" <"$T/e"
+	refute_output --partial hookSpecificOutput
+	run -2 --separate-stderr jh-normalize -r -H nohost -i s1 -u toolu_01 -D "$DIG" <"$T/e"
+	refute_output --partial hookSpecificOutput
+}
+
+@test "the whole gate: normalize, decide (jq), seal, chain, reply" {
+	setup_reply
+	p="$FIX/PreToolUse-Bash.json"
+	dig=$(jq -c .tool_input "$p" | jh-seal -D | jq -r .digest)
+	gate() {
+		jh-normalize -H claude-code "$p" |
+		    jq -c --arg v "$1" '{kind:"decision/1", session_id, tool, input, cwd, content_id, host, event, class, tool_use_id, verdict:$v, code:"ok", reason:"r", cost_uj:0, debited_uj:0, provenance:"Estimator", remaining_uj:0}' |
+		    jh-seal | jh-chain |
+		    jh-normalize -H claude-code -r -i "$(jq -r .session_id "$p")" -u "$(jq -r .tool_use_id "$p")" -D "$dig"
+	}
+	run -0 gate allow
+	assert_output ""
+	run -2 --separate-stderr gate deny
+	assert_deny r
+}
