@@ -20,7 +20,7 @@ MAN1	= jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c hosts.c json.c keys.c kinds.c ledger.c paths.c util.c verify.c
+LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c hosts.c json.c keys.c kinds.c ledger.c paths.c shellparse.c util.c verify.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
@@ -85,6 +85,11 @@ $(O)/tests/libcbor-regress: tests/libcbor-regress.c
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< \
 	    $(shell pkg-config --libs libcbor)
 
+$(O)/tests/sh-parse: tests/sh-parse.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	    $(shell pkg-config --libs libsodium jansson libcbor) -lm
+
 -include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
@@ -93,17 +98,20 @@ deps:
 	@sh scripts/deps -q
 
 check: deps
-	$(MAKE) BUILD=test all build/test/tests/libcbor-regress
+	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
+	    build/test/tests/sh-parse
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
-	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress
+	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
+	    build/asan/tests/sh-parse
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) BUILD=asan test-suites
 
 check-valgrind: deps
-	$(MAKE) BUILD=test all build/test/tests/libcbor-regress
+	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
+	    build/test/tests/sh-parse
 	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
 	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
 
