@@ -309,7 +309,13 @@ take(json_t *rest, const char *key, int type, int req, struct flaw *f)
 		return (NULL);
 	}
 	if (!type_ok(v, type)) {
-		flaw(f, "%s must be %s", key, type_word(type));
+		/*
+		 * A core field of the wrong type makes the event malformed;
+		 * an extra one is left for "native", so a host changing the
+		 * shape of a field we only carry does not deny every call.
+		 */
+		if (req || strcmp(key, "agent_id") == 0)
+			flaw(f, "%s must be %s", key, type_word(type));
 		return (NULL);
 	}
 	if (type == JH_HF_NAME) {
