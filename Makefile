@@ -15,7 +15,7 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-chain jh-normalize jh-seal jh-verify
+PROGS	= jh-chain jh-decide jh-hook jh-normalize jh-seal jh-verify
 MAN1	= jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
@@ -24,11 +24,13 @@ LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c hosts.c json.c keys.c kin
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
-PKG_jh-chain	= libsodium jansson libcbor
-PKG_jh-normalize	= libsodium jansson libcbor
-PKG_jh-seal	= libsodium jansson libcbor
-PKG_jh-verify	= libsodium jansson libcbor
-PKG_ALL		= libsodium jansson libcbor
+PKG_jh-chain	= libsodium jansson
+PKG_jh-decide	= libsodium jansson
+PKG_jh-hook	= libsodium jansson
+PKG_jh-normalize	= libsodium jansson
+PKG_jh-seal	= libsodium jansson
+PKG_jh-verify	= libsodium jansson
+PKG_ALL		= libsodium jansson
 
 O	= build/$(BUILD)
 ifeq ($(BUILD),release)
@@ -42,6 +44,7 @@ OUTBIN	= $(O)/bin
 VARIANT	= -DJH_TESTING -fsanitize=address,undefined \
 	  -fno-sanitize-recover=all -fno-omit-frame-pointer
 VARIANT_LD = -fsanitize=address,undefined
+NOSTATIC = 1
 else
 $(error BUILD must be release, test or asan)
 endif
@@ -79,6 +82,14 @@ $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
 	    $(shell pkg-config --libs $(PKG_$*)) -lm
+
+# The hook driver is linked statically, so the dynamic loader, and any
+# LD_PRELOAD a project's settings inject, never runs before its main
+# (SECURITY.md S2).  Sanitizer builds cannot be static.
+$(OUTBIN)/jh-hook: $(O)/bin/jh-hook.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_LDFLAGS) $(if $(NOSTATIC),,-static) -o $@ $< $(LIBA) \
+	    $(shell pkg-config $(if $(NOSTATIC),,--static) --libs libsodium jansson) -lm
 
 $(O)/tests/libcbor-regress: tests/libcbor-regress.c
 	@mkdir -p $(@D)
@@ -126,12 +137,16 @@ lint-man:
 	mandoc -T lint -W warning $(MAN1:%=man/%) $(MAN5:%=man/%) $(MAN7:%=man/%)
 
 demo: deps
-	$(MAKE) BUILD=test all
-	sh scripts/demo build/test/bin
+	$(MAKE) all
+	sh scripts/demo bin
 
 bench: deps
-	$(MAKE) all build/release/bench-ed25519
+	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync
 	sh scripts/bench bin
+
+build/release/bench-catsync: scripts/bench-catsync.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 	@mkdir -p $(@D)
@@ -151,10 +166,13 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/man/man5/$$m || exit 1; done
 	for m in $(MAN7); do install -m 644 man/$$m \
 	    $(DESTDIR)$(PREFIX)/share/man/man7/$$m || exit 1; done
+	install -m 755 scripts/jh-install $(DESTDIR)$(PREFIX)/bin/jh-install
+	mkdir -p $(DESTDIR)$(PREFIX)/share/joulehook/hosts
+	cp -R hosts/claude-code $(DESTDIR)$(PREFIX)/share/joulehook/hosts/
 	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance
 
 uninstall:
-	for p in $(PROGS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$p; done
+	for p in $(PROGS) jh-install; do rm -f $(DESTDIR)$(PREFIX)/bin/$$p; done
 	for m in $(MAN1); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
 	for m in $(MAN5); do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
 	for m in $(MAN7); do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$m; done
