@@ -16,7 +16,7 @@ DESTDIR	?=
 BUILD	?= release
 
 PROGS	= jh-chain jh-decide jh-hook jh-normalize jh-seal jh-verify
-MAN1	= jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1
+MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-seal.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 

@@ -9,22 +9,62 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-normalize.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-normalize jh-seal jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-seal jh-verify"
+}
+
+# The installer is a script, not a build product: run from the tree.
+prog_path() {
+	case $1 in
+	jh-install)	printf '%s\n' "$PROJECT_ROOT/scripts/jh-install" ;;
+	*)		printf '%s\n' "$1" ;;
+	esac
+}
+
+# An installed layout in $T/inst, as make install makes it, first in PATH:
+# bin/ with the programs and jh-install, share/joulehook/hosts/ with the
+# plugin.  jh-install finds both from where it lies.
+install_layout() {
+	local p
+
+	mkdir -p "$T/inst/bin" "$T/inst/share/joulehook/hosts"
+	for p in "$JH_BIN"/jh-*; do
+		case $p in *.o | *.d) continue ;; esac
+		ln -s "$p" "$T/inst/bin/"
+	done
+	ln -s "$PROJECT_ROOT/scripts/jh-install" "$T/inst/bin/jh-install"
+	ln -s "$PROJECT_ROOT/hosts/claude-code" \
+	    "$T/inst/share/joulehook/hosts/claude-code"
+	PATH="$T/inst/bin:$PATH"
+}
+
+# A home as a new user has it: JH_HOME and JH_STATE at their defaults,
+# not yet made.
+fresh_home() {
+	unset JH_HOME JH_STATE
+	rm -rf "$T/jh" "$T/state"
 }
 
 # The exit statuses a program uses, which its page must list.
 statuses_of() {
 	case $1 in
 	jh-normalize)	echo 0 2 ;;	# verdicts travel in data; deny is 2
+	jh-hook)	echo 0 2 ;;	# 2 is Claude Code's blocking status
 	*)		echo 0 1 2 ;;
 	esac
 }
 
-# The option string a program passes to getopt(3), from its source.
+# The option string a program passes to getopt(3), from its source; for
+# the installer, the string of its getopts line.
 getopt_string() {
-	sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' \
-	    "$PROJECT_ROOT/bin/$1.c"
+	case $1 in
+	jh-install)
+		sed -n 's/^[[:space:]]*while getopts \([^ ]*\) .*/\1/p' \
+		    "$PROJECT_ROOT/scripts/jh-install" ;;
+	*)
+		sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' \
+		    "$PROJECT_ROOT/bin/$1.c" ;;
+	esac
 }
 
 # The lines of one section of a page's source, without the .Sh line.
@@ -48,10 +88,28 @@ synopsis_rendered() {
 	    f && NF { sub(/^ +/, ""); gsub(/ +/, " "); print }'
 }
 
-# A program's usage lines from -h, in the same shape: a line that does
-# not start with the program's name continues the usage line before it.
+# What a program prints for its usage.  The hook driver and the installer
+# have no -h: -h is a bad option to them, and the usage they print for it
+# on the standard error is their usage.  The installer prints its two
+# forms on one line, "... | -u"; they are split into two.
+usage_text() {
+	case $1 in
+	jh-hook)
+		"$1" -h 2>&1 >/dev/null | sed -n '/^usage: /,$p' ;;
+	jh-install)
+		"$(prog_path "$1")" -h 2>&1 >/dev/null |
+		    sed -n 's/^jh-install: \(usage: \)/\1/p' |
+		    sed 's/ | \(-[A-Za-z]*\)$/\n       jh-install \1/' ;;
+	*)
+		"$1" -h ;;
+	esac
+}
+
+# A program's usage lines, in the shape of the rendered SYNOPSIS: a line
+# that does not start with the program's name continues the usage line
+# before it.
 usage_lines() {
-	"$1" -h | sed -e 's/^usage: //' -e 's/^ *//' -e 's/  */ /g' |
+	usage_text "$1" | sed -e 's/^usage: //' -e 's/^ *//' -e 's/  */ /g' |
 	    awk -v p="$1" '
 		$1 == p { if (u != "") print u; u = $0; next }
 		{ u = u " " $0 }
@@ -228,13 +286,29 @@ run_examples() {
 }
 
 @test "each SYNOPSIS renders exactly as the program's -h usage lines" {
-	local prog
+	local prog min
 	for prog in $PROGS; do
 		run usage_lines "$prog"
 		assert_success
-		[ "${#lines[@]}" -ge 2 ] || fail "$prog -h printed too little"
+		case $prog in
+		jh-hook)	min=1 ;;	# no -h, one form
+		*)		min=2 ;;
+		esac
+		[ "${#lines[@]}" -ge "$min" ] || fail "$prog -h printed too little"
 		assert_equal "$(synopsis_rendered "$MAN/$prog.1")" "$output"
 	done
+}
+
+@test "the usage of the programs without -h is the one a bad option prints" {
+	run -2 jh-hook -h
+	assert_line 'usage: jh-hook -c config [-H host]'
+	run -1 "$(prog_path jh-install)" -h
+	assert_line --partial 'jh-install: usage: jh-install [-ASW]'
+	run usage_lines jh-install
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 1 'jh-install -u'
+	run getopt_string jh-install
+	assert_output 'ASWb:d:g:p:u'
 }
 
 @test "the synopsis check notices a drifted page" {
@@ -287,6 +361,34 @@ run_examples() {
 	assert_output --partial 'jh-normalize -H claude-code -r -A -i s1'
 	assert_output --partial 'decide deny'
 	run_examples "$MAN/jh-normalize.1"
+}
+
+@test "jh-decide(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-decide.1" EXAMPLES
+	assert_output --partial 'jh-seal -K grant/1'
+	assert_output --partial 'jh-decide -I -g'
+	assert_output --partial 'jh-decide events.jsonl'
+	assert_output --partial 'jh-verify -L'
+	run_examples "$MAN/jh-decide.1"
+}
+
+@test "jh-hook(1) examples run and print what the page shows" {
+	install_layout
+	fresh_home
+	run section_src "$MAN/jh-hook.1" EXAMPLES
+	assert_output --partial 'jh-hook -c "$conf"'
+	run_examples "$MAN/jh-hook.1"
+}
+
+@test "jh-install(1) examples run and print what the page shows" {
+	install_layout
+	fresh_home
+	export JH_PASSPHRASE=example-passphrase
+	run section_src "$MAN/jh-install.1" EXAMPLES
+	assert_output --partial '$ jh-install'
+	assert_output --partial 'jh-install -u'
+	run_examples "$MAN/jh-install.1"
 }
 
 @test "a usage line that -h wraps is joined before the comparison" {
