@@ -21,6 +21,8 @@
 #define SH_MAX_EXEC	8	/* -exec actions in one find */
 #define SH_MAX_COPY	(16u * 1024 * 1024)	/* bytes of copied words */
 
+enum { SH_BASH, SH_POSIX, SH_ZSH };	/* sh and dash are SH_POSIX */
+
 struct wv {			/* growable word vector */
 	struct jh_sh_word *v;
 	size_t n, cap;
@@ -60,6 +62,7 @@ struct ps {
 	size_t *copied;		/* bytes of copied words, across inputs */
 	int cflags;		/* JH_SHC_* for everything listed here */
 	int lvl;		/* $( ) nesting inside this input */
+	int dialect;		/* SH_BASH, or the shell of an -c body */
 	unsigned serial;
 	struct hdoc hd[SH_MAX_HDOC];
 	size_t nhd;
@@ -352,21 +355,13 @@ hexv(int c)
 static void
 utf8(struct jh_buf *b, unsigned long u)
 {
-	if (u < 0x80)
-		jh_buf_addc(b, (uint8_t)u);
-	else if (u < 0x800) {
-		jh_buf_addc(b, (uint8_t)(0xc0 | u >> 6));
-		jh_buf_addc(b, (uint8_t)(0x80 | (u & 0x3f)));
-	} else if (u < 0x10000) {
-		jh_buf_addc(b, (uint8_t)(0xe0 | u >> 12));
-		jh_buf_addc(b, (uint8_t)(0x80 | ((u >> 6) & 0x3f)));
-		jh_buf_addc(b, (uint8_t)(0x80 | (u & 0x3f)));
-	} else {
-		jh_buf_addc(b, (uint8_t)(0xf0 | u >> 18));
-		jh_buf_addc(b, (uint8_t)(0x80 | ((u >> 12) & 0x3f)));
-		jh_buf_addc(b, (uint8_t)(0x80 | ((u >> 6) & 0x3f)));
-		jh_buf_addc(b, (uint8_t)(0x80 | (u & 0x3f)));
-	}
+	int n = u < 0x80 ? 0 : u < 0x800 ? 1 : u < 0x10000 ? 2 : 3;
+
+	/* lead byte 0xxxxxxx, 110xxxxx, 1110xxxx or 11110xxx */
+	jh_buf_addc(b, (uint8_t)(n == 0 ? u : ((0xff00 >> (n + 1)) & 0xff) |
+	    u >> 6 * n));
+	while (n-- > 0)
+		jh_buf_addc(b, (uint8_t)(0x80 | ((u >> 6 * n) & 0x3f)));
 }
 
 /*
@@ -376,6 +371,9 @@ utf8(struct jh_buf *b, unsigned long u)
 static int
 scan_ansi(struct ps *p, struct wsc *w)
 {
+	static const char simple[] = "abeEfnrtv\\'\"?";
+	static const char value[] = "\a\b\033\033\f\n\r\t\v\\'\"?";
+	const char *q;
 	size_t i = p->i + 1;
 	unsigned long v;
 	int c, d, k, max;
@@ -395,23 +393,20 @@ scan_ansi(struct ps *p, struct wsc *w)
 			return (fail(p, "unterminated $'...'"));
 		i += 2;
 		v = 256;
+		if ((q = strchr(simple, d)) != NULL) {
+			v = (unsigned char)value[q - simple];
+			d = 0;
+		}
 		switch (d) {
-		case 'a': v = 7; break;
-		case 'b': v = 8; break;
-		case 'e': case 'E': v = 27; break;
-		case 'f': v = 12; break;
-		case 'n': v = 10; break;
-		case 'r': v = 13; break;
-		case 't': v = 9; break;
-		case 'v': v = 11; break;
-		case '\\': case '\'': case '"': case '?': v = (unsigned)d; break;
+		case 0:
+			break;
 		case 'c':
 			c = ch(p, i);
 			if (c == '\\' && ch(p, i + 1) == '\\') {
 				v = 0x1c;
 				i += 2;
 			} else if (c == -1 || c == '\\' || c == '\'')
-				return (fail(p, "unsupported \\c escape in $'...'"));
+				return (fail(p, "unsupported \\c in $'...'"));
 			else {
 				v = c == '?' ? 0x7f : (unsigned)(c & 0x1f);
 				i++;
@@ -439,7 +434,8 @@ scan_ansi(struct ps *p, struct wsc *w)
 		default:
 			if (d >= '0' && d <= '7') {
 				for (v = (unsigned)(d - '0'), k = 1; k < 3 &&
-				    ch(p, i) >= '0' && ch(p, i) <= '7'; k++, i++)
+				    ch(p, i) >= '0' && ch(p, i) <= '7';
+				    k++, i++)
 					v = v * 8 + (unsigned)(ch(p, i) - '0');
 				v &= 0xff;
 				break;
@@ -469,6 +465,7 @@ ps_child(struct ps *q, const struct ps *p, const char *s, size_t n,
 	q->e = p->e;
 	q->depth = p->depth;
 	q->copied = p->copied;
+	q->dialect = p->dialect;
 	q->cflags = cflags;
 }
 
@@ -665,7 +662,14 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 	int c = ch(p, j);
 
 	if (!dq && (c == '\'' || c == '"')) {
-		/* $'...' decoded; $"..." (locale translation) as "..." */
+		/*
+		 * $'...' decoded; $"..." (locale translation) as "...".  dash
+		 * reads both as $ and a quoted string, zsh the second.
+		 */
+		if (p->dialect == SH_POSIX || (c == '"' &&
+		    p->dialect == SH_ZSH))
+			return (fail(p, "$'...' or $\"...\" in an sh or zsh "
+			    "-c body (they differ from bash)"));
 		p->i = j;
 		return (c == '\'' ? scan_ansi(p, w) : scan_dq(p, st, w));
 	}
@@ -716,7 +720,7 @@ scan_dq(struct ps *p, struct st *st, struct wsc *w)
 			d = ch(p, p->i + 1);
 			if (d == '\n')
 				p->i += 2;
-			else if (d == '$' || d == '`' || d == '"' || d == '\\') {
+			else if (d != -1 && strchr("$`\"\\", d) != NULL) {
 				jh_buf_addc(&w->b, (uint8_t)d);
 				p->i += 2;
 			} else {
@@ -778,7 +782,7 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 			break;
 		default:
 			if (strchr("?*+@!", c) != NULL && nextc(p, p->i) == '(')
-				return (fail(p, "extglob pattern not supported"));
+				return (fail(p, "extglob is not supported"));
 			if (c == '*' || c == '?')
 				w->flags |= JH_SHW_GLOB;
 			else if (c == '[')
@@ -996,7 +1000,7 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 	if (isdig(ch(p, p->i)))
 		for (fd = 0; isdig(ch(p, p->i)); p->i = cont(p, p->i + 1))
 			if ((fd = fd * 10 + (ch(p, p->i) - '0')) > 65535)
-				return (fail(p, "file descriptor out of range"));
+				return (fail(p, "fd out of range"));
 	c = ch(p, p->i);
 	p->i = cont(p, p->i + 1);
 	if (c == '&') {			/* &> &>> */
@@ -1586,6 +1590,7 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
     const struct ectx *x)
 {
 	const struct jh_sh_word *body = &c->argv[bi];
+	const char *s;
 	struct jh_sh_cmd pc;
 	struct ps q;
 	struct st sub;
@@ -1629,6 +1634,10 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 		hd_place(p, x->serial, idx);
 	}
 	ps_child(&q, p, body->s, body->len, x->cflags);
+	s = strrchr(c->argv[0].s, '/');
+	s = s != NULL ? s + 1 : c->argv[0].s;
+	q.dialect = strcmp(s, "bash") == 0 ? SH_BASH : strcmp(s, "zsh") == 0 ?
+	    SH_ZSH : SH_POSIX;
 	m = p->out->n;
 	if ((r = st_copy(p, &sub, st)) == 0) {
 		/* its environment may hold CDPATH */
@@ -1646,8 +1655,16 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 	return (r);
 }
 
+/* Builtins that run strings as code: fc re-runs history, compgen -W
+ * expands a word list, -C and -F run commands. */
 static const char *const refused[] = { "eval", "source", ".", "alias",
-	"coproc", "function", NULL };
+	"coproc", "function", "fc", "compgen", NULL };
+/* ... and options of others that do: jobs -x CMD, mapfile -C CODE,
+ * enable -f FILE (loads a shared object). */
+static const char *const setopts[] = { "keyword", "histexpand", "history",
+	NULL };
+static const char *const codeopt[] = { "jobs", "x", "mapfile", "C",
+	"readarray", "C", "enable", "f", NULL };
 static const char *const reserved[] = { "if", "then", "elif", "else",
 	"fi", "for", "while", "until", "do", "done", "case", "esac",
 	"select", "[[", "]]", "{", "}", "!", NULL };
@@ -1661,13 +1678,35 @@ static const char *const setters[] = { "export", "declare", "typeset",
 	"getopts", "let", "unset", "wait", NULL };
 
 /*
+ * A literal assignment value that bash may still run as code: a
+ * subscript with $ or ` in an arithmetic variable (`RANDOM='a[$(cmd)]''
+ * runs cmd), or $( ) and ` kept for PS4, ${x@P} or eval-like use.
+ */
+static int
+check_assign(struct ps *p, const struct jh_sh_cmd *c)
+{
+	const char *s;
+	size_t k;
+
+	for (k = 0; k < c->nassign; k++) {
+		s = c->assign[k].s;
+		if (c->assign[k].flags == 0 && (strstr(s, "$(") != NULL ||
+		    strchr(s, '`') != NULL || (strchr(s, '[') != NULL &&
+		    strchr(s, '$') != NULL)))
+			return (fail(p, "assignment value that bash may run "
+			    "as code"));
+	}
+	return (0);
+}
+
+/*
  * Checks that hold for any simple command, wrapped or not.
  */
 static int
 check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 {
 	const char *name = c->argv[0].s, *s;
-	size_t k;
+	size_t k, j;
 
 	if (strcmp(name, "function") == 0)
 		return (fail(p, "function definitions are not supported"));
@@ -1678,6 +1717,19 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 		    name));
 	if (x->repl != NULL && strstr(name, x->repl) != NULL)
 		return (fail(p, "the command word is filled in at run time"));
+	for (k = 0; codeopt[k] != NULL; k += 2)
+		for (j = 1; j < c->argc && strcmp(name, codeopt[k]) == 0; j++)
+			if (c->argv[j].s[0] == '-' && strpbrk(c->argv[j].s,
+			    codeopt[k + 1]) != NULL)
+				return (jh_errf(p->e, "%s -%s runs code",
+				    name, codeopt[k + 1]));
+	/* trap ACTION SIG: only -, '' (reset, ignore) and listing */
+	if (strcmp(name, "trap") == 0 && c->argc > 1 &&
+	    c->argv[1].s[0] != '-' && c->argv[1].s[0] != '\0')
+		return (fail(p, "trap with an action is not supported"));
+	if (strcmp(name, "trap") == 0 && c->argc > 2 &&
+	    strcmp(c->argv[1].s, "--") == 0)
+		return (fail(p, "trap with an action is not supported"));
 	for (k = 1; k < c->argc && inlist(name, subscript); k++) {
 		s = c->argv[k].s;
 		/* `[ -v 'a[$(cmd)]' ]' runs cmd */
@@ -1686,13 +1738,16 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 			return (jh_errf(p->e, "array subscript with $ or ` in "
 			    "an argument of %s", name));
 	}
-	/* set -k moves later NAME=value arguments into the environment */
+	/*
+	 * set -k moves later NAME=value arguments into the environment;
+	 * set -H (with history) makes later lines' !! run other commands.
+	 */
 	for (k = 1; k < c->argc && strcmp(name, "set") == 0; k++) {
 		s = c->argv[k].s;
-		if ((s[0] == '-' && s[1] != '-' && strchr(s, 'k') != NULL) ||
-		    (strcmp(s, "keyword") == 0 && k > 1 &&
-		    strcmp(c->argv[k - 1].s, "-o") == 0))
-			return (fail(p, "set -k is not supported"));
+		if ((s[0] == '-' && s[1] != '-' && strpbrk(s, "kH") != NULL) ||
+		    (inlist(s, setopts) && strcmp(c->argv[k - 1].s, "-o") == 0))
+			return (jh_errf(p->e, "set %s%s is not supported",
+			    s[0] == '-' ? "" : "-o ", s));
 	}
 	return (0);
 }
@@ -1713,6 +1768,8 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 	int lookup = 0, r = 0, cd = 0;
 
 	memset(ic, 0, sizeof(ic));
+	if (check_assign(p, c) == -1)
+		goto err;
 	if (c->argc > 0 && c->argv[0].flags == 0) {
 		const char *name = c->argv[0].s;
 
@@ -1731,7 +1788,10 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 			memset(&in[0], 0, sizeof(in[0]));
 			if (wrap_opts(p, w, c, &in[0], &lookup) == -1)
 				goto err;
-			in[0].inshell = (w->kind & W_INSHELL) != 0;
+			/* dash has no builtin, and its time is a program */
+			in[0].inshell = (w->kind & W_INSHELL) != 0 &&
+			    (p->dialect != SH_POSIX ||
+			    strcmp(name, "command") == 0);
 			if (w->kind & W_XARGS) {
 				in[0].flags = JH_SHC_OPENARGS;
 				in[0].echo = in[0].a == c->argc;
@@ -2041,8 +2101,7 @@ pipeline(struct ps *p, struct st *st)
 			return (-1);
 		r = command(p, &el, &empty);
 		if (r == 0 && empty)
-			r = fail(p, ch(p, p->i) == -1 || ch(p, p->i) == '\n' ?
-			    "missing command" : "syntax error: missing command");
+			r = fail(p, "missing command");
 		if (r == 0)
 			r = skip(p, 0);
 		if (r == -1) {

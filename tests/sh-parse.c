@@ -107,8 +107,10 @@ cmd_json(struct jh_buf *b, const struct jh_sh_cmd *c)
 		int bit;
 		const char *name;
 	} cf[] = {
-		{ JH_SHC_WRAPPED, "wrapped" }, { JH_SHC_OPENARGS, "openargs" },
-		{ JH_SHC_SUBST, "subst" }, { JH_SHC_CWD_UNKNOWN, "cwd-unknown" },
+		{ JH_SHC_WRAPPED, "wrapped" },
+		{ JH_SHC_OPENARGS, "openargs" },
+		{ JH_SHC_SUBST, "subst" },
+		{ JH_SHC_CWD_UNKNOWN, "cwd-unknown" },
 	};
 	size_t i;
 	int first = 1;
