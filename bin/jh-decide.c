@@ -705,7 +705,7 @@ budget(struct dec *d, const struct opts *o, const struct jh_grant *g,
 		goto out;
 	}
 	l->budget_uj = g->budget;
-	jh_ledger_reap(l);
+	jh_ledger_reap(l, now);
 	rem = jh_ledger_remaining(l);
 	d->remaining = rem;
 	d->have_remaining = 1;

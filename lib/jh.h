@@ -418,6 +418,7 @@ int	jh_path_match(const char *, const char *, const char *);
 /* ledger.c: spent and held microjoules per grant, two crash-safe slots. */
 #define JH_LEDGER_HOLDS	64
 #define JH_LEDGER_RING	32
+#define JH_ASK_TTL_MS	(10 * 60 * 1000)	/* an unsettled ask hold's life */
 
 struct jh_hold {
 	char id[64];		/* tool_use_id (ask) or request id (proxy) */
@@ -458,7 +459,7 @@ int	jh_ledger_write(int, struct jh_ledger *, struct jh_err *);
 int	jh_ledger_init(const char *, const uint8_t *, uint64_t, int *,
 	    struct jh_err *);
 uint64_t jh_pid_start(int);
-int	jh_ledger_reap(struct jh_ledger *);
+int	jh_ledger_reap(struct jh_ledger *, uint64_t);
 uint64_t jh_ledger_remaining(const struct jh_ledger *);
 void	jh_ledger_debit(struct jh_ledger *, const char *, uint64_t, uint64_t);
 int	jh_ledger_hold(struct jh_ledger *, const char *, uint64_t, int,

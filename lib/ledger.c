@@ -211,19 +211,25 @@ jh_pid_start(int pid)
 	return (st);
 }
 
-/* Settles holds whose owner process is gone to their worst case. */
+/*
+ * Settles, to their full amount, the holds nothing will settle any more:
+ * a proxy hold whose owner process is gone, and an ask hold older than
+ * JH_ASK_TTL_MS (the human's answer is not seen by the gate yet, so the
+ * action may have run: counting it is the safe side).  now is in ms.
+ */
 int
-jh_ledger_reap(struct jh_ledger *l)
+jh_ledger_reap(struct jh_ledger *l, uint64_t now)
 {
 	uint32_t i = 0;
 	int n = 0;
 
 	while (i < l->nholds) {
 		struct jh_hold *h = &l->holds[i];
-		if (h->pid > 0 && jh_pid_start(h->pid) != h->start) {
-			l->spent_uj = jh_add_sat(l->spent_uj, h->amount);
+		if ((h->pid > 0 && jh_pid_start(h->pid) != h->start) ||
+		    (h->pid == 0 && now > h->ts && now - h->ts > JH_ASK_TTL_MS)) {
 			l->held_uj -= h->amount < l->held_uj ? h->amount :
 			    l->held_uj;
+			jh_ledger_debit(l, h->id, h->amount, now);
 			l->holds[i] = l->holds[--l->nholds];
 			n++;
 			continue;
@@ -272,9 +278,19 @@ jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
 	for (i = 0; i < l->nholds; i++)
 		if (strncmp(l->holds[i].id, id, sizeof(l->holds[i].id)) == 0)
 			return (jh_errf(e, "a hold named %s exists", id));
-	if (l->nholds >= JH_LEDGER_HOLDS)
-		return (jh_errf(e, "too many open holds (%d)",
-		    JH_LEDGER_HOLDS));
+	if (l->nholds >= JH_LEDGER_HOLDS) {
+		/* Full: the oldest ask hold settles to its amount. */
+		uint32_t k, old = JH_LEDGER_HOLDS;
+		for (k = 0; k < l->nholds; k++)
+			if (l->holds[k].pid == 0 && (old == JH_LEDGER_HOLDS ||
+			    l->holds[k].ts < l->holds[old].ts))
+				old = k;
+		if (old == JH_LEDGER_HOLDS)
+			return (jh_errf(e, "too many open holds (%d)",
+			    JH_LEDGER_HOLDS));
+		jh_ledger_settle(l, l->holds[old].id, l->holds[old].amount, 0,
+		    ts, e);
+	}
 	h = &l->holds[l->nholds++];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->id, sizeof(h->id), "%s", id);

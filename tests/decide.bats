@@ -265,3 +265,21 @@ bash_ev() {
 	run -2 jh-decide -Z
 	run -2 jh-decide -I
 }
+
+@test "an ask hold nothing settles becomes a debit after its time: never lost, never stuck" {
+	BUDGET=10000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	now=$(( $(date +%s) * 1000 ))
+	run -0 sh -c "$(declare -f ev); R='$R'; JH_NOW=$now; export JH_NOW; ev Bash shell '{\"command\":\"npm run deploy\"}' s1 ask1 | jh-decide | jq -c '[.verdict, .remaining_uj]'"
+	assert_output '["ask",8000000]'
+	later=$(( now + 11 * 60 * 1000 ))
+	run -0 sh -c "$(declare -f ev); R='$R'; JH_NOW=$later; export JH_NOW; ev Bash shell '{\"command\":\"npm test\"}' s1 t2 | jh-decide | jq -c '[.verdict, .remaining_uj]'"
+	assert_output '["allow",6000000]'
+	# a full table of asks: the oldest settles, the next ask still holds
+	seal_grant "$T/grant.json"
+	for n in $(seq 1 70); do
+		ev Bash shell '{"command":"npm run deploy"}' s1 "ask_$n"
+	done | jh-decide -w 5000 >"$T/asks"
+	run sh -c "jq -r .code '$T/asks' | sort | uniq -c | tr -s ' '"
+	assert_output " 70 policy-ask"
+}
