@@ -554,7 +554,7 @@ log_verifies() {
 	# the rendered hook: exec form, the installed driver and config
 	run -0 jq -c '.hooks.PreToolUse[0].hooks[0] | [.type, .command, .args]' \
 	    "$JH_HOME/claude-code/plugin/hooks/hooks.json"
-	assert_output "[\"command\",\"$JH_BIN/jh-hook\",[\"-c\",\"$JH_HOME/hook.conf\",\"-H\",\"claude-code\"]]"
+	assert_output "[\"command\",\"$JH_HOME/bin/jh-hook\",[\"-c\",\"$JH_HOME/hook.conf\",\"-H\",\"claude-code\"]]"
 	# one granted call spends from the ledger
 	run -0 sh -c "jq -nc --arg cwd '$P' '{session_id: \"s-direct\", transcript_path: \"/dev/null\",
 	    cwd: \$cwd, permission_mode: \"default\", hook_event_name: \"PreToolUse\", tool_name: \"Bash\",
