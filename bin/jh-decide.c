@@ -30,7 +30,7 @@
 #define PROG		"jh-decide"
 #define DEFAULT_COST	100000		/* 0.1 J: a nominal surcharge */
 #define MAX_TARGETS	256
-#define MAX_PROTECT	32
+#define MAX_PROTECT	48
 
 static const char *const codes[] = {
 	"ok", "malformed-event", "protected-path", "no-grant",
@@ -743,7 +743,7 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 {
 	struct jh_grant *g;
 	const char *session, *tool, *cwd, *class, *host, *tuid;
-	char root[PATH_MAX], gpath[PATH_MAX * 2], *targets[MAX_TARGETS];
+	char root[PATH_MAX + 2], gpath[PATH_MAX * 2], *targets[MAX_TARGETS];
 	struct jh_action act;
 	struct jh_err e;
 	json_t *in, *v, *rewritten = NULL;
@@ -779,6 +779,12 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 		fail(d, JH_D_GATEFAIL, "%s", e.msg);
 		return;
 	}
+	{
+		/* The physical root, so <root>/.claude is found behind links. */
+		char phys[PATH_MAX + 1];
+		if (jh_path_resolve(phys, sizeof(phys), "/", root, &e) == 0)
+			snprintf(root, sizeof(root), "%s", phys);
+	}
 	/* The grant is found before the root it may name is known. */
 	if (o->grantfile != NULL)
 		snprintf(gpath, sizeof(gpath), "%s", o->grantfile);
@@ -799,8 +805,13 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 		gc->loaded = 1;
 	}
 	g = &gc->g;
-	if (gc->rc == 0 && g->root != NULL)
-		snprintf(root, sizeof(root), "%s", g->root);
+	if (gc->rc == 0 && g->root != NULL) {
+		char phys[PATH_MAX + 1];
+		if (jh_path_resolve(phys, sizeof(phys), "/", g->root, &e) == 0)
+			snprintf(root, sizeof(root), "%s", phys);
+		else
+			snprintf(root, sizeof(root), "%s", g->root);
+	}
 	act.class = class;
 	act.tool = tool;
 	act.root = root;
@@ -817,6 +828,19 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 		goto out;
 	act.targets = targets;
 	act.ntargets = nt;
+	if (strcmp(class, "shell") == 0 && sget(in, "command") != NULL) {
+		/* Protection comes before any grant (S1b): parse now. */
+		struct jh_sh_script sh;
+		const char *c = sget(in, "command");
+		if (jh_sh_parse(&sh, c, strlen(c), &e) == -1) {
+			fail(d, JH_D_UNPROVABLE, "%s", e.msg);
+			goto out;
+		}
+		r = shell_protected(d, o, root, cwd, &sh);
+		jh_sh_free(&sh);
+		if (r != 0)
+			goto out;
+	}
 	if (strcmp(class, "agent") == 0 && (v = json_object_get(in,
 	    "isolation")) != NULL && json_is_string(v) &&
 	    strcmp(json_string_value(v), "remote") == 0) {
@@ -886,12 +910,28 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 			char rule[32];
 			int cap2 = -1;
 
-			/* The rewritten input is decided again (S8). */
+			char *t2[MAX_TARGETS];
+			size_t nt2 = 0, k;
+			struct jh_action act2 = act;
+
+			/*
+			 * The rewritten input is decided again (S8), its
+			 * targets resolved anew: a rewrite may change a path.
+			 */
 			memset(&d2, 0, sizeof(d2));
 			d2.targets = json_array();
 			snprintf(rule, sizeof(rule), "%s", d->rule);
-			r = check_input(&d2, o, g, &act, rewritten, cwd, root,
-			    &cap2);
+			r = collect_targets(&d2, o, root, class, tool, rewritten,
+			    cwd, t2, &nt2);
+			act2.targets = t2;
+			act2.ntargets = nt2;
+			if (r == 0)
+				r = write_checks(&d2, class, t2, nt2);
+			if (r == 0)
+				r = check_input(&d2, o, g, &act2, rewritten, cwd,
+				    root, &cap2);
+			for (k = 0; k < nt2; k++)
+				free(t2[k]);
 			json_decref(d2.targets);
 			if (r != 0) {
 				fail(d, d2.code == JH_D_POLICY_ASK ?
@@ -1037,7 +1077,7 @@ add_protect(struct opts *o, const char *path)
 	struct jh_err e;
 
 	if (o->nprotect >= MAX_PROTECT)
-		return (-1);
+		return (-1);	/* the caller refuses; built-ins come first */
 	if (jh_path_resolve(r, sizeof(r), "/", path, &e) == -1)
 		return (-1);
 	if ((o->protect[o->nprotect] = strdup(r)) == NULL)
@@ -1084,6 +1124,10 @@ main(int argc, char *argv[])
 			o.ledgerdir = optarg;
 			break;
 		case 'P':
+			/* Room is always left for the built-in protections. */
+			if (optarg[0] != '/' || o.nprotect >= MAX_PROTECT - 16)
+				errx(2, "-P %s: must be absolute, at most 32",
+				    optarg);
 			if (add_protect(&o, optarg) == -1)
 				errx(2, "-P %s: cannot resolve", optarg);
 			break;
@@ -1132,8 +1176,14 @@ main(int argc, char *argv[])
 	if (access(o.trustfile, F_OK) == 0 &&
 	    jh_keyset_load(&o.trust, o.trustfile, JH_ROLE_ISSUER, &e) == -1)
 		errx(2, "%s", e.msg);
-	if (o.init)
-		return (init_ledger(&o));
+	if (o.init) {
+		x = init_ledger(&o);
+		free(gc);
+		for (i = 0; i < o.nprotect; i++)
+			free(o.protect[i]);
+		jh_keyset_free(&o.trust);
+		return (x);
+	}
 
 	/* Never grantable: our own files, the install, the host's config. */
 	add_protect(&o, o.home);

@@ -269,7 +269,7 @@ main(int argc, char *argv[])
 	struct run r;
 	struct jh_err e;
 	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
-	char *args[NSTAGES][32];
+	char *args[NSTAGES][2 * MAX_PROTECT + 8];
 	const char *cfg = NULL, *hname = "claude-code";
 	pid_t pid[NSTAGES], pgid = 0;
 	int fds[NSTAGES + 1][2], ch, i, k, n, status = -1, last_status = -1;
@@ -332,7 +332,7 @@ main(int argc, char *argv[])
 	args[1][n++] = paths[1];
 	args[1][n++] = "-w";
 	args[1][n++] = lockms;
-	for (k = 0; k < c.nprotect && n < 28; k++) {
+	for (k = 0; k < c.nprotect; k++) {
 		args[1][n++] = "-P";
 		args[1][n++] = c.protect[k];
 	}

@@ -281,7 +281,8 @@ replay_ledger(struct opts *o, struct tally *t)
 			int w = snprintf(finding, sizeof(finding), "%llu uJ "
 			    "debited with no receipt: the trace of a "
 			    "fail-closed crash (a stage died after the debit, "
-			    "so the action did not run); recent debits "
+			    "so the action did not run) or of an ask hold "
+			    "settled when nothing answered it; recent debits "
 			    "without a receipt:",
 			    (unsigned long long)(l->spent_uj - sum));
 			for (k = 0; k < m && w > 0 &&

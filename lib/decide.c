@@ -127,8 +127,9 @@ jh_grant_load(struct jh_grant *g, const char *path,
 	g->nbf = jh_cbor_get(g->env.core, "nbf")->u;
 	g->exp = jh_cbor_get(g->env.core, "exp")->u;
 	g->budget = jh_cbor_get(g->env.core, "budget_uj")->u;
-	if ((v = jh_cbor_get(g->env.core, "root")) != NULL && g->root == NULL) {
-		jh_errf(e, "the grant's root is not a path");
+	if ((v = jh_cbor_get(g->env.core, "root")) != NULL &&
+	    (g->root == NULL || g->root[0] != '/')) {
+		jh_errf(e, "the grant's root is not an absolute path");
 		return (JH_D_BADSIG);
 	}
 	return (0);

@@ -283,3 +283,33 @@ bash_ev() {
 	run sh -c "jq -r .code '$T/asks' | sort | uniq -c | tr -s ' '"
 	assert_output " 70 policy-ask"
 }
+
+@test "a rewrite that moves a path is decided again on the new path" {
+	jq -c --arg h "$JH_HOME" '.policies += [
+	    {id: "to-etc", when: {class: "write", path: ["src/etc-*"]},
+	     rewrite: {field: "file_path", regex: "src/etc-", with: "/etc/"}},
+	    {id: "to-home", when: {class: "write", path: ["src/home-*"]},
+	     rewrite: {field: "file_path", regex: "src/home-", with: ($h + "/")}}]' \
+	    "$T/grant.json" >"$T/g.json"
+	seal_grant "$T/g.json"
+	run decide_code Write write '{"file_path":"src/etc-passwd","content":"x"}'
+	assert_output "deny not-granted"
+	run decide_code Write write '{"file_path":"src/home-grant","content":"x"}'
+	assert_output "deny protected-path"
+	run decide_code Write write '{"file_path":"src/plain.c","content":"x"}'
+	assert_output "allow ok"
+}
+
+@test "protection comes before any grant, and -P cannot crowd out the built-in protections" {
+	rm "$JH_HOME/grant"
+	run decide_code Bash shell '{"command":"jh-seal -h"}'
+	assert_output "deny protected-path"
+	run decide_code Read read "{\"file_path\":\"$JH_HOME/steward.key\"}"
+	assert_output "deny protected-path"
+	seal_grant "$T/grant.json"
+	args=()
+	for n in $(seq 1 40); do args+=(-P "/p$n"); done
+	run -2 jh-decide "${args[@]}" </dev/null
+	assert_output --partial "at most 32"
+	run -2 jh-decide -P relative </dev/null
+}
