@@ -1141,9 +1141,7 @@ main(int argc, char *argv[])
 			o.trustfile = optarg;
 			break;
 		case 'w':
-			o.wait_ms = (unsigned)strtoul(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
-			    strlen(optarg) > 7)
+			if (jh_parse_ms(&o.wait_ms, optarg) == -1)
 				usage(stderr, 2);
 			break;
 		default:

@@ -467,33 +467,6 @@ jh_host_answer(struct jh_buf *b, const struct jh_host *h, int verdict,
 	return (h->answer(b, verdict, reason, updated, replace));
 }
 
-/* Reads more input; returns bytes read, 0 at EOF, -1 on error. */
-static ssize_t
-fill(struct jh_reader *r, struct jh_err *e)
-{
-	ssize_t n;
-
-	if (r->pos > 0 && r->pos >= r->b.len / 2) {
-		memmove(r->b.p, r->b.p + r->pos, r->b.len - r->pos);
-		r->b.len -= r->pos;
-		r->offset += r->pos;
-		r->pos = 0;
-	}
-	if (jh_buf_reserve(&r->b, 65536) == -1)
-		return (jh_errf(e, "out of memory"));
-	do
-		n = read(r->fd, r->b.p + r->b.len, r->b.cap - r->b.len);
-	while (n == -1 && errno == EINTR);
-	if (n == -1) {
-		r->eof = 1;
-		return (jh_errf(e, "read: %s", strerror(errno)));
-	}
-	if (n == 0)
-		r->eof = 1;
-	r->b.len += (size_t)n;
-	return (n);
-}
-
 static int
 json_space(int c)
 {
@@ -532,7 +505,7 @@ jh_reader_json(struct jh_reader *r, const char **val, size_t *len,
 			break;
 		if (r->eof)
 			return (0);
-		if (fill(r, e) == -1)
+		if (jh_reader_fill(r, e) == -1)
 			return (JH_JSON_BROKEN);
 	}
 	*start = r->offset + r->pos;
@@ -575,7 +548,7 @@ jh_reader_json(struct jh_reader *r, const char **val, size_t *len,
 		}
 		if (r->eof)
 			break;
-		if (fill(r, e) == -1)
+		if (jh_reader_fill(r, e) == -1)
 			return (JH_JSON_BROKEN);
 	}
 	if (!scalar) {

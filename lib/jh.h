@@ -8,6 +8,8 @@
 #ifndef JH_H
 #define JH_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -291,6 +293,7 @@ struct jh_log {
 
 uint32_t jh_crc32(const void *, size_t);
 int	jh_flock(int, int, unsigned, struct jh_err *);
+int	jh_tflock(int, int, unsigned, struct jh_err *);	/* threads */
 int	jh_state_check(int, int, const char *, struct jh_err *);
 int	jh_open_dir(int, const char *, int, struct jh_err *);
 int	jh_open_state(int, const char *, int, int *, struct jh_err *);
@@ -467,6 +470,159 @@ int	jh_ledger_hold(struct jh_ledger *, const char *, uint64_t, int,
 int	jh_ledger_settle(struct jh_ledger *, const char *, uint64_t, int,
 	    uint64_t, struct jh_err *);
 
+/*
+ * energy.c: token usage with each provider's semantics, token
+ * coefficients, and the metering ladder (DESIGN.md 5).
+ */
+#define JH_TOKENS_MAX	1000000000ULL	/* more in one call is absurd */
+
+struct jh_usage {
+	uint64_t in;		/* uncached input (Anthropic semantics) */
+	uint64_t out;		/* output, thinking/reasoning included */
+	uint64_t cache_read;
+	uint64_t cache_write;
+	int have_in;		/* the provider reported the input side */
+	int have_out;		/* and the output side */
+};
+
+int	jh_usage_anthropic(struct jh_usage *, const json_t *, struct jh_err *);
+int	jh_usage_chat(struct jh_usage *, const json_t *, struct jh_err *);
+int	jh_usage_responses(struct jh_usage *, const json_t *, struct jh_err *);
+
+struct jh_coeff {		/* one model family, microjoules per token */
+	char family[64];
+	uint64_t in;
+	uint64_t out;
+	uint64_t cache_read;
+	uint64_t cache_write;
+	char **match;		/* fnmatch(3) patterns over the model name */
+	size_t nmatch;
+};
+
+struct jh_coeffs {
+	char id[128];
+	char digest[JH_ID_LEN];	/* of the file's bytes */
+	uint64_t thread_uw;	/* default power per CPU thread */
+	struct jh_coeff *fam;
+	size_t n;
+};
+
+uint64_t jh_mul_sat(uint64_t, uint64_t);
+int	jh_coeffs_load(struct jh_coeffs *, const char *, struct jh_err *);
+void	jh_coeffs_free(struct jh_coeffs *);
+const char *jh_coeffs_path(char *, size_t);
+const struct jh_coeff *jh_coeffs_find(const struct jh_coeffs *, const char *);
+uint64_t jh_tokens_uj(const struct jh_coeff *, const struct jh_usage *);
+
+#define JH_RUNG_RAPL	0	/* HwShunt */
+#define JH_RUNG_NVML	1	/* HwShunt, the GPUs only */
+#define JH_RUNG_MODEL	2	/* ModelBased: time x calibrated power */
+#define JH_RUNG_TOKENS	3	/* Estimator: tokens x coefficients */
+#define JH_RUNG_TIME	4	/* Estimator: time x default power */
+#define JH_RUNGS	5
+#define JH_RAPL_MAX	16
+#define JH_GPU_MAX	16
+
+struct jh_ladder_cfg {
+	const char *powercap;	/* NULL: /sys/class/powercap */
+	const char *nvml;	/* NULL: libnvidia-ml.so.1 */
+	uint64_t calibrated_mw;	/* 0: no ModelBased rung */
+	uint64_t default_mw;	/* 0: threads online x thread_uw */
+	uint64_t thread_uw;	/* from the coefficient file */
+};
+
+struct jh_ladder {
+	int selected;			/* the top live rung */
+	int live[JH_RUNGS];
+	char why[JH_RUNGS][224];	/* why each was taken or declined */
+	size_t npkg;
+	char pkg[JH_RAPL_MAX][512];	/* the packages' energy_uj files */
+	uint64_t range[JH_RAPL_MAX];	/* their max_energy_range_uj */
+	void *dl;			/* NVML */
+	int nvml_up;
+	int (*nvml_energy)(void *, unsigned long long *);
+	int (*nvml_shutdown)(void);
+	void *dev[JH_GPU_MAX];
+	unsigned ndev;
+	uint64_t calibrated_mw;
+	uint64_t default_mw;
+};
+
+struct jh_sample {
+	uint64_t t_ns;			/* CLOCK_MONOTONIC */
+	int rapl_ok;			/* every package read */
+	uint64_t pkg[JH_RAPL_MAX];
+	int gpu_ok;			/* every GPU read */
+	uint64_t gpu_mj[JH_GPU_MAX];
+};
+
+struct jh_energy {
+	uint64_t estimated_uj;		/* always */
+	uint64_t measured_uj;		/* only when measured */
+	int measured;
+	const char *provenance;		/* HwShunt, ModelBased, Estimator */
+	const char *method;		/* the rung: rapl nvml model tokens time */
+	const char *scope;		/* what measured_uj covers */
+};
+
+const char *jh_rung_name(int);
+void	jh_ladder_cfg_env(struct jh_ladder_cfg *);
+void	jh_ladder_open(struct jh_ladder *, const struct jh_ladder_cfg *);
+void	jh_ladder_close(struct jh_ladder *);
+void	jh_ladder_sample(const struct jh_ladder *, struct jh_sample *);
+uint64_t jh_rapl_delta(uint64_t, uint64_t, uint64_t);
+void	jh_ladder_energy(struct jh_energy *, const struct jh_ladder *,
+	    const struct jh_sample *, const struct jh_sample *, int, uint64_t,
+	    uint64_t);
+
+/*
+ * wire.c: the model APIs' wire formats as jh-proxy meets them (meter.md
+ * 1-2): SSE framing, usage and ids from events and bodies, error shapes.
+ */
+#define JH_API_ANTHROPIC	1	/* Messages */
+#define JH_API_CHAT		2	/* OpenAI Chat Completions */
+#define JH_API_RESPONSES	3	/* OpenAI Responses */
+
+/* name NULL: raw bytes of an event too large to read, to pass on */
+typedef int (*jh_sse_cb)(void *, const char *, const char *, size_t,
+    const uint8_t *, size_t);
+
+struct jh_sse {
+	struct jh_buf raw;	/* the event being received */
+	struct jh_buf data;	/* its data lines */
+	char name[64];
+	size_t line;		/* start of the line being received */
+	size_t max;		/* larger events are passed on unread */
+	size_t ndata;
+	int skip;
+	int lost;		/* an event went unread */
+};
+
+struct jh_wire {
+	int api;
+	int hide_usage;		/* chat: drop the include_usage chunk */
+	struct jh_usage u;
+	int usage_bad;		/* a usage was refused (negative, absurd) */
+	char usage_err[128];
+	char id[128];		/* message or response id */
+	char model[128];
+	char stop[48];		/* stop_reason, finish_reason or status */
+	char err[96];		/* error type from the body or an event */
+	int started;		/* the model began answering */
+	int done;		/* the answer's end was seen */
+	int lost;		/* something could not be read */
+	uint64_t text_bytes;	/* content relayed, for estimates */
+};
+
+void	jh_sse_init(struct jh_sse *, size_t);
+void	jh_sse_free(struct jh_sse *);
+int	jh_sse_feed(struct jh_sse *, const uint8_t *, size_t, jh_sse_cb,
+	    void *);
+int	jh_wire_event(struct jh_wire *, const char *, const char *, size_t);
+void	jh_wire_body(struct jh_wire *, const uint8_t *, size_t, int);
+int	jh_wire_accepted(const struct jh_wire *);
+void	jh_wire_error(struct jh_buf *, int, const char *, const char *);
+
 /* decide.c: grants, capabilities, policies (DESIGN.md 4). */
 enum jh_dcode {
 	JH_D_OK = 0,
@@ -552,6 +708,8 @@ struct jh_reader {
 };
 void	jh_reader_init(struct jh_reader *, int);
 void	jh_reader_free(struct jh_reader *);
+ssize_t	jh_reader_fill(struct jh_reader *, struct jh_err *);
+int	jh_parse_ms(unsigned *, const char *);
 int	jh_reader_line(struct jh_reader *, const char **, size_t *,
 	    struct jh_err *);
 int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
@@ -622,5 +780,122 @@ int	jh_host_answer(struct jh_buf *, const struct jh_host *, int,
 	    const char *, const char *, int);
 int	jh_reader_json(struct jh_reader *, const char **, size_t *,
 	    uint64_t *, struct jh_err *);
+
+/*
+ * status.c: the receipt surface (DESIGN.md 6) for jh-status: the O(1)
+ * head check, a session's grant and ledger, the sessions of a project,
+ * entries read by offset, and streaming summaries of verified logs.
+ */
+#define JH_ST_EMPTY	0	/* an empty log */
+#define JH_ST_OK	1	/* the sidecar names the entry that ends the log */
+#define JH_ST_STALE	2	/* a sidecar that does not (the log moved on) */
+#define JH_ST_UNCHECKED	3	/* no sidecar that passes its CRC: no figures */
+#define JH_ST_BUSY	4	/* an append held the lock: figures may lag */
+#define JH_ST_BAD	5	/* the entry it names is not this session's
+				   chain/1 entry, or does not verify */
+
+struct jh_sthead {
+	int state;
+	int signed_ok;		/* OK, and the last entry's signature held */
+	struct jh_head head;	/* the sidecar's record, unless UNCHECKED */
+	uint64_t size;		/* of the log */
+	char *session;		/* the session id, when OK */
+	size_t slen;
+	char why[160];
+};
+
+struct jh_stbudget {
+	int have_grant;
+	int have_ledger;
+	char grant_path[4096];
+	uint8_t grant[JH_HASH_LEN];
+	char grant_id[JH_ID_LEN];
+	uint64_t grant_budget;
+	uint64_t budget;	/* from the ledger */
+	uint64_t spent;
+	uint64_t held;
+	char why[64];		/* why a grant or ledger is missing */
+};
+
+#define JH_NPROV	3	/* HwShunt, ModelBased, Estimator */
+
+struct jh_cnt {
+	char *k;
+	size_t len;
+	uint64_t n;
+};
+
+struct jh_counts {		/* a count per text value */
+	struct jh_cnt *v;
+	size_t n;
+	size_t cap;
+};
+
+struct jh_tally {		/* the figures of verified receipts */
+	uint64_t entries;
+	uint64_t verified;
+	uint64_t failed;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	int have_ts;
+	uint64_t n_dec;
+	uint64_t n_eff;
+	uint64_t n_enforced;
+	uint64_t n_other;
+	struct jh_counts verdicts, codes, tools, classes;
+	struct { uint64_t n, cost, debited; } dec[JH_NPROV];
+	struct { uint64_t n, est, meas, debited; } eff[JH_NPROV];
+};
+
+struct jh_sum {
+	struct jh_verifier *v;
+	struct jh_tally total;
+	uint64_t nlogs;
+	uint64_t nok;
+	struct jh_buf logs;	/* the logs' JSON objects, comma separated */
+};
+
+int	jh_st_dir(int, const char *, struct jh_err *);
+int	jh_st_file(int, const char *, struct jh_err *);
+void	jh_st_digest(char *, const uint8_t *, size_t);	/* out: 65 */
+int	jh_st_is_digest(const char *, size_t);
+int	jh_st_item(struct jh_buf *, int, uint64_t, struct jh_err *);
+void	jh_st_head(struct jh_sthead *, int, int, const char *,
+	    const struct jh_keyset *);
+void	jh_st_head_free(struct jh_sthead *);
+const char *jh_st_state_word(int);
+const char *jh_st_meter(uint64_t, uint64_t);
+void	jh_st_budget(struct jh_stbudget *, const char *, const char *,
+	    const char *, const char *, const char *, const char *);
+int	jh_st_sessions(struct jh_buf *, size_t *, const char *, const char *,
+	    struct jh_err *);
+void	jh_st_energy(char *, size_t, uint64_t, int);
+void	jh_sum_init(struct jh_sum *, struct jh_verifier *);
+void	jh_sum_free(struct jh_sum *);
+int	jh_sum_log(struct jh_sum *, int, const char *, struct jh_err *);
+int	jh_sum_json(struct jh_buf *, struct jh_sum *);
+
+struct jh_stctx {		/* where the state is, and the keys */
+	const char *home;
+	const char *statedir;
+	const char *ledgerdir;	/* NULL: <statedir>/ledger */
+	const char *grantfile;	/* NULL: the session's, as jh-decide finds it */
+	const char *root;	/* the project root, realpath'd */
+	const struct jh_keyset *keys;	/* stewards and trust */
+	struct jh_verifier *v;
+};
+
+int	jh_st_open_log(const struct jh_stctx *, const char *, int *, int *,
+	    char *, size_t, struct jh_err *);
+void	jh_st_close_log(int, int);
+char	*jh_st_first_session(int);
+char	*jh_st_session_json(const struct jh_stctx *, const char *, int, int,
+	    const char *);
+int	jh_st_summarize(struct jh_sum *, const char *, struct jh_err *);
+int	jh_st_summarize_project(const struct jh_stctx *, struct jh_sum *,
+	    const char *, struct jh_err *);
+
+/* mcp.c: jh-status's MCP server on stdio (hosts.md 10). */
+int	jh_mcp_serve(const struct jh_stctx *, int, FILE *, struct jh_err *);
 
 #endif /* JH_H */

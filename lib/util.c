@@ -132,8 +132,8 @@ jh_reader_free(struct jh_reader *r)
 }
 
 /* Reads more input; returns bytes read, 0 at EOF, -1 on error. */
-static ssize_t
-fill(struct jh_reader *r, struct jh_err *e)
+ssize_t
+jh_reader_fill(struct jh_reader *r, struct jh_err *e)
 {
 	ssize_t n;
 
@@ -193,7 +193,7 @@ jh_reader_line(struct jh_reader *r, const char **line, size_t *len,
 		}
 		if (r->eof)
 			break;
-		if (fill(r, e) == -1)
+		if (jh_reader_fill(r, e) == -1)
 			return (-1);
 	}
 	if (toolong) {
@@ -250,7 +250,7 @@ jh_reader_cbor(struct jh_reader *r, const uint8_t **item, size_t *len,
 		}
 		if (r->eof)
 			break;
-		if (fill(r, e) == -1)
+		if (jh_reader_fill(r, e) == -1)
 			return (JH_CBOR_INVALID);
 	}
 	if (r->pos == r->b.len)
@@ -258,4 +258,20 @@ jh_reader_cbor(struct jh_reader *r, const uint8_t **item, size_t *len,
 	jh_errf(e, "truncated item at the end of input (%zu bytes)",
 	    r->b.len - r->pos);
 	return (JH_CBOR_TRUNCATED);
+}
+
+/* A millisecond option: digits only, at most 7 of them (under 3 hours). */
+int
+jh_parse_ms(unsigned *out, const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9' || strlen(s) > 7)
+		return (-1);
+	v = strtoul(s, &end, 10);
+	if (*end != '\0')
+		return (-1);
+	*out = (unsigned)v;
+	return (0);
 }
