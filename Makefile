@@ -20,7 +20,7 @@ MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-seal.1 jh
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c hosts.c json.c keys.c kinds.c ledger.c paths.c shellparse.c util.c verify.c
+LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c energy.c hosts.c json.c keys.c kinds.c ledger.c paths.c shellparse.c util.c verify.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
@@ -101,6 +101,11 @@ $(O)/tests/sh-parse: tests/sh-parse.c $(LIBA)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
 	    $(shell pkg-config --libs libsodium jansson libcbor) -lm
 
+$(O)/tests/energy-probe: tests/energy-probe.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	    $(shell pkg-config --libs libsodium jansson) -lm
+
 -include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
@@ -110,19 +115,19 @@ deps:
 
 check: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
-	    build/test/tests/sh-parse
+	    build/test/tests/sh-parse build/test/tests/energy-probe
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
 	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
-	    build/asan/tests/sh-parse
+	    build/asan/tests/sh-parse build/asan/tests/energy-probe
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) BUILD=asan test-suites
 
 check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
-	    build/test/tests/sh-parse
+	    build/test/tests/sh-parse build/test/tests/energy-probe
 	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
 	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
 
@@ -167,6 +172,8 @@ install: all
 	for m in $(MAN7); do install -m 644 man/$$m \
 	    $(DESTDIR)$(PREFIX)/share/man/man7/$$m || exit 1; done
 	install -m 755 scripts/jh-install $(DESTDIR)$(PREFIX)/bin/jh-install
+	install -m 644 lib/coefficients.json \
+	    $(DESTDIR)$(PREFIX)/share/joulehook/coefficients.json
 	mkdir -p $(DESTDIR)$(PREFIX)/share/joulehook/hosts
 	cp -R hosts/claude-code $(DESTDIR)$(PREFIX)/share/joulehook/hosts/
 	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance

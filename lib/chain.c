@@ -20,9 +20,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -84,6 +86,87 @@ jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
 	memset(&off, 0, sizeof(off));
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
+	if (r == -1) {
+		if (saved == EINTR)
+			return (jh_errf(e, "timed out after %u ms waiting for "
+			    "a lock", ms));
+		return (jh_errf(e, "flock: %s", strerror(saved)));
+	}
+	return (0);
+}
+
+/*
+ * The same bounded flock(2) for a threaded process (SECURITY.md R3):
+ * SIGALRM and setitimer belong to the whole process, so a POSIX timer
+ * (timer_create, SIGEV_THREAD_ID) interrupts only the calling thread,
+ * with a real-time signal whose handler does nothing and has no
+ * SA_RESTART.  It keeps firing, so a signal that lands just before
+ * flock() is entered cannot leave it blocked.  The signal is unblocked
+ * only around the wait, and any instance still pending afterwards is
+ * drained, so no later system call of the thread sees a stray EINTR.
+ * flock(2) locks belong to the open file description: each thread must
+ * open the file itself for the lock to exclude the others.
+ */
+#define TFLOCK_SIG	(SIGRTMIN + 4)
+#ifndef sigev_notify_thread_id	/* glibc before 2.41 names it only so */
+#define sigev_notify_thread_id	_sigev_un._tid
+#endif
+
+static pthread_once_t tflock_once = PTHREAD_ONCE_INIT;
+
+static void
+tflock_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(TFLOCK_SIG, &sa, NULL);
+}
+
+int
+jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
+{
+	struct itimerspec it;
+	struct sigevent sev;
+	struct timespec zero = { 0, 0 };
+	sigset_t one, old;
+	timer_t t;
+	int r, saved;
+
+	if (ms == 0) {
+		if (flock(fd, op | LOCK_NB) == 0)
+			return (0);
+		return (jh_errf(e, "lock busy"));
+	}
+	/* Uncontended: no timer at all. */
+	if (flock(fd, op | LOCK_NB) == 0)
+		return (0);
+	if (errno != EWOULDBLOCK)
+		return (jh_errf(e, "flock: %s", strerror(errno)));
+	pthread_once(&tflock_once, tflock_install);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = TFLOCK_SIG;
+	sev.sigev_notify_thread_id = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) == -1)
+		return (jh_errf(e, "timer_create: %s", strerror(errno)));
+	sigemptyset(&one);
+	sigaddset(&one, TFLOCK_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &one, &old);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
+	it.it_interval.tv_nsec = 20000000;
+	timer_settime(t, 0, &it, NULL);
+	r = flock(fd, op);
+	saved = errno;
+	timer_delete(t);
+	pthread_sigmask(SIG_BLOCK, &one, NULL);
+	while (sigtimedwait(&one, NULL, &zero) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r == -1) {
 		if (saved == EINTR)
 			return (jh_errf(e, "timed out after %u ms waiting for "
