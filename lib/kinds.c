@@ -100,6 +100,8 @@ static const struct field efficiency[] = {
 	{ "debited_uj", F_UINT, REQ },
 	{ "grant", F_ID, OPT },
 	{ "remaining_uj", F_UINT, OPT },
+	{ "status", F_UINT, OPT },
+	{ "note", F_TEXT, OPT },
 	{ NULL, 0, 0 }
 };
 

@@ -9,8 +9,8 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-seal jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-seal jh-verify"
 }
 
 # The installer is a script, not a build product: run from the tree.
@@ -50,6 +50,7 @@ statuses_of() {
 	case $1 in
 	jh-normalize)	echo 0 2 ;;	# verdicts travel in data; deny is 2
 	jh-hook)	echo 0 2 ;;	# 2 is Claude Code's blocking status
+	jh-proxy)	echo 0 2 ;;	# stopped by a signal, or could not start
 	*)		echo 0 1 2 ;;
 	esac
 }
@@ -80,12 +81,20 @@ fl_words() {
 	grep -o 'Fl [^ ]*' | sed 's/^Fl //'
 }
 
-# The SYNOPSIS as rendered, one usage line per line, blanks squeezed.
+# The SYNOPSIS as rendered, one usage line per line, blanks squeezed; a
+# usage line too long for 200 columns is joined again.
 synopsis_rendered() {
-	mandoc -T ascii -O width=200 "$1" | col -bx | awk '
+	local p
+
+	p=$(basename "$1")
+	p=${p%.*}
+	mandoc -T ascii -O width=200 "$1" | col -bx | awk -v p="$p" '
 	    /^SYNOPSIS$/ { f = 1; next }
 	    /^[A-Z]/ { f = 0 }
-	    f && NF { sub(/^ +/, ""); gsub(/ +/, " "); print }'
+	    f && NF { sub(/^ +/, ""); gsub(/ +/, " ");
+		if ($1 == p || u == "") { if (u != "") print u; u = $0 }
+		else u = u " " $0 }
+	    END { if (u != "") print u }'
 }
 
 # What a program prints for its usage.  The hook driver and the installer
@@ -389,6 +398,14 @@ run_examples() {
 	assert_output --partial '$ jh-install'
 	assert_output --partial 'jh-install -u'
 	run_examples "$MAN/jh-install.1"
+}
+
+@test "jh-proxy(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-proxy.1" EXAMPLES
+	assert_output --partial 'jh-proxy -u https://api.anthropic.com -U proxy.sock'
+	assert_output --partial '"billing_error"'
+	run_examples "$MAN/jh-proxy.1"
 }
 
 @test "a usage line that -h wraps is joined before the comparison" {

@@ -37,12 +37,17 @@ hold k assistant messages.  A turn is an object with any of
   "stop_reason": "..."                  override
   "delay_ms": N                         wait before answering
   "chunk_pause_ms": N                   wait between SSE events
+  "first_pause_ms": N                   SSE only: wait after message_start
+  "disconnect_after": N                 SSE only: after N events, close the
+                                        connection without ending the
+                                        chunked body (an upstream that died)
 After the scripted turns: text "done", stop_reason "end_turn".
 
-Every request is appended to --log as one JSON line: time, method, path,
+Every request is appended to --log as one JSON line: time (when the
+answer was sent or ended), t_in (when the request arrived), method, path,
 headers (x-api-key and authorization values redacted), body (parsed JSON
 when it is JSON), and "response": {status, request_id, message_id, turn,
-stream, tool_use_ids}.
+stream, tool_use_ids, usage}.
 
 Responses carry a unique `request-id` header (req_...); messages a unique
 id (msg_...); tool_use blocks unique ids (toolu_...).
@@ -73,6 +78,10 @@ def new_id(prefix):
     return "%s%04d%s" % (prefix, next(_counter), secrets.token_hex(8))
 
 
+class _Disconnect(Exception):
+    pass
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "anthropic-mock/1"
@@ -100,6 +109,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _log(self, body_raw, response):
         headers = {}
+        t_in = getattr(self, "_t_in", None)
         for k, v in self.headers.items():
             headers[k] = "REDACTED" if k.lower() in REDACT else v
         try:
@@ -108,6 +118,7 @@ class Handler(BaseHTTPRequestHandler):
             body = body_raw.decode("utf-8", "replace")
         rec = {
             "time": time.time(),
+            "t_in": t_in,
             "method": self.command,
             "path": self.path,
             "headers": headers,
@@ -136,6 +147,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _event(self, name, obj, pause):
+        left = getattr(self, "_events_left", None)
+        if left is not None:
+            if left <= 0:
+                raise _Disconnect()
+            self._events_left = left - 1
         self._chunk(("event: %s\ndata: %s\n\n" % (name, json.dumps(obj))).encode())
         if pause:
             time.sleep(pause)
@@ -189,6 +205,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.command, self.path)}, "request_id": rid}, rid)
 
     def do_POST(self):
+        self._t_in = time.time()
         body = self._read_body()
         route = urlsplit(self.path).path
         rid = new_id("req_mock")
@@ -259,9 +276,17 @@ class Handler(BaseHTTPRequestHandler):
         usage.update((turn or {}).get("usage") or {})
         mid = new_id("msg_mock")
         model = req.get("model") or DEFAULT_MODEL
-        self._log(body, {"status": 200, "request_id": rid, "message_id": mid, "turn": k,
-                         "stream": stream,
-                         "tool_use_ids": [b["id"] for b in blocks if b["type"] == "tool_use"]})
+        resp = {"status": 200, "request_id": rid, "message_id": mid, "turn": k,
+                "stream": stream, "usage": usage,
+                "tool_use_ids": [b["id"] for b in blocks if b["type"] == "tool_use"]}
+        if stream and ((turn or {}).get("first_pause_ms") or
+                       (turn or {}).get("disconnect_after") is not None):
+            # logged when the stream ends, so the log shows how long it ran
+            self._stream(turn or {}, blocks, stop, usage, mid, model, rid)
+            resp["ended"] = getattr(self, "_ended", "complete")
+            self._log(body, resp)
+            return
+        self._log(body, resp)
         if not stream:
             self._send_json(200, {"id": mid, "type": "message", "role": "assistant",
                                   "model": model, "content": blocks,
@@ -280,11 +305,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         start_usage = dict(usage)
         start_usage["output_tokens"] = 1
+        self._events_left = None
+        self._ended = "complete"
+        if turn.get("disconnect_after") is not None:
+            self._events_left = int(turn["disconnect_after"])
         try:
             self._event("message_start", {"type": "message_start", "message": {
                 "id": mid, "type": "message", "role": "assistant", "model": model,
                 "content": [], "stop_reason": None, "stop_sequence": None,
                 "usage": start_usage}}, pause)
+            if turn.get("first_pause_ms"):
+                time.sleep(float(turn["first_pause_ms"]) / 1000.0)
             if turn.get("stream_error"):
                 se = turn["stream_error"]
                 self._event("error", {"type": "error", "error": {
@@ -324,7 +355,17 @@ class Handler(BaseHTTPRequestHandler):
                                           "usage": usage}, pause)
             self._event("message_stop", {"type": "message_stop"}, 0)
             self._chunk(b"")
+        except _Disconnect:
+            # no terminating chunk: the client sees the stream cut short
+            self._ended = "disconnected"
+            self.close_connection = True
+            try:
+                self.wfile.flush()
+                self.connection.shutdown(2)
+            except OSError:
+                pass
         except (BrokenPipeError, ConnectionResetError):
+            self._ended = "client-gone"
             self.close_connection = True
 
 

@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""A scripted OpenAI API server (Chat Completions and Responses) for tests.
+
+Standard library only; run it with Debian's /usr/bin/python3:
+
+    openai-mock.py --script FILE --log FILE [--port N] [--port-file F] [--pid-file F]
+
+Routes
+  POST /v1/chat/completions   JSON, or SSE chunks + "data: [DONE]" (stream:true);
+                              a usage chunk (choices: []) before [DONE] only
+                              when stream_options.include_usage is true
+  POST /v1/responses          JSON, or SSE response.created,
+                              response.output_text.delta..., response.completed
+  GET  /v1/models             one model list page
+  anything else               404, OpenAI error shape
+
+Script (a JSON object, re-read on every request), all keys optional:
+  "text": "..."                 the answer (default "done")
+  "usage": {...}                the usage object, replacing the computed one
+  "no_usage": true              send no usage at all
+  "error": {"status": 429, "type": "...", "message": "...", "code": "..."}
+  "stream_error": {"message": "..."}   SSE: after the first chunk, an error
+                                chunk (chat) or a response.failed (responses)
+  "delay_ms": N, "chunk_pause_ms": N, "first_pause_ms": N
+  "finish_reason": "..."        chat (default "stop")
+
+Every request is appended to --log as one JSON line: time, t_in, method,
+path, headers (authorization redacted), body, response {status, id}.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+_counter = itertools.count(1)
+_lock = threading.Lock()
+
+
+def new_id(prefix):
+    return "%s%04d%s" % (prefix, next(_counter), secrets.token_hex(6))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "openai-mock/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def _read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def _log(self, body_raw, response):
+        headers = {k: ("REDACTED" if k.lower() == "authorization" else v)
+                   for k, v in self.headers.items()}
+        try:
+            body = json.loads(body_raw) if body_raw else None
+        except ValueError:
+            body = body_raw.decode("utf-8", "replace")
+        rec = {"time": time.time(), "t_in": self._t_in, "method": self.command,
+               "path": self.path, "headers": headers, "body": body,
+               "response": response}
+        with _lock:
+            with open(self.server.log_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+    def _json(self, status, obj, rid):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", rid)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _sse_start(self, rid):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("x-request-id", rid)
+        self.end_headers()
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _data(self, obj, event=None):
+        s = ""
+        if event:
+            s += "event: %s\n" % event
+        s += "data: %s\n\n" % (obj if isinstance(obj, str) else json.dumps(obj))
+        self._chunk(s.encode())
+
+    def _script(self):
+        try:
+            with open(self.server.script_path, encoding="utf-8") as f:
+                s = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.stderr.write("openai-mock: script unreadable: %s\n" % e)
+            return {}
+        return s if isinstance(s, dict) else {}
+
+    def do_GET(self):
+        self._t_in = time.time()
+        rid = new_id("req_")
+        if urlsplit(self.path).path == "/v1/models":
+            self._log(b"", {"status": 200})
+            self._json(200, {"object": "list", "data": [
+                {"id": "gpt-5.5", "object": "model", "owned_by": "mock"}]}, rid)
+            return
+        self._log(b"", {"status": 404})
+        self._json(404, {"error": {"message": "no route", "type": "invalid_request_error",
+                                   "param": None, "code": "not_found"}}, rid)
+
+    def do_POST(self):
+        self._t_in = time.time()
+        raw = self._read_body()
+        route = urlsplit(self.path).path
+        rid = new_id("req_")
+        sc = self._script()
+        try:
+            req = json.loads(raw) if raw else {}
+            if not isinstance(req, dict):
+                raise ValueError("not an object")
+        except ValueError as e:
+            self._log(raw, {"status": 400})
+            self._json(400, {"error": {"message": "mock: %s" % e,
+                                       "type": "invalid_request_error",
+                                       "param": None, "code": None}}, rid)
+            return
+        if sc.get("delay_ms"):
+            time.sleep(sc["delay_ms"] / 1000.0)
+        err = sc.get("error")
+        if err:
+            st = int(err.get("status", 500))
+            self._log(raw, {"status": st})
+            self._json(st, {"error": {"message": err.get("message", "mock error"),
+                                      "type": err.get("type", "server_error"),
+                                      "param": None, "code": err.get("code")}}, rid)
+            return
+        if route == "/v1/chat/completions":
+            self._chat(req, raw, sc, rid)
+        elif route == "/v1/responses":
+            self._responses(req, raw, sc, rid)
+        else:
+            self._log(raw, {"status": 404})
+            self._json(404, {"error": {"message": "no route", "type": "invalid_request_error",
+                                       "param": None, "code": "not_found"}}, rid)
+
+    def _usage_chat(self, raw, text, sc):
+        if "usage" in sc:
+            return sc["usage"]
+        p = max(1, len(raw) // 4)
+        c = max(1, len(text) // 4)
+        return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c,
+                "prompt_tokens_details": {"cached_tokens": 0}}
+
+    def _chat(self, req, raw, sc, rid):
+        text = sc.get("text", "done")
+        cid = new_id("chatcmpl-")
+        model = req.get("model") or "gpt-5.5"
+        usage = None if sc.get("no_usage") else self._usage_chat(raw, text, sc)
+        fin = sc.get("finish_reason", "stop")
+        stream = bool(req.get("stream"))
+        include = bool((req.get("stream_options") or {}).get("include_usage"))
+        pause = float(sc.get("chunk_pause_ms") or 0) / 1000.0
+        self._log(raw, {"status": 200, "id": cid, "stream": stream,
+                        "include_usage": include})
+        if not stream:
+            body = {"id": cid, "object": "chat.completion", "created": int(time.time()),
+                    "model": model, "choices": [{"index": 0, "message": {
+                        "role": "assistant", "content": text}, "finish_reason": fin}]}
+            if usage is not None:
+                body["usage"] = usage
+            self._json(200, body, rid)
+            return
+        self._sse_start(rid)
+        base = {"id": cid, "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": model}
+        try:
+            first = dict(base, choices=[{"index": 0, "delta": {"role": "assistant",
+                                                                "content": ""},
+                                         "finish_reason": None}])
+            if include:
+                first["usage"] = None
+            self._data(first)
+            if sc.get("first_pause_ms"):
+                time.sleep(sc["first_pause_ms"] / 1000.0)
+            if sc.get("stream_error"):
+                self._data({"error": {"message": sc["stream_error"].get("message", "mock"),
+                                      "type": "server_error", "param": None,
+                                      "code": None}})
+                self._chunk(b"")
+                return
+            for i in range(0, len(text), 8):
+                ch = dict(base, choices=[{"index": 0, "delta": {"content": text[i:i + 8]},
+                                          "finish_reason": None}])
+                if include:
+                    ch["usage"] = None
+                self._data(ch)
+                if pause:
+                    time.sleep(pause)
+            last = dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": fin}])
+            if include:
+                last["usage"] = None
+            self._data(last)
+            if include and usage is not None:
+                self._data(dict(base, choices=[], usage=usage))
+            self._data("[DONE]")
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _responses(self, req, raw, sc, rid):
+        text = sc.get("text", "done")
+        resp_id = new_id("resp_")
+        model = req.get("model") or "gpt-5.5"
+        if "usage" in sc:
+            usage = sc["usage"]
+        else:
+            i = max(1, len(raw) // 4)
+            o = max(1, len(text) // 4)
+            usage = {"input_tokens": i, "input_tokens_details": {"cached_tokens": 0},
+                     "output_tokens": o, "output_tokens_details": {"reasoning_tokens": 0},
+                     "total_tokens": i + o}
+        if sc.get("no_usage"):
+            usage = None
+        stream = bool(req.get("stream"))
+        pause = float(sc.get("chunk_pause_ms") or 0) / 1000.0
+        self._log(raw, {"status": 200, "id": resp_id, "stream": stream})
+        out = [{"type": "message", "id": new_id("msg_"), "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}]}]
+        full = {"id": resp_id, "object": "response", "created_at": int(time.time()),
+                "status": "completed", "model": model, "output": out, "usage": usage}
+        if not stream:
+            self._json(200, full, rid)
+            return
+        self._sse_start(rid)
+        seq = itertools.count(0)
+        try:
+            self._data({"type": "response.created", "sequence_number": next(seq),
+                        "response": dict(full, status="in_progress", output=[],
+                                         usage=None)}, "response.created")
+            if sc.get("first_pause_ms"):
+                time.sleep(sc["first_pause_ms"] / 1000.0)
+            if sc.get("stream_error"):
+                self._data({"type": "response.failed", "sequence_number": next(seq),
+                            "response": dict(full, status="failed", usage=None,
+                                             error={"code": "server_error",
+                                                    "message": "mock"})},
+                           "response.failed")
+                self._chunk(b"")
+                return
+            for i in range(0, len(text), 8):
+                self._data({"type": "response.output_text.delta",
+                            "sequence_number": next(seq), "item_id": out[0]["id"],
+                            "output_index": 0, "content_index": 0,
+                            "delta": text[i:i + 8]}, "response.output_text.delta")
+                if pause:
+                    time.sleep(pause)
+            self._data({"type": "response.completed", "sequence_number": next(seq),
+                        "response": full}, "response.completed")
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--port-file")
+    ap.add_argument("--pid-file")
+    a = ap.parse_args()
+    ThreadingHTTPServer.daemon_threads = True
+    srv = ThreadingHTTPServer((a.host, a.port), Handler)
+    srv.script_path = a.script
+    srv.log_path = a.log
+    open(a.log, "a").close()
+    if a.pid_file:
+        with open(a.pid_file + ".tmp", "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.replace(a.pid_file + ".tmp", a.pid_file)
+    if a.port_file:
+        with open(a.port_file + ".tmp", "w") as f:
+            f.write("%d\n" % srv.server_address[1])
+        os.replace(a.port_file + ".tmp", a.port_file)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,654 @@
+#!/usr/bin/env bats
+# jh-proxy: the enforcing meter at the model boundary, in front of the
+# scripted Anthropic and OpenAI mocks (tests/mock/), and in front of the
+# mock with the real Claude Code 2.1.328 (skipped loudly when npm cannot
+# fetch it).
+
+load test_helper/common
+load helpers/claude
+load helpers/proxy
+
+setup() {
+	_common_setup
+	proxy_setup
+	COEFF="$PROJECT_ROOT/lib/coefficients.json"
+	echo '[{"text":"hello there"}]' >"$T/script.json"
+	echo '{"text":"hello from openai"}' >"$T/oai.json"
+}
+
+teardown() {
+	proxy_stop
+	mock_stop
+	openai_stop
+}
+
+# uj FAMILY IN OUT CR CW: tokens x coefficients from the installed file
+uj() {
+	jq -r --arg f "$1" --argjson i "$2" --argjson o "$3" --argjson r "$4" \
+	    --argjson w "$5" '.families[] | select(.family == $f) |
+	    .input.uj * $i + .output.uj * $o + .cache_read.uj * $r +
+	    .cache_write.uj * $w' "$COEFF"
+}
+
+upstream_calls() {
+	jq -c 'select(.method == "POST" and (.path | startswith("/v1/messages")))' \
+	    "$MOCK_LOG" | wc -l
+}
+
+@test "probes are answered without a token; every other route needs it" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 curl -sS -o /dev/null -w '%{http_code}' -I "$PROXY_URL/"
+	assert_output 200
+	run -0 curl -sS -o /dev/null -w '%{http_code}' -I "$PROXY_URL/api/hello"
+	assert_output 200
+	run -0 curl -sS -w ' %{http_code}' "$PROXY_URL/v1/messages" -d '{}'
+	assert_output '{"type":"error","error":{"type":"authentication_error","message":"joulehook: this proxy needs its X-Joulehook-Token header"}} 401'
+	run -0 curl -sS -w ' %{http_code}' -H 'X-Joulehook-Token: wrong' \
+	    "$PROXY_URL/v1/chat/completions" -d '{}'
+	assert_output --partial '{"error":{"message":"joulehook: this proxy needs its X-Joulehook-Token header","type":"invalid_api_key"'
+	assert_output --partial ' 401'
+	run -0 curl -sS -w ' %{http_code}' -H "X-Joulehook-Token: $TOKEN" \
+	    "$PROXY_URL/v1/other"
+	assert_output --partial '"not_found_error"'
+	assert_output --partial ' 404'
+	run upstream_calls
+	assert_output 0
+	assert_file_not_exist "$JH_STATE/logs"
+	grep -q 'refused a caller without the token' "$PROXY_ERR"
+}
+
+@test "a call is forwarded with its path, query and headers; its receipt matches the provider's usage" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	run -0 ph '/v1/messages?beta=true' -H 'X-Claude-Code-Session-Id: s1' \
+	    -H 'anthropic-version: 2023-06-01' -H 'anthropic-beta: a-1,b-2' \
+	    -H 'x-api-key: sk-secret-123' -H 'Accept-Encoding: gzip' \
+	    -H 'X-Stainless-Retry-Count: 0' --data-binary @"$T/body"
+	assert_output --partial '"text": "hello there"'
+	run jq -c 'select(.method == "POST") | [.path, .headers["anthropic-version"],
+	    .headers["anthropic-beta"], .headers["X-Stainless-Retry-Count"],
+	    .headers["Accept-Encoding"], .headers["X-Joulehook-Token"],
+	    (.headers.Host | startswith("127.0.0.1:'"${MOCK_PORT}"'"))]' "$MOCK_LOG"
+	assert_output '["/v1/messages?beta=true","2023-06-01","a-1,b-2","0","identity",null,true]'
+	# the key reached the provider (the mock redacts it in its own log) and
+	# never appears in the proxy's
+	run jq -r 'select(.method == "POST") | .headers["x-api-key"]' "$MOCK_LOG"
+	assert_output REDACTED
+	run grep -c 'sk-secret-123' "$PROXY_ERR"
+	assert_output 0
+	u=$(jq -c 'select(.method == "POST") | .response.usage' "$MOCK_LOG")
+	in=$(jq .input_tokens <<<"$u")
+	out=$(jq .output_tokens <<<"$u")
+	want=$(uj claude-opus "$in" "$out" 0 0)
+	run receipts s1
+	assert_equal "${#lines[@]}" 1
+	run jq -c --argjson want "$want" '[.source, .verdict, .tokens_in,
+	    .tokens_out, .tokens_cache_read, .tokens_cache_write,
+	    .accepted_tokens, .energy.provenance, .energy.estimated_uj == $want,
+	    .debited_uj == $want, .enforced, .completed, .status, .model,
+	    (.coeff | endswith("#claude-opus")), (.unit | startswith("msg_mock")),
+	    (.request_id | startswith("req_mock")), (.grant | startswith("sha256:"))]' <<<"$output"
+	assert_output "[\"proxy\",\"ok\",$in,$out,0,0,$out,\"Estimator\",true,true,1,1,200,\"claude-opus-5-5\",true,true,true,true]"
+	run ledger_json
+	assert_output "{\"budget\": 20000000000000, \"spent\": $want, \"held\": 0, \"nholds\": 0}"
+	# jh-verify -L agrees with the log
+	run -0 jh-verify -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+}
+
+@test "a stream is relayed as it arrives, and metered from message_start and the last message_delta" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	jq -nc '[{text: "streamed words", first_pause_ms: 1200,
+	    usage: {cache_read_input_tokens: 2000, cache_creation_input_tokens: 100,
+	            output_tokens: 57}}]' >"$T/script.json"
+	proxy_start
+	messages_body 4000 true >"$T/body"
+	run -0 proxy_client stream "$PROXY_URL/v1/messages" "$T/body" "$T/out" \
+	    "X-Joulehook-Token: $TOKEN" "X-Claude-Code-Session-Id: s1"
+	read -r status first total <<<"$output"
+	[ "$status" = 200 ]
+	# the client saw message_start before the upstream's pause ended
+	[ "$first" -lt 900 ] || fail "first byte after $first ms"
+	[ "$total" -ge 1200 ] || fail "stream ended after $total ms"
+	run grep -c '^event: ' "$T/out"
+	assert_output 7
+	in=$(jq -r 'select(.method == "POST") | .response.usage.input_tokens' "$MOCK_LOG")
+	want=$(uj claude-opus "$in" 57 2000 100)
+	run receipts s1
+	run jq -c --argjson want "$want" '[.verdict, .tokens_in, .tokens_out,
+	    .tokens_cache_read, .tokens_cache_write, .debited_uj == $want,
+	    .accepted_tokens, .completed]' <<<"$output"
+	assert_output "[\"ok\",$in,57,2000,100,true,57,1]"
+}
+
+@test "count_tokens and the model list pass through, unmetered" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 ph '/v1/messages/count_tokens?beta=true' -d '{"model":"m","messages":[]}'
+	assert_output --partial '"input_tokens"'
+	run -0 curl -sS -H "X-Joulehook-Token: $TOKEN" "$PROXY_URL/v1/models"
+	assert_output --partial '"claude-opus-5-5"'
+	run jq -r 'select(.path | startswith("/v1")) | .path' "$MOCK_LOG"
+	assert_output $'/v1/messages/count_tokens?beta=true\n/v1/models'
+	assert_file_not_exist "$JH_STATE/logs"
+	run ledger_json
+	assert_output --partial '"spent": 0, "held": 0'
+}
+
+@test "over budget: refused before the provider, in its own shape, with status 402" {
+	grant_budget 1000000
+	mock_start "$T/script.json"
+	openai_start "$T/oai.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' \
+	    --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --regexp '^\{"type":"error","error":\{"type":"billing_error","message":"joulehook: the joule budget is spent: this call could use up to [0-9.]+ kJ \(an estimate\) and the grant has 1.000 J left\. Ask for a new grant, or a lower max_tokens\."\}\} 402$'
+	run upstream_calls
+	assert_output 0
+	run receipts s1
+	run jq -c '[.verdict, .note, .status, .debited_uj, .enforced, .energy.estimated_uj, .remaining_uj]' <<<"$output"
+	assert_output '["refused","budget",402,0,1,0,1000000]'
+	# the OpenAI shape for an OpenAI client, on a separate proxy
+	proxy_stop
+	UPSTREAM=$OPENAI_URL proxy_start
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s2' -w ' %{http_code}' \
+	    -d '{"model":"gpt-5.5","max_tokens":100,"messages":[{"role":"user","content":"x"}]}'
+	assert_output --regexp '^\{"error":\{"message":"joulehook: the joule budget is spent: [^"]*","type":"budget_exceeded","param":null,"code":"budget_exceeded"\}\} 402$'
+	run jq -s length "$OPENAI_LOG"
+	assert_output 0
+}
+
+@test "20 concurrent calls on a budget for 5 worst cases: never more than 5 upstream at once" {
+	messages_body 1000 >"$T/body"
+	# the worst case of this body: bytes/4 input at the opus cache-write
+	# coefficient, 1000 output tokens at the output one
+	in=$(( ($(stat -c %s "$T/body") + 3) / 4 ))
+	w=$(( in * 1500000 + 1000 * 6000000 ))
+	grant_budget $(( 5 * w + w / 2 ))
+	jq -nc '[{text: "x", delay_ms: 1500, usage: {output_tokens: 900}}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	# watch the ledger while the calls run
+	( for i in $(seq 60); do ledger_json; sleep 0.05; done ) >"$T/samples" &
+	watcher=$!
+	mkdir "$T/c"
+	run -0 proxy_client concurrent 20 "$PROXY_URL/v1/messages" "$T/body" "$T/c" \
+	    "X-Joulehook-Token: $TOKEN" "X-Claude-Code-Session-Id: s1"
+	wait "$watcher"
+	run sh -c "cat '$T'/c/*.status | sort | uniq -c | awk '{print \$1, \$2}'"
+	assert_output $'5 200\n15 402'
+	run upstream_calls
+	assert_output 5
+	# the upstream intervals [arrival, answer] never overlap more than 5 deep
+	run jq -s '[.[] | select(.method == "POST") | [.t_in, 1], [.time, -1]] |
+	    sort_by(.[0], .[1]) | reduce .[] as $e ({n: 0, max: 0};
+	    .n += $e[1] | .max = ([.max, .n] | max)) | .max' "$MOCK_LOG"
+	[ "$output" -le 5 ] || fail "$output calls upstream at once"
+	# spent + held never exceeded the budget
+	run jq -s --argjson b "$(( 5 * w + w / 2 ))" \
+	    '[.[] | .spent + .held] | (max <= $b) and (max > 0)' "$T/samples"
+	assert_output true
+	run ledger_json
+	assert_output --partial '"held": 0, "nholds": 0'
+	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts s1 | jq -r .verdict | sort | uniq -c | awk '{print \$1, \$2}'"
+	assert_output $'5 ok\n15 refused'
+}
+
+@test "upstream 429, 529 and 500 are passed on; each releases its hold with a receipt that says so" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	for st in 429 529 500; do
+		jq -nc --argjson s "$st" '[{error: {status: $s, type: "overloaded_error",
+		    message: "mock says no", headers: {"retry-after": "7"}}}]' >"$T/script.json"
+		run -0 ph /v1/messages -H "X-Claude-Code-Session-Id: e$st" -i \
+		    --data-binary @"$T/body"
+		assert_line --partial "HTTP/1.1 $st"
+		assert_line --partial 'retry-after: 7'
+		assert_line --partial '"message": "mock says no"'
+		run receipts "e$st"
+		run jq -c '[.verdict, .note, .status, .completed, .debited_uj > 0, .debited_uj == .energy.estimated_uj, .tokens_out]' <<<"$output"
+		assert_output "[\"error\",\"upstream-error\",$st,0,true,true,0]"
+	done
+	run ledger_json
+	assert_output --partial '"held": 0, "nholds": 0'
+}
+
+@test "an error event after HTTP 200 is relayed; the receipt says error and keeps the input usage" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "x", stream_error: {type: "overloaded_error", message: "mid-stream"}}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 true >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'event: error'
+	assert_output --partial '"mid-stream"'
+	in=$(jq -r 'select(.method == "POST") | .response.usage.input_tokens' "$MOCK_LOG")
+	run receipts s1
+	run jq -c '[.verdict, .note, .status, .tokens_in, .completed, .accepted_tokens]' <<<"$output"
+	assert_output "[\"error\",\"stream-error\",200,$in,0,0]"
+	run ledger_json
+	assert_output --partial '"held": 0'
+}
+
+@test "an upstream that dies mid-stream: the client sees the stream cut; the receipt says partial" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "a longer answer that will not finish", disconnect_after: 4}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 true >"$T/body"
+	run ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	# curl: 18, transfer closed with outstanding read data
+	[ "$status" -ne 0 ]
+	assert_output --partial 'message_start'
+	refute_output --partial 'message_stop'
+	run jq -r 'select(.method == "POST") | .response.ended' "$MOCK_LOG"
+	assert_output disconnected
+	in=$(jq -r 'select(.method == "POST") | .response.usage.input_tokens' "$MOCK_LOG")
+	run receipts s1
+	run jq -c '[.verdict, .note, .tokens_in, .tokens_out > 0, .debited_uj > 0, .completed]' <<<"$output"
+	assert_output "[\"partial\",\"upstream-disconnected\",$in,true,true,0]"
+	run ledger_json
+	assert_output --partial '"held": 0'
+}
+
+@test "a client that hangs up mid-stream: upstream is stopped, the hold settles, the receipt says partial" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "many words many words many words many words many words", first_pause_ms: 300, chunk_pause_ms: 150}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 true >"$T/body"
+	run -0 proxy_client disconnect "$PROXY_URL/v1/messages" "$T/body" 100 \
+	    "X-Joulehook-Token: $TOKEN" "X-Claude-Code-Session-Id: s1"
+	assert_output '200 100'
+	for i in $(seq 50); do
+		[ -n "$(receipts s1)" ] && break
+		sleep 0.1
+	done
+	run receipts s1
+	run jq -c '[.verdict, .note, .completed, .debited_uj > 0]' <<<"$output"
+	assert_output '["partial","client-disconnected",0,true]'
+	for i in $(seq 50); do
+		jq -e 'select(.method == "POST") | .response.ended' "$MOCK_LOG" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	run jq -r 'select(.method == "POST") | .response.ended' "$MOCK_LOG"
+	assert_output client-gone
+	run ledger_json
+	assert_output --partial '"held": 0'
+}
+
+@test "a malformed body and one over the size limit are answered here, with receipts, never forwarded" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -b 2000
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -d '{"model": "x",' -w ' %{http_code}'
+	assert_output '{"type":"error","error":{"type":"invalid_request_error","message":"joulehook: the request body is not a JSON object"}} 400'
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -w ' %{http_code}' \
+	    -d '{"model":"claude-opus-5-5","max_tokens":-5,"messages":[]}'
+	assert_output --partial 'the output token limit is not a count'
+	head -c 5000 /dev/zero | tr '\0' 'a' | jq -Rc '{model: "m", max_tokens: 5, messages: [{role: "user", content: .}]}' >"$T/big"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/big" -w ' %{http_code}'
+	assert_output '{"type":"error","error":{"type":"request_too_large","message":"joulehook: the request body is larger than this proxy accepts"}} 413'
+	# chunked upload, no Content-Length: refused once it passes the limit
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -H 'Transfer-Encoding: chunked' \
+	    --data-binary @"$T/big" -w ' %{http_code}'
+	assert_output --partial ' 413'
+	run upstream_calls
+	assert_output 0
+	run receipts s1
+	run jq -c '[.verdict, .note, .status, .debited_uj]' <<<"$output"
+	assert_output $'["error","malformed-body",400,0]\n["error","malformed-body",400,0]\n["error","body-too-large",413,0]\n["error","body-too-large",413,0]'
+	run ledger_json
+	assert_output --partial '"spent": 0, "held": 0'
+}
+
+@test "OpenAI chat: usage asked for on the client's behalf and hidden from it; prompt tokens include the cache" {
+	grant_budget 20000000000000
+	jq -nc '{text: "hello from openai", usage: {prompt_tokens: 1200, completion_tokens: 30,
+	    total_tokens: 1230, prompt_tokens_details: {cached_tokens: 1000}}}' >"$T/oai.json"
+	openai_start "$T/oai.json"
+	UPSTREAM=$OPENAI_URL proxy_start
+	body='{"model":"gpt-5.5","max_completion_tokens":500,"stream":true,"messages":[{"role":"user","content":"x"}]}'
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' -d "$body"
+	assert_output --partial 'data: [DONE]'
+	# the usage chunk is not relayed (the null "usage" of the other chunks,
+	# which include_usage adds, is left as it is)
+	refute_output --partial '"prompt_tokens"'
+	run jq -c '[.body.stream_options.include_usage, .response.include_usage]' "$OPENAI_LOG"
+	assert_output '[true,true]'
+	want=$(uj gpt 200 30 1000 0)
+	run receipts s1
+	run jq -c --argjson want "$want" '[.verdict, .tokens_in, .tokens_out, .tokens_cache_read, .debited_uj == $want, .accepted_tokens, (.coeff | endswith("#gpt"))]' <<<"$output"
+	assert_output '["ok",200,30,1000,true,30,true]'
+	# a client that asks for usage gets it
+	body='{"model":"gpt-5.5","max_tokens":500,"stream":true,"stream_options":{"include_usage":true},"messages":[]}'
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' -d "$body"
+	assert_output --partial '"usage": {"prompt_tokens": 1200'
+	# not streaming
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' \
+	    -d '{"model":"gpt-4o-mini","max_tokens":50,"messages":[]}'
+	assert_output --partial '"chat.completion"'
+	run receipts s1
+	run jq -c '[.verdict, .tokens_in, .tokens_cache_read, (.coeff | split("#")[1])]' <<<"$output"
+	assert_output $'["ok",200,1000,"gpt"]\n["ok",200,1000,"gpt"]\n["ok",200,1000,"gpt-small"]'
+}
+
+@test "OpenAI Responses: usage from response.completed, streaming or not; a missing usage is estimated, never 0 J" {
+	grant_budget 20000000000000
+	jq -nc '{text: "a response", usage: {input_tokens: 300, input_tokens_details: {cached_tokens: 256},
+	    output_tokens: 9, output_tokens_details: {reasoning_tokens: 4}, total_tokens: 309}}' >"$T/oai.json"
+	openai_start "$T/oai.json"
+	UPSTREAM=$OPENAI_URL proxy_start
+	run -0 ph /v1/responses -H 'session-id: codex-1' -d '{"model":"gpt-5.5","stream":true,"max_output_tokens":100,"input":"x"}'
+	assert_output --partial 'event: response.completed'
+	run -0 ph /v1/responses -H 'session-id: codex-1' -d '{"model":"gpt-5.5","input":"x"}'
+	assert_output --partial '"status": "completed"'
+	run receipts codex-1
+	run jq -c '[.verdict, .tokens_in, .tokens_out, .tokens_cache_read, .accepted_tokens, .enforced]' <<<"$output"
+	# the second names no output limit: held at -m, not a true worst case
+	assert_output $'["ok",44,9,256,9,1]\n["ok",44,9,256,9,0]'
+	jq -nc '{text: "no usage here", no_usage: true}' >"$T/oai.json"
+	run -0 ph /v1/responses -H 'session-id: codex-1' -d '{"model":"gpt-5.5","stream":true,"max_output_tokens":100,"input":"x"}'
+	run receipts codex-1
+	run jq -c 'select(.verdict != "ok") | [.verdict, .tokens_in > 0, .tokens_out > 0, .debited_uj > 0, .energy.provenance]' <<<"$output"
+	assert_output '["usage-estimated",true,true,true,"Estimator"]'
+}
+
+@test "usage the provider cannot mean (negative) is refused and estimated" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "x", usage: {output_tokens: -40}}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	run receipts s1
+	run jq -c '[.verdict, .note, .tokens_out >= 0, .debited_uj > 0]' <<<"$output"
+	assert_output '["usage-estimated","usage-refused",true,true]'
+}
+
+@test "the grant check is jh-decide's: revoked, expired, untrusted and wrong-audience grants are refused" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -H claude-code
+	messages_body 100 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	# revoked (the revocation file is read on every call)
+	mkdir -p "$JH_HOME/revoked"
+	jq -nc --arg g "sha256:$GRANT_HEX" '{grant: $g, reason: "test"}' |
+	    jh-seal -K revocation/1 -k "$JH_HOME/issuer.key" >"$JH_HOME/revoked/$GRANT_HEX"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial 'no model call is granted: the grant is revoked'
+	assert_output --partial ' 402'
+	rm "$JH_HOME/revoked/$GRANT_HEX"
+	# expired (a new grant file is loaded without a restart)
+	grant_budget 20000000000000 '.exp = 1000'
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'the grant expired at 1000'
+	grant_budget 20000000000000 '.audience = "joulehook:cursor"'
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial "audience does not include joulehook:claude-code"
+	grant_budget 20000000000000
+	: >"$JH_HOME/trust"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'is not in the trust file'
+	run upstream_calls
+	assert_output 1
+	run receipts s1
+	run jq -r '[.verdict, .note // "-"] | join(" ")' <<<"$output"
+	assert_output $'ok -\nrefused grant\nrefused grant\nrefused grant\nrefused grant'
+}
+
+@test "session ids: checked, taken from each host's header, else the proxy's own; new logs are rate-limited" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -n 3
+	messages_body 100 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: ../../etc' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial 'the session id must be 1 to 128 of'
+	assert_output --partial ' 400'
+	run -0 ph /v1/messages -H "X-Claude-Code-Session-Id: $(printf 'a%.0s' $(seq 129))" --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 400'
+	# no header: the proxy's own session (admitted at start), then 3 new ones
+	run -0 ph /v1/messages --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	for s in n1 n2 n3; do
+		run -0 ph /v1/messages -H "X-Claude-Code-Session-Id: $s" --data-binary @"$T/body" -w ' %{http_code}'
+		assert_output --partial ' 200'
+	done
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: n4' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial 'too many new sessions this minute'
+	# a known session still passes
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: n1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	run sh -c "ls '$JH_STATE/logs' | grep -c 'jhl\$'"
+	assert_output 4
+	own=$(sed -n 's/^jh-proxy: \(jh-proxy\)-.*/\1/p' "$PROXY_ERR" | head -n 1)
+	run receipts "$(jh-verify "$JH_STATE"/logs/*.jhl | jq -r 'select(.chain.session | startswith("jh-proxy-")) | .chain.session' | head -n 1)"
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "a Unix socket of mode 0700 needs no token" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -U "$T/proxy.sock"
+	run stat -c %a "$T/proxy.sock"
+	assert_output 700
+	messages_body 100 >"$T/body"
+	run -0 curl -sS --unix-socket "$T/proxy.sock" -H 'X-Claude-Code-Session-Id: s1' \
+	    -H 'content-type: application/json' --data-binary @"$T/body" http://localhost/v1/messages
+	assert_output --partial 'hello there'
+	run receipts s1
+	assert_equal "${#lines[@]}" 1
+	proxy_stop
+	assert_file_not_exist "$T/proxy.sock"
+}
+
+@test "SIGTERM: a call in flight finishes and settles, then the proxy exits 0" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "slow", delay_ms: 1500}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 100 >"$T/body"
+	ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" >"$T/slow.out" &
+	client=$!
+	sleep 0.5
+	kill -TERM "$PROXY_PID"
+	sleep 0.2
+	# no new calls once stopping
+	run curl -sS -m 2 -o /dev/null -w '%{http_code}' -I "$PROXY_URL/"
+	[ "$output" != 200 ]
+	wait "$client"
+	run cat "$T/slow.out"
+	assert_output --partial '"slow"'
+	proxy_stop
+	assert_equal "$PROXY_RC" 0
+	run receipts s1
+	run jq -r .verdict <<<"$output"
+	assert_output ok
+	run ledger_json
+	assert_output --partial '"held": 0'
+	grep -q 'stopping: 1 call in flight' "$PROXY_ERR"
+	grep -q 'stopped' "$PROXY_ERR"
+}
+
+@test "a proxy killed mid-call leaves a hold that settles to its worst case" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "slow", delay_ms: 3000}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" >/dev/null 2>&1 &
+	client=$!
+	for i in $(seq 50); do
+		[ "$(ledger_json | jq .nholds)" = 1 ] && break
+		sleep 0.05
+	done
+	held=$(ledger_json | jq .held)
+	[ "$held" -gt 0 ]
+	kill -9 "$PROXY_PID"
+	wait "$PROXY_PID" 2>/dev/null || true
+	PROXY_PID=
+	wait "$client" || true
+	# the next proxy (as jh-decide would) reaps the dead owner's hold
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s2' --data-binary @"$T/body"
+	run ledger_json
+	assert_output --partial '"held": 0'
+	spent=$(ledger_json | jq .spent)
+	debit=$(receipts s2 | jq .debited_uj)
+	assert_equal "$spent" "$((held + debit))"
+}
+
+@test "a clamp below the worst case holds the clamp and seals enforced 0" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -c 5000000
+	messages_body 100000 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	run receipts s1
+	run jq -c '[.verdict, .enforced]' <<<"$output"
+	assert_output '["ok",0]'
+}
+
+@test "the proxy waits for the ledger lock jh-decide and jh-chain take, and gives up after -w" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start -w 600
+	messages_body 100 >"$T/body"
+	flock "$JH_STATE/ledger/$GRANT_HEX" sleep 1.5 &
+	locker=$!
+	sleep 0.2
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'the joule budget cannot be checked: ledger: timed out after 600 ms'
+	wait "$locker"
+	flock "$JH_STATE/ledger/$GRANT_HEX" sleep 0.4 &
+	locker=$!
+	sleep 0.1
+	start=$(date +%s%N)
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	el=$(( ($(date +%s%N) - start) / 1000000 ))
+	assert_output --partial 'hello there'
+	[ "$el" -ge 200 ] || fail "did not wait for the lock ($el ms)"
+	wait "$locker"
+	run receipts s1
+	run jq -r '[.verdict, .note // "-"] | join(" ")' <<<"$output"
+	assert_output $'refused ledger\nok -'
+}
+
+@test "the energy ladder (-E): a call measured on a synthetic powercap tree is HwShunt" {
+	grant_budget 20000000000000
+	mkdir -p "$T/pc/intel-rapl:0"
+	echo package-0 >"$T/pc/intel-rapl:0/name"
+	echo 1000 >"$T/pc/intel-rapl:0/energy_uj"
+	echo 262143328850 >"$T/pc/intel-rapl:0/max_energy_range_uj"
+	jq -nc '[{text: "x", delay_ms: 800}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	JH_POWERCAP_ROOT="$T/pc" JH_NVML_LIB="$T/none.so" proxy_start -E
+	grep -q 'energy: rapl selected: 1 package counter' "$PROXY_ERR"
+	messages_body 100 >"$T/body"
+	ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" >/dev/null &
+	client=$!
+	sleep 0.4
+	echo 9000001000 >"$T/pc/intel-rapl:0/energy_uj"
+	wait "$client"
+	run receipts s1
+	run jq -c '[.energy.provenance, .energy.measured_uj, .energy.scope, .debited_uj]' <<<"$output"
+	assert_output '["HwShunt",9000000000,"cpu-packages",9000000000]'
+}
+
+# --- the real Claude Code ------------------------------------------------
+
+# claude_through_proxy PROMPT [ARGS]: claude_run with the proxy as base URL
+claude_through_proxy() {
+	local p=$1
+	shift
+	MOCK_URL_SAVED=$MOCK_URL
+	MOCK_URL=$PROXY_URL ANTHROPIC_CUSTOM_HEADERS="X-Joulehook-Token: $TOKEN" \
+	    claude_run "$p" "$@"
+	MOCK_URL=$MOCK_URL_SAVED
+}
+
+@test "Claude Code through jh-proxy: one receipt per model call, with the mock's token counts" {
+	claude_install
+	grant_budget 20000000000000
+	script_bash_proxy() {
+		jq -nc '[{tool_use: [{name: "Bash", input: {command: "echo one", description: "x"}}]},
+		         {text: "finished", usage: {cache_read_input_tokens: 5000}}]' >"$T/script.json"
+	}
+	script_bash_proxy
+	mock_start "$T/script.json"
+	proxy_start
+	mkdir -p "$T/work" && cd "$T/work"
+	claude_through_proxy "run echo" --allowedTools Bash
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; cat "$PROXY_ERR" >&2; false; }
+	sid=$(jq -r .session_id "$CLAUDE_OUT")
+	run upstream_calls
+	calls=$output
+	[ "$calls" -ge 2 ]
+	run receipts "$sid"
+	assert_equal "${#lines[@]}" "$calls"
+	# each receipt's tokens are the usage the mock sent for that call
+	jq -c 'select(.method == "POST" and (.path | startswith("/v1/messages"))) |
+	    [.response.message_id, .response.usage.input_tokens,
+	     .response.usage.output_tokens, .response.usage.cache_read_input_tokens]' \
+	    "$MOCK_LOG" | sort >"$T/want"
+	receipts "$sid" | jq -c '[.unit, .tokens_in, .tokens_out, .tokens_cache_read]' | sort >"$T/got"
+	run diff "$T/want" "$T/got"
+	assert_success
+	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$sid' | jq -r '[.verdict, .enforced, .source] | join(\" \")' | sort -u"
+	assert_output 'ok 1 proxy'
+}
+
+@test "Claude Code with a tiny budget stops with the budget message after one upstream call (402: no retries)" {
+	claude_install
+	# room for one worst case of Claude Code's opus call (128000 output
+	# tokens at 6 J, and its ~50 KB request), and the mock spends most of it
+	grant_budget 1000000000000
+	jq -nc '[{tool_use: [{name: "Bash", input: {command: "echo one", description: "x"}}],
+	          usage: {output_tokens: 100000}}, {text: "never reached"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	mkdir -p "$T/work" && cd "$T/work"
+	claude_through_proxy "run echo" --allowedTools Bash
+	[ "$CLAUDE_RC" -ne 0 ] || { claude_dump; false; }
+	run jq -r '[.api_error_status, .is_error, .result] | join(" ")' "$CLAUDE_OUT"
+	assert_output --regexp '^402 true API Error: 402 joulehook: the joule budget is spent: this call could use up to .* and the grant has .* left'
+	run upstream_calls
+	assert_output 1
+	# Claude Code asked once more and took the 402 as final
+	run grep -c 'POST /v1/messages 402 refused/budget' "$PROXY_ERR"
+	assert_output 1
+}
+
+@test "Claude Code 2.1.328 and the refusal status: 400 is retried 6 times, 403 is shown as an authentication failure, 402 stops at once" {
+	claude_install
+	grant_budget 1000000
+	mock_start "$T/script.json"
+	mkdir -p "$T/work" && cd "$T/work"
+	for st in 400 403 402; do
+		JH_PROXY_REFUSE_STATUS=$st proxy_start
+		claude_through_proxy "say hi"
+		n=$(grep -c "POST /v1/messages $st refused/budget" "$PROXY_ERR")
+		r=$(jq -r .result "$CLAUDE_OUT")
+		echo "# $st: $n requests; result: ${r:0:60}" >&3
+		case $st in
+		400)	assert_equal "$n" 6 ;;
+		403)	assert_equal "$n" 1
+			[[ $r == "Failed to authenticate. API Error: 403 joulehook:"* ]] ;;
+		402)	assert_equal "$n" 1
+			[[ $r == "API Error: 402 joulehook: the joule budget is spent"* ]] ;;
+		esac
+		proxy_stop
+	done
+	run upstream_calls
+	assert_output 0
+}
