@@ -152,6 +152,8 @@ deny_of() {
 @test "lossless: every captured field maps to a name; -n keeps unknown fields under native" {
 	local f
 	for f in "$FIX"/*.json; do
+		# the status line's input is not a hook payload
+		case $f in */statusLine-*) continue ;; esac
 		run -0 jh-normalize -n -H claude-code "$f"
 		run jq -c 'has("native"), has("malformed")' <<<"$output"
 		assert_output $'false\nfalse' || fail "$f"
