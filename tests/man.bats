@@ -9,8 +9,8 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-seal jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-seal jh-status jh-verify"
 }
 
 # The installer is a script, not a build product: run from the tree.
@@ -406,6 +406,15 @@ run_examples() {
 	assert_output --partial 'jh-proxy -u https://api.anthropic.com -U proxy.sock'
 	assert_output --partial '"billing_error"'
 	run_examples "$MAN/jh-proxy.1"
+}
+
+@test "jh-status(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-status.1" EXAMPLES
+	assert_output --partial "| jh-status -p"
+	assert_output --partial 'jh-status -s > summary.json'
+	assert_output --partial '| jh-status -m'
+	run_examples "$MAN/jh-status.1"
 }
 
 @test "a usage line that -h wraps is joined before the comparison" {

@@ -1,0 +1,290 @@
+/*
+ * jh-status: the receipt surface (DESIGN.md 6).  By default, one status
+ * line for Claude Code's statusLine, from a session's head record and its
+ * grant's ledger, never from a pass over the log; -s, a JSON summary of
+ * verified logs; -m, an MCP server on stdio exposing a project's receipts
+ * as resources and a verify tool.
+ */
+#include <err.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "jh.h"
+
+#define PROG		"jh-status"
+#define LINE_INPUT_MAX	(1024 * 1024)	/* a status-line payload */
+
+struct opts {
+	int mode;		/* 0: status line, 's', 'm' */
+	int plain;
+	struct jh_stctx c;
+	char root[PATH_MAX];
+	char homebuf[PATH_MAX], statebuf[PATH_MAX];
+	struct jh_keyset keys;	/* stewards and trust */
+	struct jh_verifier v;
+};
+
+static void
+usage(FILE *f, int status)
+{
+	fprintf(f,
+	    "usage: %s [-p] [-g grant] [-L ledgerdir] [-S statedir]\n"
+	    "       %s -s [-r root] [-S statedir] [log ...]\n"
+	    "       %s -m [-g grant] [-L ledgerdir] [-r root] [-S statedir]\n"
+	    "       %s -h\n", PROG, PROG, PROG, PROG);
+	exit(status);
+}
+
+/*
+ * The status line: spend, verdict counts, chain state and the meter's
+ * state, from the head record and the ledger.  Display only: whatever
+ * goes wrong is said on the line, and the status is 0.
+ */
+static void
+line_of(struct jh_buf *b, const struct opts *o, const struct jh_sthead *sh,
+    const struct jh_stbudget *sb)
+{
+	const struct jh_head *h = &sh->head;
+	const char *sep = o->plain ? " | " : " \xc2\xb7 ";
+	char fig[32];
+
+	jh_buf_adds(b, o->plain ? "jh:" : "jh \xe2\x9a\xa1");
+	if (sh->state == JH_ST_UNCHECKED) {
+		jh_buf_adds(b, " ");
+		if (sb->have_ledger) {
+			jh_st_energy(fig, sizeof(fig), sb->budget, o->plain);
+			jh_buf_addf(b, "budget %s%s", fig, sep);
+		}
+		jh_buf_addf(b, "chain unchecked: %s", sh->why);
+		return;
+	}
+	/* Spec 7: without a meter, only the tools' estimates, so labelled. */
+	if (h->n_eff == 0) {
+		jh_st_energy(fig, sizeof(fig), h->debited_uj, o->plain);
+		jh_buf_addf(b, " %s tools (est)", fig);
+	} else {
+		jh_st_energy(fig, sizeof(fig), h->energy_uj, o->plain);
+		jh_buf_addf(b, " %s model (est)", fig);
+	}
+	if (sb->have_ledger) {
+		jh_st_energy(fig, sizeof(fig), sb->budget, o->plain);
+		jh_buf_addf(b, " of %s", fig);
+	} else
+		jh_buf_addf(b, " (%s)", sb->why);
+	jh_buf_addf(b, "%s%llu allow %llu deny", sep,
+	    (unsigned long long)h->n_allow, (unsigned long long)h->n_deny);
+	if (h->n_ask)
+		jh_buf_addf(b, " %llu ask", (unsigned long long)h->n_ask);
+	if (h->n_rewrite)
+		jh_buf_addf(b, " %llu rewrite",
+		    (unsigned long long)h->n_rewrite);
+	jh_buf_addf(b, "%schain %llu %s%s%s", sep,
+	    (unsigned long long)h->count, jh_st_state_word(sh->state), sep,
+	    jh_st_meter(h->n_eff, h->n_enforced));
+}
+
+static int
+status_line(struct opts *o)
+{
+	struct jh_buf in, out;
+	struct jh_err e;
+	struct jh_sthead sh;
+	struct jh_stbudget sb;
+	json_error_t je;
+	json_t *j = NULL, *sid;
+	const char *s, *hint;
+	char digest[2 * JH_HASH_LEN + 1], path[PATH_MAX + 80], fig[32];
+	int fd, hfd, r;
+
+	jh_buf_init(&in);
+	jh_buf_init(&out);
+	jh_buf_adds(&out, o->plain ? "jh: " : "jh \xe2\x9a\xa1 ");
+	if (jh_read_all(&in, STDIN_FILENO, LINE_INPUT_MAX, &e) == -1) {
+		jh_buf_addf(&out, "status unavailable: %s", e.msg);
+		goto print;
+	}
+	if ((j = json_loadb((const char *)in.p, in.len, 0, &je)) == NULL ||
+	    !json_is_object(j)) {
+		jh_buf_adds(&out, "status unavailable: the input is not a "
+		    "JSON object");
+		goto print;
+	}
+	sid = json_object_get(j, "session_id");
+	if (!json_is_string(sid) || (s = json_string_value(sid))[0] == '\0' ||
+	    json_string_length(sid) > JH_SESSION_MAX) {
+		jh_buf_adds(&out, "status unavailable: no session_id");
+		goto print;
+	}
+	jh_st_digest(digest, (const uint8_t *)s, json_string_length(sid));
+	/* Before its first event a session has no pinned root: the host's. */
+	if ((hint = json_string_value(json_object_get(json_object_get(j,
+	    "workspace"), "project_dir"))) == NULL)
+		hint = json_string_value(json_object_get(j, "cwd"));
+	jh_st_budget(&sb, o->c.home, o->c.statedir, o->c.ledgerdir,
+	    o->c.grantfile, digest, hint);
+	r = jh_st_open_log(&o->c, digest, &fd, &hfd, path, sizeof(path), &e);
+	if (r == 0)
+		jh_st_head(&sh, fd, hfd, digest, &o->keys);
+	if (r == -2)
+		jh_buf_addf(&out, "status unavailable: %s", e.msg);
+	else if (r == -1 || sh.state == JH_ST_EMPTY) {
+		jh_buf_adds(&out, "no receipts yet in this session");
+		if (sb.have_ledger) {
+			jh_st_energy(fig, sizeof(fig), sb.budget, o->plain);
+			jh_buf_addf(&out, "%sbudget %s", o->plain ? " | " :
+			    " \xc2\xb7 ", fig);
+		}
+	} else {
+		jh_buf_reset(&out);
+		line_of(&out, o, &sh, &sb);
+	}
+	if (r == 0) {
+		jh_st_head_free(&sh);
+		jh_st_close_log(fd, hfd);
+	}
+print:
+	jh_buf_addc(&out, '\n');
+	if (!out.oom)
+		(void)fwrite(out.p, 1, out.len, stdout);
+	json_decref(j);
+	jh_buf_free(&in);
+	jh_buf_free(&out);
+	return (0);
+}
+
+static int
+summary_mode(struct opts *o, int argc, char **argv)
+{
+	struct jh_sum s;
+	struct jh_buf out;
+	struct jh_err e;
+	int i, bad = 0;
+
+	if (o->keys.n == 0)
+		errx(2, "no trusted keys: list them in JH_HOME/stewards and "
+		    "JH_HOME/trust");
+	jh_sum_init(&s, &o->v);
+	jh_buf_init(&out);
+	if (argc == 0 && jh_st_summarize_project(&o->c, &s, NULL, &e) == -1) {
+		warnx("%s", e.msg);
+		bad = 1;
+	}
+	for (i = 0; i < argc; i++)
+		if (jh_st_summarize(&s, argv[i], &e) == -1) {
+			warnx("%s", e.msg);
+			bad = 1;
+		}
+	if (jh_sum_json(&out, &s) == -1)
+		errx(2, "out of memory");
+	jh_buf_addc(&out, '\n');
+	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
+	    fflush(stdout) == EOF)
+		err(2, "stdout");
+	i = bad ? 2 : s.nok == s.nlogs ? 0 : 1;
+	jh_sum_free(&s);
+	jh_buf_free(&out);
+	return (i);
+}
+
+static void
+load_keys(struct opts *o, const char *name, int role)
+{
+	char path[PATH_MAX + 16];
+	struct jh_err e;
+
+	snprintf(path, sizeof(path), "%s/%s", o->c.home, name);
+	if (access(path, F_OK) == 0 &&
+	    jh_keyset_load(&o->keys, path, role, &e) == -1)
+		warnx("%s", e.msg);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	struct jh_err e;
+	const char *root = NULL;
+	char cwd[PATH_MAX];
+	int ch, i, rc;
+
+	memset(&o, 0, sizeof(o));
+	jh_keyset_init(&o.keys);
+	signal(SIGPIPE, SIG_IGN);
+	/* DESIGN.md 6 names the server --mcp: the same as -m. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--mcp") == 0)
+			argv[i] = (char *)"-m";
+	while ((ch = getopt(argc, argv, "g:hL:mpr:S:s")) != -1) {
+		switch (ch) {
+		case 'g':
+			o.c.grantfile = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'L':
+			o.c.ledgerdir = optarg;
+			break;
+		case 'm':
+		case 's':
+			if (o.mode != 0 && o.mode != ch)
+				usage(stderr, 2);
+			o.mode = ch;
+			break;
+		case 'p':
+			o.plain = 1;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'S':
+			o.c.statedir = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if ((argc > 0 && o.mode != 's') || (o.plain && o.mode != 0) ||
+	    (root != NULL && o.mode == 0) || (o.mode == 's' &&
+	    (o.c.grantfile != NULL || o.c.ledgerdir != NULL)))
+		usage(stderr, 2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if ((o.c.home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL)
+		errx(2, "no JH_HOME and no HOME");
+	if (o.c.statedir == NULL &&
+	    (o.c.statedir = jh_state(o.statebuf, sizeof(o.statebuf))) == NULL)
+		errx(2, "no JH_STATE and no HOME");
+	load_keys(&o, "stewards", JH_ROLE_STEWARD);
+	if (o.mode != 0)
+		load_keys(&o, "trust", JH_ROLE_ISSUER);
+	jh_verifier_init(&o.v, &o.keys);
+	o.c.keys = &o.keys;
+	o.c.v = &o.v;
+	o.c.root = o.root;
+	if (o.mode != 0) {
+		if (root == NULL && (root = getcwd(cwd, sizeof(cwd))) == NULL)
+			err(2, "getcwd");
+		if (realpath(root, o.root) == NULL)
+			err(2, "%s", root);
+	}
+	if (o.mode == 's')
+		rc = summary_mode(&o, argc, argv);
+	else if (o.mode == 'm') {
+		if ((rc = jh_mcp_serve(&o.c, STDIN_FILENO, stdout, &e)) == -1)
+			errx(2, "%s", e.msg);
+	}
+	else
+		rc = status_line(&o);
+	jh_keyset_free(&o.keys);
+	return (rc);
+}

@@ -1,0 +1,471 @@
+#!/usr/bin/env bats
+# jh-status: the status line (Claude Code's captured statusLine input),
+# -s summaries of verified logs, and the MCP server (a real SDK client
+# and raw JSON-RPC).  Logs are made by the real pipeline:
+# jh-decide | jh-seal | jh-chain.
+#
+# The large-log case uses 10,000 entries by default; JH_SLOW=1 makes it
+# the 100,000 of the issue (about a minute more, on tmpfs).
+
+load test_helper/common
+load helpers/mcp
+
+setup() {
+	_common_setup
+	jh_keys
+	R="$T/repo"
+	mkdir -p "$R" "$T/other"
+	R=$(cd "$R" && pwd -P)
+	FIX="$PROJECT_ROOT/tests/fixtures/claude-code/statusLine-stdin-interactive.json"
+	SEQ="/usr/bin/python3 $PROJECT_ROOT/tests/helpers/cborseq.py"
+	N=0
+	# The project's grant, where jh-decide looks first: grants/<root>.
+	mkdir -p "$JH_HOME/grants"
+	G="$JH_HOME/grants/$(printf %s "$R" | sha256sum | cut -c1-64)"
+	grant_doc 20000000000000 >"$T/grant.json"
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/grant.json" >"$G"
+	jh-decide -I -g "$G" 2>/dev/null
+}
+
+teardown() {
+	if [ -n "${SHM:-}" ]; then rm -rf "$SHM"; fi
+}
+
+grant_doc() {
+	jq -nc --argjson b "$1" '{audience: "joulehook:*", nbf: 0,
+	    exp: 1900000000, budget_uj: $b, costs: {shell: 2000000},
+	    caps: [{class: "shell", command: ["npm test", "npm run *", "echo *"]}],
+	    policies: [
+	      {id: "deploy-asks", when: {class: "shell", command: ["npm run deploy*"]},
+	       verdict: "ask", reason: "deploys need a human"},
+	      {id: "redact-token", when: {class: "shell"},
+	       rewrite: {field: "command", regex: "ghp_[A-Za-z0-9]{36}", with: "REDACTED"}}]}'
+}
+
+# gate SESSION [-C cwd] COMMAND...: one PreToolUse per command, through
+# jh-decide | jh-seal | jh-chain.
+gate() {
+	local s=$1 cwd=$R c
+	shift
+	if [ "$1" = -C ]; then cwd=$2; shift 2; fi
+	for c in "$@"; do
+		N=$((N + 1))
+		jq -nc --arg s "$s" --arg id "toolu_$N" --arg c "$c" \
+		    --arg cwd "$cwd" '{session_id: $s, tool_use_id: $id,
+		    host: "claude-code", event: "PreToolUse", tool: "Bash",
+		    class: "shell", cwd: $cwd, input: {command: $c},
+		    content_id: null}'
+	done | jh-decide | jh-seal | jh-chain >/dev/null
+}
+
+# eff SESSION ENFORCED UJ [PROVENANCE]: one efficiency/1 unit, as
+# tests/seal.bats makes them, sealed and chained.
+eff() {
+	jq -nc --arg s "$1" --argjson enf "$2" --argjson uj "$3" \
+	    --arg p "${4:-Estimator}" '{kind: "efficiency/1", session: $s,
+	    unit: "msg_\($uj)", source: (if $enf == 1 then "proxy" else "transcript" end),
+	    tokens_in: 10, tokens_out: 20, tokens_cache_read: 0,
+	    tokens_cache_write: 0, accepted_tokens: 20,
+	    energy: ({estimated_uj: $uj, provenance: $p} +
+	        (if $p == "HwShunt" then {measured_uj: $uj} else {} end)),
+	    coeff: "default-2026", duration_ms: 5, completed: 1, verdict: "ok",
+	    enforced: $enf, debited_uj: (if $enf == 1 then $uj else 0 end)}' |
+	    jh-seal | jh-chain >/dev/null
+}
+
+digest() { printf %s "$1" | sha256sum | cut -c1-64; }
+logof() { echo "$JH_STATE/logs/$(digest "$1").jhl"; }
+
+# The captured interactive statusLine input, as this test's session.
+sl_input() {
+	jq -c --arg s "$1" --arg r "$R" '.session_id = $s | .cwd = $r |
+	    .workspace.current_dir = $r | .workspace.project_dir = $r' "$FIX"
+}
+
+# status SESSION [OPTIONS]: the status line for the captured input.
+status() {
+	local s=$1
+	shift
+	sl_input "$s" | jh-status "$@"
+}
+
+TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+@test "the status line from Claude Code's captured input shows the log's and the ledger's figures" {
+	gate s1 "npm test" "npm test" "curl example.com" "npm run deploy" \
+	    "echo $TOKEN"
+	run -0 status s1
+	assert_output "jh ⚡ 6 J tools (est) of 20 MJ · 2 allow 1 deny 1 ask 1 rewrite · chain 5 ok · unmetered"
+	[ "$(printf %s "$output" | wc -m)" -le 100 ]
+	# The same figures, verified, from the log and the ledger.
+	run sh -c "jh-verify '$(logof s1)' | jq -r 'select(.core) | .core.verdict' | sort | uniq -c | tr -s ' ' | tr '\n' ,"
+	assert_output " 2 allow, 1 ask, 1 deny, 1 rewrite,"
+	run sh -c "jh-verify '$(logof s1)' | jq -s 'map(.core.debited_uj // 0) | add'"
+	assert_output 6000000
+	run sh -c "jh-verify -L '$JH_STATE/ledger' '$(logof s1)' | jq -c 'select(.ledger) | .ledger | [.spent_uj, .ok]'"
+	assert_output "[6000000,true]"
+	run sh -c "jh-verify '$(logof s1)' | jq -r 'select(.log) | .log.entries'"
+	assert_output 5
+}
+
+@test "-p prints the same line in plain ASCII" {
+	gate s1 "npm test" "curl example.com"
+	run -0 status s1 -p
+	assert_output "jh: 2 J tools (est) of 20 MJ | 1 allow 1 deny | chain 2 ok | unmetered"
+	run sh -c "printf %s '$output' | LC_ALL=C grep -c '[^ -~]'"
+	assert_output 0
+}
+
+@test "the meter's state: unmetered, observed, enforced; tool estimates are never the session's energy" {
+	gate s1 "npm test"
+	run -0 status s1 -p
+	assert_output "jh: 2 J tools (est) of 20 MJ | 1 allow 0 deny | chain 1 ok | unmetered"
+	# Telemetry only (enforced 0): observed, the units' energy.
+	gate s2 "npm test"
+	eff s2 0 1500000
+	run -0 status s2 -p
+	assert_output "jh: 1.5 J model (est) of 20 MJ | 1 allow 0 deny | chain 2 ok | observed"
+	refute_output --partial tools
+	# One proxy unit (enforced 1) is enough; measured figures add up.
+	gate s3 "npm test"
+	eff s3 0 1000
+	eff s3 1 2500000000 HwShunt
+	run -0 status s3 -p
+	assert_output "jh: 2.5 kJ model (est) of 20 MJ | 1 allow 0 deny | chain 3 ok | enforced"
+	# A session with units only has no pinned root: the host's project
+	# directory finds the grant.
+	eff s4 1 7
+	run -0 status s4 -p
+	assert_output "jh: 7 uJ model (est) of 20 MJ | 0 allow 0 deny | chain 1 ok | enforced"
+	run -0 status s4
+	assert_output "jh ⚡ 7 µJ model (est) of 20 MJ · 0 allow 0 deny · chain 1 ok · enforced"
+}
+
+@test "a stale sidecar is named stale, a missing or damaged one unchecked, another session's log bad" {
+	gate s1 "npm test" "npm test"
+	cp "$(logof s1).head" "$T/old.head"
+	gate s1 "npm test"
+	run -0 status s1 -p
+	assert_output --partial "3 allow 0 deny | chain 3 ok"
+	# An old record: the figures it has, said to be stale.
+	cat "$T/old.head" >"$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: 4 J tools (est) of 20 MJ | 2 allow 0 deny | chain 2 stale | unmetered"
+	# The next append rebuilds it; a torn tail after it is stale again.
+	gate s1 "npm test"
+	run -0 status s1 -p
+	assert_output --partial "| chain 4 ok |"
+	head -c 100 "$(logof s1)" >>"$(logof s1)"
+	run -0 status s1 -p
+	assert_output --partial "| chain 4 stale |"
+	# No record, or one that fails its CRC: no figures at all.
+	rm "$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: budget 20 MJ | chain unchecked: no head record"
+	printf 'XXXXXXXXXX' >"$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: budget 20 MJ | chain unchecked: the head record is damaged"
+	# A record that matches its log, but the log is another session's.
+	gate s2 "npm test"
+	cat "$(logof s2)" >"$(logof s1)"
+	cat "$(logof s2).head" >"$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: 2 J tools (est) of 20 MJ | 1 allow 0 deny | chain 1 bad | unmetered"
+}
+
+@test "an append in progress (the log locked) is said, not taken for damage" {
+	gate s1 "npm test"
+	flock -x "$(logof s1)" sleep 30 &
+	holder=$!
+	for i in $(seq 50); do
+		flock -n -s "$(logof s1)" true || break
+		sleep 0.1
+	done
+	run -0 status s1 -p
+	kill "$holder"
+	wait "$holder" || true
+	assert_output "jh: 2 J tools (est) of 20 MJ | 1 allow 0 deny | chain 1 appending | unmetered"
+}
+
+@test "no log yet, no grant, another grant; bad input is a line and status 0" {
+	run -0 status fresh -p
+	assert_output "jh: no receipts yet in this session | budget 20 MJ"
+	run -0 status fresh
+	assert_output "jh ⚡ no receipts yet in this session · budget 20 MJ"
+	# A session outside the project, with no JH_HOME/grant: no budget.
+	run -0 sh -c "echo '{\"session_id\":\"x\",\"cwd\":\"$T/other\"}' | jh-status -p"
+	assert_output "jh: no receipts yet in this session"
+	gate s1 -C "$T/other" "npm test"
+	run -0 sh -c "echo '{\"session_id\":\"s1\"}' | jh-status -p"
+	assert_output "jh: 0 J tools (est) (no grant) | 0 allow 1 deny | chain 1 ok | unmetered"
+	# -g names the grant; a grant without a ledger says so.
+	grant_doc 5000000000000 >"$T/g5.json"
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/g5.json" >"$T/g5"
+	run -0 sh -c "echo '{\"session_id\":\"s1\"}' | jh-status -p -g '$T/g5'"
+	assert_output "jh: 0 J tools (est) (no ledger) | 0 allow 1 deny | chain 1 ok | unmetered"
+	jh-decide -I -g "$T/g5" 2>/dev/null
+	run -0 sh -c "echo '{\"session_id\":\"s1\"}' | jh-status -p -g '$T/g5'"
+	assert_output "jh: 0 J tools (est) of 5 MJ | 0 allow 1 deny | chain 1 ok | unmetered"
+	for input in 'not json' '[1,2]' '{"session_id": 5}' '{}' '' \
+	    '{"session_id": ""}' '{"session_id": "s1"} trailing'; do
+		run -0 jh-status -p <<<"$input"
+		assert_output --regexp '^jh: status unavailable: (the input is not a JSON object|no session_id)$'
+	done
+	run -0 jh-status -p </dev/null
+	assert_output "jh: status unavailable: the input is not a JSON object"
+	run -0 sh -c "head -c 2000000 /dev/zero | tr '\\0' ' ' | jh-status -p"
+	assert_output --partial "jh: status unavailable: input larger than"
+	run -2 jh-status -x
+	run -2 jh-status -p -s
+	run -2 jh-status extra-argument
+	run -0 jh-status -h
+	assert_line --index 0 --partial "usage: jh-status [-p]"
+}
+
+@test "planted links and FIFOs in the state are refused on the line, never followed or waited on" {
+	mkdir -p "$JH_STATE/logs"
+	chmod 700 "$JH_STATE/logs"
+	echo secret >"$T/target"
+	ln -s "$T/target" "$(logof s1)"
+	run -0 timeout 10 sh -c "echo '{\"session_id\":\"s1\"}' | jh-status -p"
+	assert_output --regexp '^jh: status unavailable: .*\.jhl: is a symbolic link$'
+	mkfifo "$(logof s2)"
+	run -0 timeout 10 sh -c "echo '{\"session_id\":\"s2\"}' | jh-status -p"
+	assert_output --regexp '^jh: status unavailable: .*\.jhl: not a regular file$'
+}
+
+@test "the status line reads only the log's last entry, not the whole log" {
+	gate s1 "npm test" "npm test" "npm test"
+	# Damage the first entry: a verification fails, the line does not
+	# read it.
+	printf X | dd of="$(logof s1)" bs=1 seek=100 conv=notrunc 2>/dev/null
+	run -0 status s1 -p
+	assert_output --partial "| chain 3 ok |"
+	run -1 jh-status -s "$(logof s1)"
+	if ! command -v strace >/dev/null; then
+		skip "no strace to count the bytes read"
+	fi
+	local cmds=() i
+	for i in $(seq 300); do cmds+=("npm test"); done
+	gate s2 "${cmds[@]}"
+	# 300 entries (~250 kB): the line reads a few kB of it.
+	sl_input s2 >"$T/in.json"
+	# (LeakSanitizer cannot run under ptrace)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -e trace=read,pread64 -o "$T/trace" jh-status -p <"$T/in.json"
+	size=$(stat -c %s "$(logof s2)")
+	read_bytes=$(awk '/^[0-9]+ +(read|pread64)\(/ { sub(/.*= /, ""); if ($1 > 0) n += $1 } END { print n + 0 }' "$T/trace")
+	[ "$size" -gt 200000 ] || fail "log too small: $size"
+	[ "$read_bytes" -lt 100000 ] || fail "read $read_bytes bytes of a $size-byte log"
+}
+
+# The large log: one jh-seal | jh-chain stream, on tmpfs where there is one.
+big_log() {
+	local n=$1
+	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		SHM=$(mktemp -d /dev/shm/jh-status-test.XXXXXX)
+		export JH_STATE="$SHM/state"
+	fi
+	mkdir -p "$JH_STATE/roots"
+	chmod 700 "$JH_STATE" "$JH_STATE/roots"
+	jh-decide -I -g "$G" 2>/dev/null
+	printf %s "$R" >"$JH_STATE/roots/$(digest big)"
+	chmod 600 "$JH_STATE/roots/$(digest big)"
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "{\"kind\":\"decision/1\",\"session_id\":\"big\",\"tool\":\"%s\",\"input\":{\"command\":\"npm test %d\"},\"cwd\":\"/repo\",\"host\":\"claude-code\",\"event\":\"PreToolUse\",\"class\":\"%s\",\"tool_use_id\":\"toolu_%d\",\"verdict\":\"%s\",\"code\":\"%s\",\"reason\":\"r\",\"cost_uj\":2000000,\"debited_uj\":%d,\"provenance\":\"Estimator\",\"remaining_uj\":1000,\"rule\":\"caps[0]\"}\n", (i % 10 ? "Bash" : "Read"), i, (i % 10 ? "shell" : "read"), i, (i % 4 ? "allow" : "deny"), (i % 4 ? "ok" : "not-granted"), (i % 4 ? 2000000 : 0), i }' |
+	    jh-seal | jh-chain >/dev/null
+}
+
+@test "a large log: -s summarizes it streaming, the status line stays O(1), MCP lists it page by page" {
+	local n=10000
+	[ "${JH_SLOW:-0}" = 1 ] && n=100000
+	big_log "$n"
+	log=$(logof big)
+	# The status line: the same answer in about the time of a small log.
+	run -0 sh -c "echo '{\"session_id\":\"big\"}' | jh-status -p"
+	assert_output --regexp "^jh: [0-9.]+ kJ tools \(est\) of 20 MJ \| $((n * 3 / 4)) allow $((n / 4)) deny \| chain $n ok \| unmetered$"
+	echo '{"session_id":"big"}' >"$T/in.json"
+	t0=$(date +%s%N)
+	for i in $(seq 20); do jh-status <"$T/in.json" >/dev/null; done
+	t1=$(date +%s%N)
+	for i in $(seq 20); do cat <"$T/in.json" >/dev/null; done
+	t2=$(date +%s%N)
+	echo "# status line on $n entries: $(( (t1 - t0) / 20000 )) us per call; cat: $(( (t2 - t1) / 20000 )) us" >&3
+	# -s: every entry verified, counts exact, memory bounded.
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$T/rss" jh-status -s "$log" >"$T/sum.json"
+		[ "$(cat "$T/rss")" -lt 65536 ] || fail "max RSS $(cat "$T/rss") kB"
+	else
+		jh-status -s "$log" >"$T/sum.json"
+	fi
+	run jq -c '.total | [.entries, .verified, .failed, .ok, .verdicts, .tools, .classes, .energy.tools.Estimator.debited_uj]' "$T/sum.json"
+	assert_output "[$n,$n,0,true,{\"allow\":$((n * 3 / 4)),\"deny\":$((n / 4))},{\"Bash\":$((n * 9 / 10)),\"Read\":$((n / 10))},{\"read\":$((n / 10)),\"shell\":$((n * 9 / 10))},$((n * 3 / 4 * 2000000))]"
+	# MCP: a fresh server reads the last entry by scanning offsets only.
+	last="joulehook://session/$(digest big)/$((n - 1))"
+	run -0 sh -c "jq -nc --arg u '$last' '{jsonrpc:\"2.0\",id:1,method:\"resources/read\",params:{uri:\$u}}' | jh-status -m -r '$R' | jq -r '.result.contents[0].text | fromjson | [.ok, .chain.seq] | @csv'"
+	assert_output "true,$((n - 1))"
+	# Pages of 100, each read on from the cursor's offset.
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"resources/list"}' |
+	    jh-status -m -r "$R" >"$T/p1"
+	cur=$(jq -r .result.nextCursor "$T/p1")
+	run jq '.result.resources | length' "$T/p1"
+	assert_output 100
+	jq -nc --arg c "$cur" '{jsonrpc:"2.0",id:2,method:"resources/list",params:{cursor:$c}}' |
+	    jh-status -m -r "$R" >"$T/p2"
+	run jq -r '.result.resources[0].name' "$T/p2"
+	assert_output "$(digest big | cut -c1-12)/99"
+}
+
+@test "-s: counts by verdict, code, tool and class and energy by provenance match jh-verify; failures exit 1" {
+	gate s1 "npm test" "curl example.com" "npm run deploy" "echo $TOKEN"
+	eff s1 1 3000 HwShunt
+	eff s1 0 5000
+	run -0 jh-status -s "$(logof s1)"
+	echo "$output" >"$T/sum.json"
+	jh-verify "$(logof s1)" >"$T/v.jsonl"
+	by() { jq -sc "[.[] | select(.core.kind == \"decision/1\") | .core.$1] | group_by(.) | map({(.[0]): length}) | add" "$T/v.jsonl"; }
+	for f in verdict:verdicts code:codes tool:tools class:classes; do
+		assert_equal "$(jq -c ".logs[0].${f#*:}" "$T/sum.json")" "$(by "${f%%:*}")"
+	done
+	run jq -c '.logs[0] | [.session, .ok, .entries, .verified, .meter, .efficiency, .energy]' "$T/sum.json"
+	assert_output '["s1",true,6,6,"enforced",{"receipts":2,"enforced":1,"observed":1},{"tools":{"Estimator":{"receipts":4,"cost_uj":6000000,"debited_uj":4000000}},"efficiency":{"HwShunt":{"receipts":1,"estimated_uj":3000,"measured_uj":3000,"debited_uj":3000},"Estimator":{"receipts":1,"estimated_uj":5000,"measured_uj":0,"debited_uj":0}}}]'
+	assert_equal "$(jq .logs[0].energy.tools.Estimator.cost_uj "$T/sum.json")" \
+	    "$(jq -s 'map(select(.core.kind == "decision/1") | .core.cost_uj) | add' "$T/v.jsonl")"
+	assert_equal "$(jq .logs[0].first_ts "$T/sum.json")" "$(jq -s '[.[] | select(.core) | .core.ts] | first' "$T/v.jsonl")"
+	assert_equal "$(jq .logs[0].last_ts "$T/sum.json")" "$(jq -s '[.[] | select(.core) | .core.ts] | last' "$T/v.jsonl")"
+	# From the standard input, and twice: the total adds the logs up.
+	run -0 sh -c "jh-status -s - '$(logof s1)' <'$(logof s1)' | jq -c '.total | [.logs, .entries, .ok, .verdicts.allow]'"
+	assert_output "[2,12,true,2]"
+	# A changed byte: exit 1, the first broken item named.
+	cp "$(logof s1)" "$T/bad.jhl"
+	printf X | dd of="$T/bad.jhl" bs=1 seek=300 conv=notrunc 2>/dev/null
+	run -1 jh-status -s "$T/bad.jhl"
+	run jq -c '.logs[0] | [.ok, .first_broken.item, .total]' <<<"$output"
+	assert_output "[false,1,null]"
+	# A log that cannot be read: exit 2, the others still summarized.
+	run -2 --separate-stderr jh-status -s "$T/missing.jhl" "$(logof s1)"
+	assert_equal "$(jq -c '.total.logs' <<<"$output")" 1
+	[[ "$stderr" == *"missing.jhl"* ]]
+	# No trusted keys: exit 2.
+	rm "$JH_HOME/stewards" "$JH_HOME/trust"
+	run -2 jh-status -s "$(logof s1)"
+	assert_output --partial "no trusted keys"
+}
+
+@test "-s without logs: the sessions pinned to the project root only" {
+	gate s1 "npm test"
+	gate s2 "npm test" "npm test"
+	gate s3 -C "$T/other" "npm test"
+	run -0 sh -c "cd '$R' && jh-status -s | jq -c '[.logs[].session] | sort'"
+	assert_output '["s1","s2"]'
+	run -0 sh -c "jh-status -s -r '$T/other' | jq -c '[.logs[].session]'"
+	assert_output '["s3"]'
+	run -0 sh -c "jh-status -s -r '$T' | jq -c '.total | [.logs, .ok]'"
+	assert_output '[0,true]'
+}
+
+# rpc LINE...: raw JSON-RPC lines to a server of the project.
+rpc() {
+	printf '%s\n' "$@" | jh-status -m -r "$R"
+}
+
+@test "MCP over raw stdin: handshake, discovery, ping, and every kind of bad request" {
+	gate s1 "npm test"
+	run -0 rpc '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	    '{"jsonrpc":"2.0","id":"two","method":"ping"}' \
+	    '{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}' \
+	    '{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}' \
+	    '{"jsonrpc":"2.0","id":5,"method":"server/discover"}'
+	assert_equal "${#lines[@]}" 5
+	assert_equal "$(jq -c '[.id, .result.protocolVersion, .result.serverInfo.name, (.result.capabilities | keys)]' <<<"${lines[0]}")" '[1,"2025-06-18","jh-status",["resources","tools"]]'
+	assert_equal "${lines[1]}" '{"jsonrpc":"2.0","id":"two","result":{}}'
+	assert_equal "$(jq -r .result.protocolVersion <<<"${lines[2]}")" 2025-03-26
+	assert_equal "$(jq -r .result.protocolVersion <<<"${lines[3]}")" 2025-11-25
+	assert_equal "$(jq -c '.result | [.supportedVersions, .serverInfo.name, (.capabilities | keys)]' <<<"${lines[4]}")" '[["2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"jh-status",["resources","tools"]]'
+	run -0 rpc 'not json' '{"jsonrpc":"2.0","id":1' '[{"jsonrpc":"2.0","id":1,"method":"ping"}]' \
+	    '42' '{"id":2,"method":"ping"}' '{"jsonrpc":"2.0","id":3}' \
+	    '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}' \
+	    '{"jsonrpc":"2.0","id":4,"method":"no/such"}' \
+	    '{"jsonrpc":"2.0","method":"notifications/no-such"}' \
+	    '{"jsonrpc":"2.0","id":99,"result":{}}' \
+	    '{"jsonrpc":"2.0","id":5,"method":"resources/read"}' \
+	    '{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":7}}' \
+	    '{"jsonrpc":"2.0","id":7,"method":"resources/read","params":[1]}' \
+	    '{"jsonrpc":"2.0","id":8,"method":"resources/list","params":{"cursor":"bogus"}}' \
+	    '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}' \
+	    '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"rm"}}' \
+	    '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"verify","arguments":{"session":1}}}' \
+	    '{"jsonrpc":"2.0","id":12,"method":"resources/read","params":{"uri":"joulehook://session/nope"}}' \
+	    "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest s1)/5\"}}" \
+	    "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest s1)/0x\"}}" \
+	    '{"jsonrpc":"2.0","id":15,"method":"initialize","params":{}}' \
+	    '{"jsonrpc":"2.0","id":16,"method":"ping"}'
+	run jq -c '[.id, .error.code]' <<<"$output"
+	assert_output "$(printf '%s\n' '[null,-32700]' '[null,-32700]' '[null,-32600]' \
+	    '[null,-32600]' '[2,-32600]' '[3,-32600]' '[null,-32600]' '[4,-32601]' \
+	    '[5,-32602]' '[6,-32602]' '[7,-32602]' '[8,-32602]' '[9,-32602]' \
+	    '[10,-32602]' '[11,-32602]' '[12,-32002]' '[13,-32002]' '[14,-32002]' \
+	    '[15,-32602]' '[16,null]')"
+	# --mcp is -m; EOF ends the server with status 0.
+	run -0 sh -c "printf '%s\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}' | jh-status --mcp -r '$R'"
+	assert_output '{"jsonrpc":"2.0","id":1,"result":{}}'
+	run -0 jh-status -m </dev/null
+	assert_output ""
+}
+
+@test "MCP with the real SDK: initialize, list page by page, read JSON and CBOR, tools/list, verify" {
+	mcp_sdk_install
+	local cmds=() i
+	for i in $(seq 150); do cmds+=("npm test"); done
+	gate s1 "${cmds[@]}"
+	gate s2 "npm test" "curl example.com" "npm run deploy"
+	gate s3 -C "$T/other" "npm test"
+	run -0 mcp_client "$R" info
+	assert_equal "$(jq -c '[.serverInfo.name, (.capabilities | keys)]' <<<"$output")" '["jh-status",["resources","tools"]]'
+	# 2 sessions and 153 receipts, in pages of 100; not s3's.
+	run -0 mcp_client "$R" list
+	echo "$output" >"$T/list.json"
+	assert_equal "$(jq -c '[.pages, (.resources | length), (.resources | map(.uri) | unique | length)]' "$T/list.json")" '[2,155,155]'
+	assert_equal "$(jq -r --arg d "$(digest s1)" '[.resources[] | select(.uri | startswith("joulehook://session/" + $d + "/"))] | length' "$T/list.json")" 150
+	assert_equal "$(jq -r --arg d "$(digest s3)" '[.resources[] | select(.uri | contains($d))] | length' "$T/list.json")" 0
+	assert_equal "$(jq -r --arg d "$(digest s2)" '.resources[] | select(.uri == "joulehook://session/" + $d + "/2") | .title' "$T/list.json")" "decision/1 ask Bash"
+	assert_equal "$(jq -r '[.resources[].mimeType] | unique | join(",")' "$T/list.json")" application/json
+	# A receipt: the line jh-verify prints, and the entry's CBOR.
+	run -0 mcp_client "$R" read "joulehook://session/$(digest s1)/42"
+	echo "$output" >"$T/read.json"
+	assert_equal "$(jq -c '.contents[0].text | fromjson' "$T/read.json")" \
+	    "$(jh-verify "$(logof s1)" | jq -c 'select(.chain.seq == 42)')"
+	assert_equal "$(jq -r '[.contents[].mimeType] | join(",")' "$T/read.json")" application/json,application/cbor
+	mkdir "$T/e"
+	$SEQ split "$(logof s1)" "$T/e"
+	jq -r '.contents[1].blob' "$T/read.json" | base64 -d >"$T/blob"
+	cmp "$T/blob" "$T/e/42"
+	# A session: its status, from the head record and the ledger.
+	run -0 mcp_client "$R" read "joulehook://session/$(digest s2)"
+	assert_equal "$(jq -c '.contents[0].text | fromjson | [.session, .chain, .verdicts, .meter, .ledger.budget_uj]' <<<"$output")" \
+	    '["s2",{"state":"ok","entries":3},{"allow":1,"deny":1,"ask":1,"rewrite":0},"unmetered",20000000000000]'
+	run -1 mcp_client "$R" read "joulehook://session/$(digest s3)/0"
+	assert_output --partial "Resource not found"
+	run -0 mcp_client "$R" tools
+	assert_equal "$(jq -c '[.tools[] | [.name, .inputSchema.type, .inputSchema.properties.session.type]]' <<<"$output")" '[["verify","object","string"]]'
+	# verify: every session, one by id or digest; a tampered log fails.
+	run -0 mcp_client "$R" verify
+	assert_equal "$(jq -c '[.isError, (.content[0].text | fromjson | .total | [.logs, .entries, .ok])]' <<<"$output")" '[false,[2,153,true]]'
+	run -0 mcp_client "$R" verify s2
+	assert_equal "$(jq -c '.content[0].text | fromjson | [.logs[].session]' <<<"$output")" '["s2"]'
+	run -0 mcp_client "$R" verify "$(digest s2)"
+	assert_equal "$(jq -c '.content[0].text | fromjson | [.logs[].session]' <<<"$output")" '["s2"]'
+	run -0 mcp_client "$R" verify s3
+	assert_equal "$(jq -c '[.isError, .content[0].text]' <<<"$output")" "[true,\"no session s3 of the project $R\"]"
+	# One byte of entry 6 changed.
+	off=$(cat "$T"/e/{0..5} | wc -c)
+	printf X | dd of="$(logof s1)" bs=1 seek=$((off + 100)) conv=notrunc 2>/dev/null
+	run -0 mcp_client "$R" verify
+	assert_equal "$(jq -c '[.isError, (.content[0].text | fromjson | [.total.ok, (.logs[] | select(.session == "s1") | .first_broken.item)])]' <<<"$output")" '[true,[false,7]]'
+	# Reading the damaged entry says so, as jh-verify does; the one
+	# before it is intact.
+	run -0 mcp_client "$R" read "joulehook://session/$(digest s1)/6"
+	assert_equal "$(jq -c '.contents[0].text | fromjson | .ok' <<<"$output")" false
+	run -0 mcp_client "$R" read "joulehook://session/$(digest s1)/5"
+	assert_equal "$(jq -c '.contents[0].text | fromjson | .ok' <<<"$output")" true
+}
