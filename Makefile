@@ -150,6 +150,7 @@ demo: deps
 bench: deps
 	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync
 	sh scripts/bench bin
+	sh scripts/bench-proxy bin
 
 build/release/bench-catsync: scripts/bench-catsync.c
 	@mkdir -p $(@D)

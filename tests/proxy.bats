@@ -652,3 +652,43 @@ claude_through_proxy() {
 	run upstream_calls
 	assert_output 0
 }
+
+@test "jh-install -M binds Claude Code to the meter; -u unbinds it" {
+	claude_install
+	rm -f "$JH_HOME"/*
+	mock_start "$T/script.json"
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# other custom headers are kept
+	mkdir -p "$HOME/.claude"
+	echo '{"env": {"ANTHROPIC_CUSTOM_HEADERS": "X-Team: blue"}}' >"$HOME/.claude/settings.json"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -M "$MOCK_URL" -l "127.0.0.1:$port"
+	assert_output --partial "bound the meter: Claude Code's calls go to http://127.0.0.1:$port"
+	assert_output --partial 'wrote '"$HOME"'/.config/systemd/user/joulehook-proxy.service'
+	run jq -r '.env.ANTHROPIC_BASE_URL, .env.ANTHROPIC_CUSTOM_HEADERS' "$HOME/.claude/settings.json"
+	assert_output "$(printf 'http://127.0.0.1:%s\nX-Team: blue\nX-Joulehook-Token: %s' "$port" "$(cat "$JH_HOME/proxy.token")")"
+	run grep '^ExecStart=' "$HOME/.config/systemd/user/joulehook-proxy.service"
+	assert_output "ExecStart=$JH_HOME/bin/jh-proxy -u $MOCK_URL -l 127.0.0.1:$port -C $JH_HOME/coefficients.json"
+	# idempotent: the token and the headers stay as they are
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -M "$MOCK_URL" -l "127.0.0.1:$port"
+	run jq -r '.env.ANTHROPIC_CUSTOM_HEADERS' "$HOME/.claude/settings.json"
+	assert_equal "$(grep -c Joulehook <<<"$output")" 1
+	# start it as the service would (no systemd --user in a test)
+	cmd=$(sed -n 's/^ExecStart=//p' "$HOME/.config/systemd/user/joulehook-proxy.service")
+	$cmd </dev/null 2>"$T/svc.err" 3>&- &
+	PROXY_PID=$!
+	for i in $(seq 50); do grep -q 'listening on' "$T/svc.err" && break; sleep 0.1; done
+	mkdir -p "$T/work" && cd "$T/work"
+	# Claude Code takes the base URL and the header from its settings
+	CLAUDE_HOME=$HOME claude_run "say hi"
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; cat "$T/svc.err" >&2; false; }
+	sid=$(jq -r .session_id "$CLAUDE_OUT")
+	run receipts "$sid"
+	assert_equal "${#lines[@]}" 1
+	proxy_stop
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	assert_output --partial 'unbound the meter'
+	assert_output --partial 'removed the joulehook-proxy.service service'
+	run jq -c '.env' "$HOME/.claude/settings.json"
+	assert_output '{"ANTHROPIC_CUSTOM_HEADERS":"X-Team: blue"}'
+	assert_file_not_exist "$HOME/.config/systemd/user/joulehook-proxy.service"
+}

@@ -84,6 +84,9 @@ class _Disconnect(Exception):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes: without TCP_NODELAY,
+    # Nagle and the client's delayed ACK add 40 ms to every answer
+    disable_nagle_algorithm = True
     server_version = "anthropic-mock/1"
 
     # --- plumbing ------------------------------------------------------

@@ -49,6 +49,9 @@ def new_id(prefix):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes: without TCP_NODELAY,
+    # Nagle and the client's delayed ACK add 40 ms to every answer
+    disable_nagle_algorithm = True
     server_version = "openai-mock/1"
 
     def log_message(self, fmt, *args):
