@@ -160,6 +160,7 @@ struct call {
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];
+	uint64_t budget;		/* the grant's, as checked */
 	int have_grant;
 	uint64_t remaining;
 	int have_remaining;
@@ -307,6 +308,7 @@ grant_check(struct call *c, char *why, size_t sz)
 	}
 	memcpy(c->grant, G.g.id, JH_HASH_LEN);
 	memcpy(c->grant_id, G.g.idtext, JH_ID_LEN);
+	c->budget = G.g.budget;
 	c->have_grant = 1;
 	if ((r = jh_grant_revoked(&G.g, O.revdir, &e)) != 0) {
 		rc = r == 1 ? JH_D_REVOKED : JH_D_GATEFAIL;
@@ -364,9 +366,7 @@ ledger_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "ledger: not this grant's");
 		goto out;
 	}
-	pthread_mutex_lock(&G.mu);
-	l->budget_uj = G.g.budget;
-	pthread_mutex_unlock(&G.mu);
+	l->budget_uj = c->budget;
 	jh_ledger_reap(l, jh_now_ms());
 	rem = jh_ledger_remaining(l);
 	c->remaining = rem;
@@ -522,7 +522,8 @@ finish(struct call *c, const char *verdict)
 	/* Did the request reach the provider?  Not if it never connected. */
 	reached = c->forwarded && (c->headers_done || !(c->result ==
 	    CURLE_COULDNT_CONNECT || c->result == CURLE_COULDNT_RESOLVE_HOST ||
-	    c->result == CURLE_COULDNT_RESOLVE_PROXY));
+	    c->result == CURLE_COULDNT_RESOLVE_PROXY ||
+	    c->result == CURLE_FAILED_INIT));
 	if (c->metered && c->forwarded) {
 		if (!c->sse && c->headers_done && !c->copy_lost && c->up_done)
 			jh_wire_body(&c->w, c->copy.p, c->copy.len, c->status);
@@ -578,7 +579,7 @@ finish(struct call *c, const char *verdict)
 	} else {
 		estimated = 0;
 		if (verdict == NULL)
-			verdict = "error";
+			verdict = !c->metered ? "passed" : "error";
 	}
 	if (c->note == NULL) {
 		if (c->client_gone)
@@ -1223,6 +1224,8 @@ forward(struct call *c)
 	size_t i, ul;
 	enum MHD_Result ret;
 
+	/* Until the transfer is started, nothing has gone upstream. */
+	c->result = CURLE_FAILED_INIT;
 	up_get(c);
 	if (c->up.m == NULL || c->up.h == NULL)
 		return (reply_error(c, 500, "api_error", "joulehook: out of "
@@ -1263,6 +1266,7 @@ forward(struct call *c)
 	if (x.oom || curl_multi_add_handle(c->up.m, c->up.h) != CURLM_OK)
 		return (reply_error(c, 500, "api_error", "joulehook: cannot "
 		    "start the upstream call"));
+	c->result = CURLE_OK;
 	ci = MHD_get_connection_info(c->con,
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	c->client_fd = ci ? ci->connect_fd : -1;
@@ -1362,6 +1366,16 @@ dispatch(struct call *c)
 		return (refuse(c, 0, "grant", msg));
 	}
 	if ((r = ledger_hold(c, why, sizeof(why))) != 0) {
+		if (r == -1 && strstr(why, "too many open holds") != NULL) {
+			/* Busy, not spent: an answer the client retries. */
+			c->note = "ledger-full";
+			r = reply_error(c, c->api == JH_API_ANTHROPIC ? 529 : 503,
+			    c->api == JH_API_ANTHROPIC ? "overloaded_error" :
+			    "server_error", "joulehook: too many calls in flight "
+			    "on this grant; try again");
+			finish(c, "refused");
+			return (r);
+		}
 		if (r == -1) {
 			snprintf(msg, sizeof(msg), "joulehook: the joule budget "
 			    "cannot be checked: %s", why);
