@@ -515,5 +515,7 @@ main(int argc, char *argv[])
 		    r.answer.len || fflush(stdout) == EOF)
 			_exit(r.host->block_status);
 	}
+	jh_buf_free(&r.payload);
+	jh_buf_free(&r.answer);
 	return (0);
 }
