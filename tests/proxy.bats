@@ -17,9 +17,11 @@ setup() {
 }
 
 teardown() {
-	proxy_stop
+	local rc=0
+	proxy_stop || rc=1
 	mock_stop
 	openai_stop
+	return $rc
 }
 
 # uj FAMILY IN OUT CR CW: tokens x coefficients from the installed file
@@ -676,6 +678,7 @@ claude_through_proxy() {
 	cmd=$(sed -n 's/^ExecStart=//p' "$HOME/.config/systemd/user/joulehook-proxy.service")
 	$cmd </dev/null 2>"$T/svc.err" 3>&- &
 	PROXY_PID=$!
+	PROXY_ERR="$T/svc.err"
 	for i in $(seq 50); do grep -q 'listening on' "$T/svc.err" && break; sleep 0.1; done
 	mkdir -p "$T/work" && cd "$T/work"
 	# Claude Code takes the base URL and the header from its settings

@@ -61,12 +61,14 @@ proxy_start() {
 	export PROXY_URL PROXY_PID PROXY_ERR
 }
 
-# proxy_stop: SIGTERM, then wait for a clean exit (status in PROXY_RC)
+# proxy_stop: SIGTERM, then wait for a clean exit (status in PROXY_RC).
+# Fails, showing the proxy's standard error, when it did not exit 0 or
+# reported a sanitizer or valgrind error (make check-asan, check-valgrind).
 proxy_stop() {
 	[ -n "${PROXY_PID:-}" ] || return 0
 	local i
 	kill -TERM "$PROXY_PID" 2>/dev/null || true
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 150; i++)); do
 		kill -0 "$PROXY_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -74,6 +76,12 @@ proxy_stop() {
 	PROXY_RC=0
 	wait "$PROXY_PID" 2>/dev/null || PROXY_RC=$?
 	PROXY_PID=
+	if [ "$PROXY_RC" -ne 0 ] ||
+	    grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|^==[0-9]+==' "$PROXY_ERR"; then
+		echo "jh-proxy exited $PROXY_RC:" >&2
+		tail -n 40 "$PROXY_ERR" >&2
+		return 1
+	fi
 	return 0
 }
 
