@@ -5,7 +5,11 @@
  * verified logs; -m, an MCP server on stdio exposing a project's receipts
  * as resources and a verify tool.
  */
+#include <sys/stat.h>
+
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,9 +39,10 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-	    "usage: %s [-p] [-g grant] [-L ledgerdir] [-S statedir]\n"
-	    "       %s -s [-r root] [-S statedir] [log ...]\n"
-	    "       %s -m [-g grant] [-L ledgerdir] [-r root] [-S statedir]\n"
+	    "usage: %s [-p] [-c config] [-g grant] [-L ledgerdir] [-S statedir]\n"
+	    "       %s -s [-c config] [-r root] [-S statedir] [log ...]\n"
+	    "       %s -m [-c config] [-g grant] [-L ledgerdir] [-r root] "
+	    "[-S statedir]\n"
 	    "       %s -h\n", PROG, PROG, PROG, PROG);
 	exit(status);
 }
@@ -65,13 +70,38 @@ line_of(struct jh_buf *b, const struct opts *o, const struct jh_sthead *sh,
 		jh_buf_addf(b, "chain unchecked: %s", sh->why);
 		return;
 	}
-	/* Spec 7: without a meter, only the tools' estimates, so labelled. */
+	/*
+	 * Spec 7: without a meter, only the tools' estimates, so labelled,
+	 * never as the session's energy.  With one, the model's energy by
+	 * grade, never summed across grades: a reading is "measured", an
+	 * estimate "est" (ModelBased: "modelled").
+	 */
 	if (h->n_eff == 0) {
-		jh_st_energy(fig, sizeof(fig), h->debited_uj, o->plain);
+		jh_st_energy(fig, sizeof(fig), h->tools_uj, o->plain);
 		jh_buf_addf(b, " %s tools (est)", fig);
 	} else {
-		jh_st_energy(fig, sizeof(fig), h->energy_uj, o->plain);
-		jh_buf_addf(b, " %s model (est)", fig);
+		static const char *const grade[] = { "measured", "modelled",
+		    "est" };
+		uint64_t v[3];
+		int i, any = 0;
+
+		v[0] = h->measured_uj;
+		v[1] = h->modelled_uj;
+		v[2] = h->estimated_uj;
+		jh_buf_adds(b, " model");
+		for (i = 0; i < 3; i++) {
+			if (v[i] == 0 && (any || i < 2 || h->n_measured ==
+			    h->n_eff))
+				continue;
+			jh_st_energy(fig, sizeof(fig), v[i], o->plain);
+			jh_buf_addf(b, "%s %s (%s)", any ? " +" : "", fig,
+			    grade[i]);
+			any = 1;
+		}
+		if (!any) {
+			jh_st_energy(fig, sizeof(fig), 0, o->plain);
+			jh_buf_addf(b, " %s (measured)", fig);
+		}
 	}
 	if (sb->have_ledger) {
 		jh_st_energy(fig, sizeof(fig), sb->budget, o->plain);
@@ -193,6 +223,56 @@ summary_mode(struct opts *o, int argc, char **argv)
 	return (i);
 }
 
+/*
+ * The installer's config (the hook driver's, jh-hook(1)): an absolute
+ * path to a regular file of the user's that nobody else can write,
+ * "key=value" lines; home and state are taken, other keys are the
+ * driver's.  With it, no environment variable names the state.
+ */
+static void
+read_conf(struct opts *o, const char *path)
+{
+	struct stat st;
+	char line[PATH_MAX + 64], *v;
+	FILE *f;
+	int fd, lineno = 0;
+
+	if (path[0] != '/')
+		errx(2, "config path %s is not absolute", path);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK)) == -1)
+		err(2, "%s", path);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 022))
+		errx(2, "%s: not a regular file of the user's that only the "
+		    "user can write", path);
+	if ((f = fdopen(fd, "r")) == NULL)
+		err(2, "%s", path);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f))
+			errx(2, "%s:%d: line too long", path, lineno);
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if ((v = strchr(line, '=')) == NULL)
+			errx(2, "%s:%d: bad line", path, lineno);
+		*v++ = '\0';
+		if (strcmp(line, "home") != 0 && strcmp(line, "state") != 0)
+			continue;
+		if (v[0] != '/' || strlen(v) >= PATH_MAX)
+			errx(2, "%s:%d: %s is not an absolute path", path,
+			    lineno, line);
+		strcpy(strcmp(line, "home") == 0 ? o->homebuf : o->statebuf,
+		    v);
+	}
+	if (ferror(f))
+		err(2, "%s", path);
+	fclose(f);
+	if (o->homebuf[0] == '\0' || o->statebuf[0] == '\0')
+		errx(2, "%s: needs home and state", path);
+}
+
 static void
 load_keys(struct opts *o, const char *name, int role)
 {
@@ -210,7 +290,7 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	struct jh_err e;
-	const char *root = NULL;
+	const char *root = NULL, *conf = NULL;
 	char cwd[PATH_MAX];
 	int ch, i, rc;
 
@@ -221,8 +301,11 @@ main(int argc, char *argv[])
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--mcp") == 0)
 			argv[i] = (char *)"-m";
-	while ((ch = getopt(argc, argv, "g:hL:mpr:S:s")) != -1) {
+	while ((ch = getopt(argc, argv, "c:g:hL:mpr:S:s")) != -1) {
 		switch (ch) {
+		case 'c':
+			conf = optarg;
+			break;
 		case 'g':
 			o.c.grantfile = optarg;
 			break;
@@ -259,11 +342,21 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if ((o.c.home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL)
-		errx(2, "no JH_HOME and no HOME");
-	if (o.c.statedir == NULL &&
-	    (o.c.statedir = jh_state(o.statebuf, sizeof(o.statebuf))) == NULL)
-		errx(2, "no JH_STATE and no HOME");
+	if (conf != NULL) {
+		/* As the hook driver: nothing of the caller's environment. */
+		read_conf(&o, conf);
+		if (clearenv() != 0)
+			errx(2, "cannot clear the environment");
+		o.c.home = o.homebuf;
+		if (o.c.statedir == NULL)
+			o.c.statedir = o.statebuf;
+	} else {
+		if ((o.c.home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL)
+			errx(2, "no JH_HOME and no HOME");
+		if (o.c.statedir == NULL && (o.c.statedir = jh_state(o.statebuf,
+		    sizeof(o.statebuf))) == NULL)
+			errx(2, "no JH_STATE and no HOME");
+	}
 	load_keys(&o, "stewards", JH_ROLE_STEWARD);
 	if (o.mode != 0)
 		load_keys(&o, "trust", JH_ROLE_ISSUER);

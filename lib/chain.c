@@ -31,7 +31,7 @@
 
 #include "jh.h"
 
-#define HEAD_MAGIC	"JHHEAD1"
+#define HEAD_MAGIC	"JHHEAD2"	/* JHHEAD1 (one mixed energy sum): rebuilt */
 
 uint32_t
 jh_crc32(const void *p, size_t n)
@@ -367,7 +367,28 @@ read_at(int fd, uint8_t *p, size_t n, uint64_t off)
 	return (0);
 }
 
-/* Adds a receipt's figures to the display tallies. */
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return (a + b < a ? UINT64_MAX : a + b);
+}
+
+static uint64_t
+uint_of(const struct jh_cbor *m, const char *k)
+{
+	const struct jh_cbor *v = jh_cbor_get(m, k);
+
+	return (v != NULL && v->type == JH_CBOR_UINT ? v->u : 0);
+}
+
+/*
+ * Adds a receipt's figures to the display tallies.  Energy is kept by
+ * grade, never summed across grades: a tool action's debit (a nominal
+ * estimate), a hardware reading (measured_uj, HwShunt only), the
+ * estimate of a ModelBased unit and that of an Estimator unit.  A unit
+ * counts as enforced only when the proxy sealed it (source "proxy")
+ * with enforced 1 (SECURITY.md G6, U14).
+ */
 void
 jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
 {
@@ -388,11 +409,9 @@ jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
 			h->first_ts = ts->u;
 		h->last_ts = ts->u;
 	}
-	if ((v = jh_cbor_get(core, "debited_uj")) != NULL &&
-	    v->type == JH_CBOR_UINT)
-		h->debited_uj = h->debited_uj + v->u < h->debited_uj ?
-		    UINT64_MAX : h->debited_uj + v->u;
 	if (kid == JH_KIND_DECISION) {
+		h->tools_uj = add_sat(h->tools_uj, uint_of(core,
+		    "debited_uj"));
 		v = jh_cbor_get(core, "verdict");
 		if (jh_cbor_text_is(v, "allow"))
 			h->n_allow++;
@@ -404,15 +423,22 @@ jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
 			h->n_rewrite++;
 	} else if (kid == JH_KIND_EFFICIENCY) {
 		h->n_eff++;
+		h->eff_debited_uj = add_sat(h->eff_debited_uj, uint_of(core,
+		    "debited_uj"));
 		en = jh_cbor_get(core, "energy");
-		v = jh_cbor_get(en, "measured_uj");
-		if (v == NULL)
-			v = jh_cbor_get(en, "estimated_uj");
-		if (v != NULL && v->type == JH_CBOR_UINT)
-			h->energy_uj = h->energy_uj + v->u < h->energy_uj ?
-			    UINT64_MAX : h->energy_uj + v->u;
-		v = jh_cbor_get(core, "enforced");
-		if (v != NULL && v->type == JH_CBOR_UINT && v->u == 1)
+		v = jh_cbor_get(en, "provenance");
+		if (jh_cbor_text_is(v, "HwShunt") && (v = jh_cbor_get(en,
+		    "measured_uj")) != NULL && v->type == JH_CBOR_UINT) {
+			h->n_measured++;
+			h->measured_uj = add_sat(h->measured_uj, v->u);
+		} else if (jh_cbor_text_is(v, "ModelBased"))
+			h->modelled_uj = add_sat(h->modelled_uj, uint_of(en,
+			    "estimated_uj"));
+		else
+			h->estimated_uj = add_sat(h->estimated_uj, uint_of(en,
+			    "estimated_uj"));
+		if (uint_of(core, "enforced") == 1 &&
+		    jh_cbor_text_is(jh_cbor_get(core, "source"), "proxy"))
 			h->n_enforced++;
 		else
 			h->n_observed++;

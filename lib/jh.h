@@ -241,7 +241,8 @@ enum jh_kind_id {
 	JH_KIND_GRANT,
 	JH_KIND_REVOCATION,
 	JH_KIND_CHAIN,
-	JH_KIND_CHECKPOINT
+	JH_KIND_CHECKPOINT,
+	JH_KIND_RESULT
 };
 int	jh_kind_lookup(const char *);
 const char *jh_kind_name(int);
@@ -258,7 +259,7 @@ int	jh_core_build(struct jh_buf *, const json_t *, int,
 
 /* The sidecar record: a fixed layout, pwritten whole (joulehook-formats(5)). */
 struct jh_head {
-	char magic[8];		/* "JHHEAD1" */
+	char magic[8];		/* "JHHEAD2" (JHHEAD1: one mixed sum) */
 	uint64_t count;		/* entries in the log */
 	uint64_t last_off;	/* offset of the last entry */
 	uint64_t end;		/* log size after the last entry */
@@ -269,12 +270,16 @@ struct jh_head {
 	uint64_t n_deny;
 	uint64_t n_ask;
 	uint64_t n_rewrite;
-	uint64_t n_eff;
+	uint64_t n_eff;		/* efficiency/1 receipts */
 	uint64_t n_other;
-	uint64_t n_enforced;	/* efficiency receipts with enforced: 1 */
-	uint64_t n_observed;
-	uint64_t debited_uj;
-	uint64_t energy_uj;
+	uint64_t n_enforced;	/* of them: source proxy, enforced 1 */
+	uint64_t n_observed;	/* the others */
+	uint64_t n_measured;	/* of them: with a reading (HwShunt) */
+	uint64_t tools_uj;	/* decision/1 debited_uj: tool estimates */
+	uint64_t eff_debited_uj;	/* efficiency/1 debited_uj */
+	uint64_t measured_uj;	/* efficiency/1 measured_uj: readings */
+	uint64_t modelled_uj;	/* estimated_uj of ModelBased units */
+	uint64_t estimated_uj;	/* estimated_uj of Estimator units */
 	uint32_t crc;		/* CRC-32 of everything above */
 	uint32_t pad;
 };
@@ -745,6 +750,15 @@ struct jh_host_tool {
 #define JH_ANSWER_ASK		2
 #define JH_ANSWER_DENY		3
 
+#define JH_POST_OK		0	/* what ran is what was decided */
+#define JH_POST_STOP		1	/* end the run after this tool */
+#define JH_POST_WITHHOLD	2	/* and replace the tool's output */
+
+struct jh_host_post {
+	const char *event;	/* a post-tool event of the host's */
+	const char *status;	/* result/1 status: ok failed denied */
+};
+
 struct jh_host {
 	const char *name;		/* -H name, the event's "host" */
 	const char *f_session;		/* payload keys of the core fields */
@@ -765,6 +779,12 @@ struct jh_host {
 	int block_status;		/* the exit status that blocks */
 	int (*answer)(struct jh_buf *, int, const char *, const char *,
 	    int);
+	const struct jh_host_post *post;	/* post-tool events */
+	int (*post_answer)(struct jh_buf *, const char *, int, const char *,
+	    const char *);
+	int (*read_text)(const json_t *, const char **, size_t *,
+	    const char **);
+	const char *(*written_path)(const json_t *);
 };
 
 #define JH_JSON_TOOLONG	(-1)	/* a value over JH_MAX_RECORD, skipped */
@@ -778,6 +798,9 @@ int	jh_content_id(char *, const struct jh_host *, const char *,
 json_t	*jh_host_event(const struct jh_host *, const json_t *, int);
 int	jh_host_answer(struct jh_buf *, const struct jh_host *, int,
 	    const char *, const char *, int);
+const char *jh_host_post_status(const struct jh_host *, const char *);
+int	jh_host_post_answer(struct jh_buf *, const struct jh_host *,
+	    const char *, int, const char *, const char *);
 int	jh_reader_json(struct jh_reader *, const char **, size_t *,
 	    uint64_t *, struct jh_err *);
 
@@ -867,7 +890,8 @@ const char *jh_st_state_word(int);
 const char *jh_st_meter(uint64_t, uint64_t);
 void	jh_st_budget(struct jh_stbudget *, const char *, const char *,
 	    const char *, const char *, const char *, const char *);
-int	jh_st_sessions(struct jh_buf *, size_t *, const char *, const char *,
+struct jh_stctx;
+int	jh_st_sessions(struct jh_buf *, size_t *, const struct jh_stctx *,
 	    struct jh_err *);
 void	jh_st_energy(char *, size_t, uint64_t, int);
 void	jh_sum_init(struct jh_sum *, struct jh_verifier *);
@@ -897,5 +921,38 @@ int	jh_st_summarize_project(const struct jh_stctx *, struct jh_sum *,
 
 /* mcp.c: jh-status's MCP server on stdio (hosts.md 10). */
 int	jh_mcp_serve(const struct jh_stctx *, int, FILE *, struct jh_err *);
+
+/*
+ * meter.c: jh-meter's units (issue 8).  One efficiency/1 unit as a JSON
+ * object ready for jh-seal -K efficiency/1, and the energy of token counts
+ * with the coefficient family named as "<file id>#<family>".
+ */
+struct jh_unit {
+	const char *session;
+	const char *unit;
+	const char *request_id;		/* NULL: none */
+	const char *source;		/* tokens transcript otel run aggregate */
+	const char *model;		/* NULL: none */
+	struct jh_usage u;
+	uint64_t accepted;
+	struct jh_energy en;
+	char coeff[224];
+	uint64_t duration_ms;
+	int have_cost;
+	uint64_t cost_musd;
+	int completed;
+	const char *verdict;
+	int enforced;
+	uint64_t debited;
+	const char *note;		/* NULL: none */
+};
+
+void	jh_unit_init(struct jh_unit *, const char *, const char *);
+void	jh_unit_tokens(struct jh_unit *, const struct jh_coeffs *);
+json_t	*jh_unit_json(const struct jh_unit *);
+int	jh_unit_print(FILE *, const struct jh_unit *, struct jh_err *);
+int	jh_json_uint(uint64_t *, const json_t *);
+int	jh_prov_rank(const char *);
+/* end of meter.c */
 
 #endif /* JH_H */

@@ -242,7 +242,7 @@ is_served(struct mcp *m, const char *digest)
 	int found = 0;
 
 	jh_buf_init(&d);
-	if (jh_st_sessions(&d, &n, m->o->statedir, m->o->root, &e) == 0)
+	if (jh_st_sessions(&d, &n, m->o, &e) == 0)
 		for (i = 0; i < n && !found; i++)
 			found = strcmp((const char *)d.p + i * (2 *
 			    JH_HASH_LEN + 1), digest) == 0;
@@ -366,7 +366,7 @@ m_list(struct mcp *m, json_t *p, struct rpcerr *re)
 	    !jh_st_is_digest(cd, strlen(cd))))
 		return (fail(re, -32602, "Invalid params: invalid cursor"));
 	jh_buf_init(&d);
-	if (jh_st_sessions(&d, &n, m->o->statedir, m->o->root, &e) == -1)
+	if (jh_st_sessions(&d, &n, m->o, &e) == -1)
 		n = 0;
 	list = json_array();
 	for (i = 0; i < n && next[0] == '\0' && !bad; i++) {

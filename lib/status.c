@@ -179,9 +179,16 @@ jh_st_head(struct jh_sthead *sh, int fd, int hfd, const char *digest,
 		goto out;
 	}
 	if (!valid) {
+		char magic[8];
 		sh->state = JH_ST_UNCHECKED;
-		snprintf(sh->why, sizeof(sh->why), hfd == -1 ?
-		    "no head record" : "the head record is damaged");
+		if (hfd != -1 && pread(hfd, magic, sizeof(magic), 0) ==
+		    (ssize_t)sizeof(magic) && memcmp(magic, "JHHEAD1",
+		    sizeof(magic)) == 0)
+			snprintf(sh->why, sizeof(sh->why), "an older head "
+			    "record, rebuilt at the next receipt");
+		else
+			snprintf(sh->why, sizeof(sh->why), hfd == -1 ?
+			    "no head record" : "the head record is damaged");
 		goto out;
 	}
 	if (!locked) {
@@ -278,9 +285,12 @@ jh_st_state_word(int state)
 }
 
 /*
- * The meter's state (SECURITY.md G6, U14): enforced when the session has
- * an efficiency/1 receipt with enforced 1, observed when it has only
- * others, unmetered when it has none (only tool-action estimates).
+ * The meter's state (SECURITY.md G6, U14): enforced when jh-proxy sealed
+ * an efficiency/1 receipt with enforced 1 in the session (n_enforced
+ * counts only those), observed when it has only others (telemetry,
+ * transcript, run or aggregate units, or proxy units whose ceiling was
+ * not enforced), unmetered when it has none: only the tool actions'
+ * estimates, which are never the session's energy.
  */
 const char *
 jh_st_meter(uint64_t n_eff, uint64_t n_enforced)
@@ -322,7 +332,8 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 		snprintf(sb->grant_path, sizeof(sb->grant_path), "%s",
 		    grantfile);
 	else {
-		if ((sfd = jh_st_dir(AT_FDCWD, state, &e)) != -1) {
+		if (digest != NULL &&
+		    (sfd = jh_st_dir(AT_FDCWD, state, &e)) != -1) {
 			if ((rfd = jh_st_dir(sfd, "roots", &e)) != -1) {
 				if ((fd = jh_st_file(rfd, digest, &e)) != -1) {
 					n = pread(fd, root, sizeof(root) - 1,
@@ -401,62 +412,146 @@ digest_cmp(const void *a, const void *b)
 }
 
 /*
+ * Whether the log named (a session with no pinned root) is of the project
+ * whose grant has the id given: its first entry embeds an efficiency/1
+ * receipt that debited that grant.  Only jh-proxy's units name a grant;
+ * a unit that names none ties its session to no project.
+ */
+static int
+debits_grant(int lfd, const char *name, const char *grant_id)
+{
+	struct jh_buf b;
+	struct jh_arena a;
+	struct jh_env env, in;
+	struct jh_err e;
+	const struct jh_cbor *rc;
+	int fd, ok = 0;
+
+	if ((fd = jh_st_file(lfd, name, &e)) == -1)
+		return (0);
+	jh_buf_init(&b);
+	jh_arena_init(&a);
+	if (jh_st_item(&b, fd, 0, &e) == 1 &&
+	    jh_env_parse(&env, &a, b.p, b.len, &e) == 0 &&
+	    strcmp(env.kind, "chain/1") == 0 &&
+	    (rc = jh_cbor_get(env.core, "receipt")) != NULL &&
+	    rc->type == JH_CBOR_BYTES &&
+	    jh_env_parse(&in, &a, rc->p, rc->len, &e) == 0 &&
+	    strcmp(in.kind, "efficiency/1") == 0)
+		ok = jh_cbor_text_is(jh_cbor_get(in.core, "grant"), grant_id);
+	jh_arena_free(&a);
+	jh_buf_free(&b);
+	close(fd);
+	return (ok);
+}
+
+/*
  * The sessions of a project (SECURITY.md U7): those whose root pinned in
- * <state>/roots/ is root (compared as given, then realpath'd) and that
- * have a log.  out receives n digests of 65 bytes each, sorted.
+ * <state>/roots/ is the project root (compared as given, then
+ * realpath'd) and that have a log; and those with a log but no pinned
+ * root (only model calls metered, no tool call gated yet) whose first
+ * unit debited the project's grant (the one jh-decide would use for that
+ * root).  out receives n digests of 65 bytes each, sorted.
  */
 int
-jh_st_sessions(struct jh_buf *out, size_t *n, const char *state,
-    const char *root, struct jh_err *e)
+jh_st_sessions(struct jh_buf *out, size_t *n, const struct jh_stctx *o,
+    struct jh_err *e)
 {
 	char pinned[PATH_MAX], real[PATH_MAX], name[JH_LOG_NAME];
+	struct jh_stbudget sb;
 	struct dirent *d;
 	struct stat st;
 	DIR *dir;
+	size_t len;
 	int sfd, rfd, lfd, fd;
 	ssize_t r;
 
 	jh_buf_reset(out);
 	*n = 0;
-	if ((sfd = jh_st_dir(AT_FDCWD, state, e)) == -1)
+	if ((sfd = jh_st_dir(AT_FDCWD, o->statedir, e)) == -1)
 		return (errno == ENOENT ? 0 : -1);
 	rfd = jh_st_dir(sfd, "roots", e);
-	lfd = jh_st_dir(sfd, "logs", e);
-	close(sfd);
-	if (rfd == -1 || lfd == -1) {
-		if (rfd != -1)
-			close(rfd);
-		if (lfd != -1)
-			close(lfd);
+	/* A roots that is there but unusable: no session is known. */
+	if (rfd == -1 && errno != ENOENT) {
+		close(sfd);
 		return (0);
 	}
-	if ((dir = fdopendir(rfd)) == NULL) {
-		close(rfd);
-		close(lfd);
-		return (jh_errf(e, "roots: %s", strerror(errno)));
+	lfd = jh_st_dir(sfd, "logs", e);
+	close(sfd);
+	if (lfd == -1) {
+		if (rfd != -1)
+			close(rfd);
+		return (0);
 	}
-	while ((d = readdir(dir)) != NULL) {
-		if (!jh_st_is_digest(d->d_name, strlen(d->d_name)))
-			continue;
-		if ((fd = jh_st_file(dirfd(dir), d->d_name, e)) == -1)
-			continue;
-		r = pread(fd, pinned, sizeof(pinned) - 1, 0);
-		close(fd);
-		if (r <= 0)
-			continue;
-		pinned[r] = '\0';
-		if (strcmp(pinned, root) != 0 && (realpath(pinned, real) ==
-		    NULL || strcmp(real, root) != 0))
-			continue;
-		memcpy(name, d->d_name, 2 * JH_HASH_LEN);
-		memcpy(name + 2 * JH_HASH_LEN, ".jhl", 5);
-		if (fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		jh_buf_add(out, d->d_name, 2 * JH_HASH_LEN + 1);
-		(*n)++;
+	if (rfd != -1) {
+		if ((dir = fdopendir(rfd)) == NULL) {
+			close(rfd);
+			close(lfd);
+			return (jh_errf(e, "roots: %s", strerror(errno)));
+		}
+		while ((d = readdir(dir)) != NULL) {
+			if (!jh_st_is_digest(d->d_name, strlen(d->d_name)))
+				continue;
+			if ((fd = jh_st_file(dirfd(dir), d->d_name, e)) == -1)
+				continue;
+			r = pread(fd, pinned, sizeof(pinned) - 1, 0);
+			close(fd);
+			if (r <= 0)
+				continue;
+			pinned[r] = '\0';
+			if (strcmp(pinned, o->root) != 0 && (realpath(pinned,
+			    real) == NULL || strcmp(real, o->root) != 0))
+				continue;
+			memcpy(name, d->d_name, 2 * JH_HASH_LEN);
+			memcpy(name + 2 * JH_HASH_LEN, ".jhl", 5);
+			if (fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
+			    -1 || !S_ISREG(st.st_mode))
+				continue;
+			jh_buf_add(out, d->d_name, 2 * JH_HASH_LEN + 1);
+			(*n)++;
+		}
+		/* Keeps rfd open for the look-ups below. */
+		rewinddir(dir);
+		rfd = dirfd(dir);
+	} else
+		dir = NULL;
+	/* The unpinned sessions that debited the project's grant. */
+	jh_st_budget(&sb, o->home, o->statedir, o->ledgerdir, o->grantfile,
+	    NULL, o->root);
+	if (sb.have_grant) {
+		DIR *ld;
+		int lfd2 = dup(lfd);
+
+		if (lfd2 == -1 || (ld = fdopendir(lfd2)) == NULL) {
+			if (lfd2 != -1)
+				close(lfd2);
+			if (dir != NULL)
+				closedir(dir);
+			close(lfd);
+			return (jh_errf(e, "logs: %s", strerror(errno)));
+		}
+		while ((d = readdir(ld)) != NULL) {
+			len = strlen(d->d_name);
+			if (len != 2 * JH_HASH_LEN + 4 ||
+			    strcmp(d->d_name + 2 * JH_HASH_LEN, ".jhl") != 0 ||
+			    !jh_st_is_digest(d->d_name, 2 * JH_HASH_LEN))
+				continue;
+			memcpy(name, d->d_name, 2 * JH_HASH_LEN);
+			name[2 * JH_HASH_LEN] = '\0';
+			if (dir != NULL && fstatat(rfd, name, &st,
+			    AT_SYMLINK_NOFOLLOW) != -1)
+				continue;	/* pinned: decided above */
+			if (dir != NULL && errno != ENOENT)
+				continue;
+			if (!debits_grant(lfd, d->d_name, sb.grant_id))
+				continue;
+			jh_buf_add(out, name, 2 * JH_HASH_LEN + 1);
+			(*n)++;
+		}
+		closedir(ld);
 	}
-	closedir(dir);
+	if (dir != NULL)
+		closedir(dir);
 	close(lfd);
 	if (out->oom)
 		return (jh_errf(e, "out of memory"));
@@ -617,7 +712,8 @@ tally_add(struct jh_tally *t, const struct jh_cbor *core)
 		    "debited_uj"));
 	} else if (jh_cbor_text_is(v, "efficiency/1")) {
 		t->n_eff++;
-		if (uval(core, "enforced") == 1)
+		if (uval(core, "enforced") == 1 && jh_cbor_text_is(
+		    jh_cbor_get(core, "source"), "proxy"))
 			t->n_enforced++;
 		en = jh_cbor_get(core, "energy");
 		p = prov_index(jh_cbor_get(en, "provenance"));
@@ -1005,7 +1101,7 @@ jh_st_summarize_project(const struct jh_stctx *o, struct jh_sum *s,
 		else
 			jh_st_digest(wd, (const uint8_t *)want, strlen(want));
 	}
-	if (jh_st_sessions(&d, &n, o->statedir, o->root, e) == -1) {
+	if (jh_st_sessions(&d, &n, o, e) == -1) {
 		jh_buf_free(&d);
 		return (-1);
 	}
@@ -1056,8 +1152,11 @@ jh_st_session_json(const struct jh_stctx *o, const char *digest, int fd,
 		jh_buf_addf(&b, ",\"entries\":%llu},\"verdicts\":{\"allow\":"
 		    "%llu,\"deny\":%llu,\"ask\":%llu,\"rewrite\":%llu},"
 		    "\"efficiency\":{\"receipts\":%llu,\"enforced\":%llu,"
-		    "\"observed\":%llu},\"meter\":\"%s\",\"debited_uj\":%llu,"
-		    "\"energy_uj\":%llu,\"first_ts\":%llu,\"last_ts\":%llu",
+		    "\"observed\":%llu,\"measured\":%llu},\"meter\":\"%s\","
+		    "\"energy\":{\"tools_estimated_uj\":%llu,"
+		    "\"model_measured_uj\":%llu,\"model_modelled_uj\":%llu,"
+		    "\"model_estimated_uj\":%llu,\"model_debited_uj\":%llu},"
+		    "\"first_ts\":%llu,\"last_ts\":%llu",
 		    (unsigned long long)h->count,
 		    (unsigned long long)h->n_allow,
 		    (unsigned long long)h->n_deny,
@@ -1066,9 +1165,13 @@ jh_st_session_json(const struct jh_stctx *o, const char *digest, int fd,
 		    (unsigned long long)h->n_eff,
 		    (unsigned long long)h->n_enforced,
 		    (unsigned long long)h->n_observed,
+		    (unsigned long long)h->n_measured,
 		    jh_st_meter(h->n_eff, h->n_enforced),
-		    (unsigned long long)h->debited_uj,
-		    (unsigned long long)h->energy_uj,
+		    (unsigned long long)h->tools_uj,
+		    (unsigned long long)h->measured_uj,
+		    (unsigned long long)h->modelled_uj,
+		    (unsigned long long)h->estimated_uj,
+		    (unsigned long long)h->eff_debited_uj,
 		    (unsigned long long)h->first_ts,
 		    (unsigned long long)h->last_ts);
 	else

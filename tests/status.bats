@@ -23,7 +23,8 @@ setup() {
 	mkdir -p "$JH_HOME/grants"
 	G="$JH_HOME/grants/$(printf %s "$R" | sha256sum | cut -c1-64)"
 	grant_doc 20000000000000 >"$T/grant.json"
-	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/grant.json" >"$G"
+	jh-seal -v -K grant/1 -k "$JH_HOME/issuer.key" "$T/grant.json" >"$G" 2>"$T/gid"
+	GID=$(sed 's/.* //' "$T/gid")
 	jh-decide -I -g "$G" 2>/dev/null
 }
 
@@ -58,18 +59,21 @@ gate() {
 	done | jh-decide | jh-seal | jh-chain >/dev/null
 }
 
-# eff SESSION ENFORCED UJ [PROVENANCE]: one efficiency/1 unit, as
-# tests/seal.bats makes them, sealed and chained.
+# eff SESSION ENFORCED UJ [PROVENANCE [SOURCE [GRANT]]]: one efficiency/1
+# unit, as tests/seal.bats makes them, sealed and chained; the source is
+# proxy when ENFORCED is 1, else transcript, unless given.
 eff() {
 	jq -nc --arg s "$1" --argjson enf "$2" --argjson uj "$3" \
-	    --arg p "${4:-Estimator}" '{kind: "efficiency/1", session: $s,
-	    unit: "msg_\($uj)", source: (if $enf == 1 then "proxy" else "transcript" end),
+	    --arg p "${4:-Estimator}" --arg src "${5:-}" --arg g "${6:-}" \
+	    '{kind: "efficiency/1", session: $s,
+	    unit: "msg_\($uj)", source: (if $src != "" then $src elif $enf == 1 then "proxy" else "transcript" end),
 	    tokens_in: 10, tokens_out: 20, tokens_cache_read: 0,
 	    tokens_cache_write: 0, accepted_tokens: 20,
 	    energy: ({estimated_uj: $uj, provenance: $p} +
 	        (if $p == "HwShunt" then {measured_uj: $uj} else {} end)),
 	    coeff: "default-2026", duration_ms: 5, completed: 1, verdict: "ok",
-	    enforced: $enf, debited_uj: (if $enf == 1 then $uj else 0 end)}' |
+	    enforced: $enf, debited_uj: (if $enf == 1 then $uj else 0 end)}
+	    + (if $g != "" then {grant: $g} else {} end)' |
 	    jh-seal | jh-chain >/dev/null
 }
 
@@ -120,25 +124,84 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	gate s1 "npm test"
 	run -0 status s1 -p
 	assert_output "jh: 2 J tools (est) of 20 MJ | 1 allow 0 deny | chain 1 ok | unmetered"
-	# Telemetry only (enforced 0): observed, the units' energy.
+	# Telemetry only (enforced 0): observed, the units' estimate, and
+	# not the tools' figure.
 	gate s2 "npm test"
 	eff s2 0 1500000
 	run -0 status s2 -p
-	assert_output "jh: 1.5 J model (est) of 20 MJ | 1 allow 0 deny | chain 2 ok | observed"
+	assert_output "jh: model 1.5 J (est) of 20 MJ | 1 allow 0 deny | chain 2 ok | observed"
 	refute_output --partial tools
-	# One proxy unit (enforced 1) is enough; measured figures add up.
+	# One proxy unit (enforced 1) is enough; a reading and an estimate
+	# are shown apart, never summed into one figure.
 	gate s3 "npm test"
 	eff s3 0 1000
 	eff s3 1 2500000000 HwShunt
 	run -0 status s3 -p
-	assert_output "jh: 2.5 kJ model (est) of 20 MJ | 1 allow 0 deny | chain 3 ok | enforced"
+	assert_output "jh: model 2.5 kJ (measured) + 1 mJ (est) of 20 MJ | 1 allow 0 deny | chain 3 ok | enforced"
+	# Readings only: measured, no estimate part.
+	eff s5 0 3000000 HwShunt otel
+	run -0 status s5 -p
+	assert_output "jh: model 3 J (measured) of 20 MJ | 0 allow 0 deny | chain 1 ok | observed"
+	# ModelBased: modelled, apart from the Estimator's figure.
+	eff s6 0 4000 ModelBased run
+	eff s6 0 5000 Estimator aggregate
+	run -0 status s6 -p
+	assert_output "jh: model 4 mJ (modelled) + 5 mJ (est) of 20 MJ | 0 allow 0 deny | chain 2 ok | observed"
+	# enforced 1 from anything but the proxy is not the proxy's word;
+	# a proxy unit whose ceiling was not enforced is observed.
+	eff s7 1 9000 Estimator transcript
+	eff s7 0 1000 Estimator proxy
+	run -0 status s7 -p
+	assert_output "jh: model 10 mJ (est) of 20 MJ | 0 allow 0 deny | chain 2 ok | observed"
+	run -0 sh -c "jh-status -s '$(logof s7)' | jq -c '.total | [.meter, .efficiency]'"
+	assert_output '["observed",{"receipts":2,"enforced":0,"observed":2}]'
 	# A session with units only has no pinned root: the host's project
 	# directory finds the grant.
 	eff s4 1 7
 	run -0 status s4 -p
-	assert_output "jh: 7 uJ model (est) of 20 MJ | 0 allow 0 deny | chain 1 ok | enforced"
+	assert_output "jh: model 7 uJ (est) of 20 MJ | 0 allow 0 deny | chain 1 ok | enforced"
 	run -0 status s4
-	assert_output "jh ⚡ 7 µJ model (est) of 20 MJ · 0 allow 0 deny · chain 1 ok · enforced"
+	assert_output "jh ⚡ model 7 µJ (est) of 20 MJ · 0 allow 0 deny · chain 1 ok · enforced"
+}
+
+@test "the three meter words on Claude Code's captured input match the log, the ledger and -s" {
+	# Built on the same session: unmetered, then observed, then enforced.
+	gate s1 "npm test" "curl example.com"
+	check() {
+		run -0 status s1 -p
+		assert_output "$1"
+		# the word and the counts, as -s verifies them
+		sum=$(jh-status -s "$(logof s1)")
+		assert_equal "$(jq -r .total.meter <<<"$sum")" "$2"
+		assert_equal "$(jq -r '.total.verdicts | "\(.allow // 0) allow \(.deny // 0) deny"' <<<"$sum")" "1 allow 1 deny"
+		assert_equal "$(jq -r .total.entries <<<"$sum")" "$3"
+		# the budget: the ledger's, as jh-verify -L reads it
+		run -0 sh -c "jh-verify -L '$JH_STATE/ledger' '$(logof s1)' | jq -r 'select(.ledger) | .ledger.ok'"
+		assert_output true
+	}
+	check "jh: 2 J tools (est) of 20 MJ | 1 allow 1 deny | chain 2 ok | unmetered" unmetered 2
+	eff s1 0 1200000
+	check "jh: model 1.2 J (est) of 20 MJ | 1 allow 1 deny | chain 3 ok | observed" observed 3
+	eff s1 1 800000 HwShunt
+	check "jh: model 800 mJ (measured) + 1.2 J (est) of 20 MJ | 1 allow 1 deny | chain 4 ok | enforced" enforced 4
+	# The figures, from the verified receipts: the reading and the
+	# estimate of the units, the tools' debits.
+	run -0 sh -c "jh-status -s '$(logof s1)' | jq -c '.total.energy | [.efficiency.HwShunt.measured_uj, .efficiency.Estimator.estimated_uj, .tools.Estimator.debited_uj]'"
+	assert_output "[800000,1200000,2000000]"
+}
+
+@test "an old (JHHEAD1) sidecar is named on the line and rebuilt by the next append's scan" {
+	gate s1 "npm test" "npm test"
+	# The record of the previous format: magic JHHEAD1, a shorter layout.
+	printf 'JHHEAD1\0' >"$(logof s1).head"
+	head -c 200 /dev/zero >>"$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: budget 20 MJ | chain unchecked: an older head record, rebuilt at the next receipt"
+	gate s1 "npm test"
+	run -0 status s1 -p
+	assert_output "jh: 6 J tools (est) of 20 MJ | 3 allow 0 deny | chain 3 ok | unmetered"
+	run -0 head -c 8 "$(logof s1).head"
+	assert_output "JHHEAD2"
 }
 
 @test "a stale sidecar is named stale, a missing or damaged one unchecked, another session's log bad" {
@@ -468,4 +531,71 @@ rpc() {
 	assert_equal "$(jq -c '.contents[0].text | fromjson | .ok' <<<"$output")" false
 	run -0 mcp_client "$R" read "joulehook://session/$(digest s1)/5"
 	assert_equal "$(jq -c '.contents[0].text | fromjson | .ok' <<<"$output")" true
+}
+
+@test "MCP serves a session with only metered model calls (no pinned root) when its units debited the project's grant" {
+	gate s1 "npm test"
+	# jh-proxy's units name the grant they debited; no tool call was
+	# gated, so no root is pinned.
+	eff m1 1 2500000 Estimator proxy "$GID"
+	eff m1 1 1000 Estimator proxy "$GID"
+	# another grant's units, and units that name none: not this project's
+	eff m2 1 7 Estimator proxy "sha256:$(printf x | sha256sum | cut -c1-64)"
+	eff m3 0 9 Estimator transcript
+	[ ! -e "$JH_STATE/roots/$(digest m1)" ]
+	run -0 rpc '{"jsonrpc":"2.0","id":1,"method":"resources/list"}'
+	uris=$(jq -r '.result.resources[].uri' <<<"$output" | sort)
+	assert_equal "$uris" "$(printf '%s\n' "joulehook://session/$(digest s1)" "joulehook://session/$(digest s1)/0" \
+	    "joulehook://session/$(digest m1)" "joulehook://session/$(digest m1)/0" "joulehook://session/$(digest m1)/1" | sort)"
+	# read: the session's status and a unit, verified
+	run -0 rpc "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest m1)\"}}"
+	assert_equal "$(jq -c '.result.contents[0].text | fromjson | [.session, .meter, .efficiency, .energy.model_estimated_uj, .energy.model_measured_uj, .energy.tools_estimated_uj]' <<<"$output")" \
+	    '["m1","enforced",{"receipts":2,"enforced":2,"observed":0,"measured":0},2501000,0,0]'
+	run -0 rpc "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest m1)/1\"}}"
+	assert_equal "$(jq -c '.result.contents[0].text | fromjson | [.ok, .chain.seq, .core.kind, .core.grant]' <<<"$output")" "[true,1,\"efficiency/1\",\"$GID\"]"
+	run -0 rpc "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest m2)/0\"}}"
+	assert_equal "$(jq -c .error.code <<<"$output")" -32002
+	# verify covers it; -s of the project too
+	run -0 rpc '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"verify","arguments":{"session":"m1"}}}'
+	assert_equal "$(jq -c '.result | [.isError, (.content[0].text | fromjson | .total | [.logs, .entries, .ok, .meter])]' <<<"$output")" '[false,[1,2,true,"enforced"]]'
+	run -0 sh -c "jh-status -s -r '$R' | jq -c '[.logs[].session] | sort'"
+	assert_output '["m1","s1"]'
+	# A root pinned elsewhere wins over the grant: m1 is then not ours.
+	printf %s "$T/other" >"$JH_STATE/roots/$(digest m1)"
+	chmod 600 "$JH_STATE/roots/$(digest m1)"
+	run -0 sh -c "jh-status -s -r '$R' | jq -c '[.logs[].session]'"
+	assert_output '["s1"]'
+}
+
+@test "-c takes the state from the installer's config, never from the environment" {
+	gate s1 "npm test" "curl example.com"
+	printf '# test\nbindir=/nonexistent\nhome=%s\nstate=%s\nsink=/x/y\n' "$JH_HOME" "$JH_STATE" >"$T/hook.conf"
+	chmod 600 "$T/hook.conf"
+	sl_input s1 >"$T/in.json"
+	# The environment names an empty state: -c wins.
+	mkdir -p "$T/evil/logs"
+	run -0 sh -c "JH_HOME='$T/evil' JH_STATE='$T/evil' jh-status -p -c '$T/hook.conf' <'$T/in.json'"
+	assert_output --partial "1 allow 1 deny | chain 2 ok"
+	run -0 sh -c "JH_HOME='$T/evil' JH_STATE='$T/evil' jh-status -p <'$T/in.json'"
+	assert_output "jh: no receipts yet in this session"
+	run -0 sh -c "cd '$R' && JH_STATE='$T/evil' jh-status -c '$T/hook.conf' -m </dev/null"
+	run -0 sh -c "printf '%s\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}' | (cd '$R' && JH_STATE='$T/evil' jh-status -c '$T/hook.conf' -m) | jq '.result.resources | length'"
+	assert_output 3
+	# A config the installer did not write: refused, status 2.
+	chmod 620 "$T/hook.conf"
+	run -2 jh-status -p -c "$T/hook.conf" <"$T/in.json"
+	assert_output --partial "only the user can write"
+	chmod 600 "$T/hook.conf"
+	run -2 jh-status -p -c "hook.conf" <"$T/in.json"
+	assert_output --partial "not absolute"
+	printf 'home=%s\n' "$JH_HOME" >"$T/half.conf"
+	chmod 600 "$T/half.conf"
+	run -2 jh-status -p -c "$T/half.conf" <"$T/in.json"
+	assert_output --partial "needs home and state"
+	printf 'home=%s\nstate=relative\n' "$JH_HOME" >"$T/rel.conf"
+	chmod 600 "$T/rel.conf"
+	run -2 jh-status -c "$T/rel.conf" -s
+	assert_output --partial "not an absolute path"
+	ln -s "$T/hook.conf" "$T/link.conf"
+	run -2 jh-status -p -c "$T/link.conf" <"$T/in.json"
 }
