@@ -15,8 +15,8 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-chain jh-decide jh-hook jh-normalize jh-proxy jh-seal jh-status jh-verify
-MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1
+PROGS	= jh-chain jh-decide jh-hook jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
+MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
@@ -29,6 +29,7 @@ PKG_jh-decide	= libsodium jansson
 PKG_jh-hook	= libsodium jansson
 PKG_jh-normalize	= libsodium jansson
 PKG_jh-proxy	= libsodium jansson libcurl libmicrohttpd
+PKG_jh-result	= libsodium jansson
 PKG_jh-seal	= libsodium jansson
 PKG_jh-status	= libsodium jansson
 PKG_jh-verify	= libsodium jansson

@@ -93,7 +93,8 @@ chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
 		goto out;
 	}
 	kid = jh_kind_lookup(env.kind);
-	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY) {
+	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY &&
+	    kid != JH_KIND_RESULT) {
 		warnx("receipt %lu: a %s belongs to no session; not chained",
 		    idx, env.kind);
 		goto out;

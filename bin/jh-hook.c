@@ -8,6 +8,13 @@
  * call's session, tool_use_id and input digest, and exits with the
  * host's blocking status whenever the answer is not a valid one: a
  * crashed, killed or slow stage is a deny, never "go ahead".
+ *
+ * After a tool ran (PostToolUse, PostToolUseFailure, PermissionDenied)
+ * the stages are jh-normalize, jh-result, jh-seal, jh-chain and the reply
+ * stage again, and any failure ends the run (continue:false): the tool
+ * already ran, so stopping is the only safe side left.  At Stop and
+ * SessionEnd the open asks are closed the same way and a signed
+ * checkpoint of the log is appended to the configured sink.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -45,6 +52,7 @@ struct conf {
 	unsigned deadline_ms;
 	unsigned lock_ms;
 	int answer_allow;
+	char sink[PATH_MAX];	/* checkpoints are appended here */
 #ifdef JH_TESTING
 	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
 #endif
@@ -52,6 +60,8 @@ struct conf {
 
 struct run {
 	const struct jh_host *host;
+	const char *post;	/* the post-tool event, when it is one */
+	char event[64];
 	struct jh_buf payload;
 	struct jh_buf answer;
 	char session[JH_SESSION_MAX + 1];
@@ -59,10 +69,15 @@ struct run {
 	char digest[JH_ID_LEN];
 };
 
-/* The host's deny, on stdout, with the reason on stderr; exit blocking. */
+/*
+ * The host's deny, on stdout, with the reason on stderr; exit blocking.
+ * After a tool ran: the host's "stop the run".  At the end of a session:
+ * the reason, and a status the host shows without blocking anything.
+ */
 static void __attribute__((noreturn))
-deny(const struct jh_host *h, const char *fmt, ...)
+deny(const struct run *run, const char *fmt, ...)
 {
+	const struct jh_host *h = run->host;
 	struct jh_buf b;
 	char why[512];
 	va_list ap;
@@ -72,6 +87,17 @@ deny(const struct jh_host *h, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", PROG, why);
 	jh_buf_init(&b);
+	if (h != NULL && run->post != NULL) {
+		char r[600];
+		snprintf(r, sizeof(r), "joulehook: %s", why);
+		jh_host_post_answer(&b, h, run->post, JH_POST_STOP, r, NULL);
+		fwrite(b.p, 1, b.len, stdout);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (h != NULL && run->event[0] != '\0' &&
+	    strcmp(run->event, h->gate_event) != 0)
+		_exit(1);
 	if (h != NULL) {
 		char r[600];
 		snprintf(r, sizeof(r), "joulehook: %s", why);
@@ -167,6 +193,10 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 				goto bad;
 		} else if (strcmp(line, "answer_allow") == 0)
 			c->answer_allow = strcmp(v, "1") == 0;
+		else if (strcmp(line, "sink") == 0) {
+			if (set_path(c->sink, v) == -1)
+				goto bad;
+		}
 #ifdef JH_TESTING
 		else if (strncmp(line, "stage", 5) == 0 && line[5] >= '0' &&
 		    line[5] < '0' + NSTAGES && line[6] == '\0') {
@@ -214,6 +244,20 @@ bind_call(struct run *r, char *why, size_t whysz)
 		goto out;
 	}
 	strcpy(r->session, json_string_value(v));
+	v = json_object_get(j, r->host->f_event);
+	if (!json_is_string(v) || json_string_length(v) == 0 ||
+	    json_string_length(v) >= sizeof(r->event) ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
+		snprintf(why, whysz, "the payload names no event");
+		goto out;
+	}
+	strcpy(r->event, json_string_value(v));
+	r->post = jh_host_post_status(r->host, r->event) != NULL ?
+	    r->event : NULL;
+	if (strcmp(r->event, r->host->gate_event) != 0 && r->post == NULL) {
+		rc = 0;		/* a session event: no tool call */
+		goto out;
+	}
 	v = json_object_get(j, r->host->f_call);
 	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) >= sizeof(r->call) ||
@@ -259,21 +303,194 @@ stage_path(char *out, const struct conf *c, int i, const char *name)
 		out[0] = '\0';	/* execve then fails: a deny */
 }
 
+/*
+ * Runs n stages as one pipeline in one process group: feeds in, collects
+ * the last stage's output into out, under the deadline.  Returns the last
+ * stage's wait status; a stage past the deadline is a deny.
+ */
+static int
+pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
+    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline)
+{
+	pid_t pid[NSTAGES], pgid = 0;
+	int fds[NSTAGES + 1][2], i, status = -1, last_status = -1, done = 0;
+	int ifd, ofd;
+	size_t written = 0;
+
+	for (i = 0; i <= n; i++)
+		if (pipe2(fds[i], O_CLOEXEC) == -1)
+			deny(r, "pipe: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		if ((pid[i] = fork()) == -1) {
+			if (pgid > 0)
+				kill(-pgid, SIGKILL);
+			deny(r, "fork: %s", strerror(errno));
+		}
+		if (pid[i] == 0) {
+			setpgid(0, pgid);
+			if (dup2(fds[i][0], STDIN_FILENO) == -1 ||
+			    dup2(fds[i + 1][1], STDOUT_FILENO) == -1)
+				_exit(127);
+			execve(paths[i], args[i], environ);
+			fprintf(stderr, "%s: %s: %s\n", PROG, paths[i],
+			    strerror(errno));
+			_exit(127);
+		}
+		if (pgid == 0)
+			pgid = pid[i];
+		setpgid(pid[i], pgid);
+	}
+	/* Keep only our ends: the first stage's input, the last's output. */
+	for (i = 0; i <= n; i++) {
+		if (i != n)
+			close(fds[i][0]);
+		if (i != 0)
+			close(fds[i][1]);
+	}
+	ifd = fds[0][1];
+	ofd = fds[n][0];
+	fcntl(ifd, F_SETFL, O_NONBLOCK);
+	while (!done) {
+		struct pollfd p[2];
+		int np = 0, t;
+		uint64_t now = mono_ms();
+
+		if (now >= deadline) {
+			kill(-pgid, SIGKILL);
+			while (waitpid(-pgid, NULL, 0) > 0)
+				;
+			deny(r, "the gate did not answer within %u ms",
+			    c->deadline_ms);
+		}
+		t = (int)(deadline - now);
+		p[np].fd = ofd;
+		p[np++].events = POLLIN;
+		if (ifd != -1) {
+			p[np].fd = ifd;
+			p[np++].events = POLLOUT;
+		}
+		if (poll(p, (nfds_t)np, t) == -1) {
+			if (errno == EINTR)
+				continue;
+			kill(-pgid, SIGKILL);
+			deny(r, "poll: %s", strerror(errno));
+		}
+		if (ifd != -1 && p[1].revents) {
+			ssize_t w = write(ifd, in->p + written,
+			    in->len - written);
+			if (w > 0)
+				written += (size_t)w;
+			if (w == -1 && errno != EAGAIN && errno != EINTR)
+				written = in->len;
+			if (written == in->len) {
+				close(ifd);
+				ifd = -1;
+			}
+		}
+		if (p[0].revents) {
+			ssize_t x;
+			if (jh_buf_reserve(out, 65536) == -1) {
+				kill(-pgid, SIGKILL);
+				deny(r, "out of memory");
+			}
+			x = read(ofd, out->p + out->len, out->cap - out->len);
+			if (x > 0) {
+				out->len += (size_t)x;
+				if (out->len > MAX_ANSWER) {
+					kill(-pgid, SIGKILL);
+					deny(r, "the answer is too large");
+				}
+			} else if (x == 0)
+				done = 1;
+			else if (errno != EINTR && errno != EAGAIN) {
+				kill(-pgid, SIGKILL);
+				deny(r, "read: %s", strerror(errno));
+			}
+		}
+	}
+	if (ifd != -1)
+		close(ifd);
+	close(ofd);
+	/* Reap the stages; anything left at the deadline is killed. */
+	for (i = 0; i < n; i++) {
+		for (;;) {
+			pid_t w = waitpid(pid[i], &status, WNOHANG);
+			if (w == pid[i])
+				break;
+			if (w == -1 && errno != EINTR) {
+				status = -1;
+				break;
+			}
+			if (mono_ms() >= deadline) {
+				kill(-pgid, SIGKILL);
+				waitpid(pid[i], &status, 0);
+				if (i == n - 1)
+					deny(r, "the gate did not finish "
+					    "within %u ms", c->deadline_ms);
+				break;
+			}
+			usleep(1000);
+		}
+		if (i == n - 1)
+			last_status = status;
+	}
+	kill(-pgid, SIGKILL);
+	return (last_status);
+}
+
+/* Appends the session's signed checkpoint to the sink (DESIGN.md 3.3). */
+static void
+checkpoint(struct run *r, const struct conf *c, char *lockms,
+    uint64_t deadline)
+{
+	struct jh_buf none, cp;
+	char path[PATH_MAX], *paths[1], **args[1], *a[10];
+	int st, fd;
+
+	if (c->sink[0] == '\0')
+		return;
+	stage_path(path, c, 3, "jh-chain");
+	paths[0] = path;
+	a[0] = path;
+	a[1] = "-c";
+	a[2] = "-w";
+	a[3] = lockms;
+	a[4] = "-S";
+	a[5] = (char *)c->state;
+	a[6] = "-i";
+	a[7] = r->session;
+	a[8] = NULL;
+	args[0] = a;
+	jh_buf_init(&none);
+	jh_buf_init(&cp);
+	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
+		deny(r, "no checkpoint of the session's log was made");
+	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
+	if (write(fd, cp.p, cp.len) != (ssize_t)cp.len || fsync(fd) == -1)
+		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
+	close(fd);
+	jh_buf_free(&cp);
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const char *const names[NSTAGES] = { "jh-normalize",
+	static const char *const gate[NSTAGES] = { "jh-normalize",
 	    "jh-decide", "jh-seal", "jh-chain", "jh-normalize" };
+	static const char *const after[NSTAGES] = { "jh-normalize",
+	    "jh-result", "jh-seal", "jh-chain", "jh-normalize" };
 	struct rlimit rl = { 0, 0 };
 	struct conf c;
 	struct run r;
 	struct jh_err e;
 	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
-	char *args[NSTAGES][2 * MAX_PROTECT + 8];
+	char *args[NSTAGES][2 * MAX_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
 	const char *cfg = NULL, *hname = "claude-code";
-	pid_t pid[NSTAGES], pgid = 0;
-	int fds[NSTAGES + 1][2], ch, i, k, n, status = -1, last_status = -1;
-	size_t written = 0;
+	const char *const *names;
+	int ch, i, k, n, nst = NSTAGES, last_status;
 	uint64_t deadline;
 
 	setrlimit(RLIMIT_CORE, &rl);
@@ -296,12 +513,12 @@ main(int argc, char *argv[])
 		_exit(2);
 	}
 	if (cfg == NULL || optind != argc)
-		deny(r.host, "usage: %s -c config [-H host]", PROG);
+		deny(&r, "usage: %s -c config [-H host]", PROG);
 	/* Nothing of the caller's environment reaches a stage (S2). */
 	if (clearenv() != 0)
-		deny(r.host, "cannot clear the environment");
+		deny(&r, "cannot clear the environment");
 	if (read_conf(&c, cfg, why, sizeof(why)) == -1)
-		deny(r.host, "%s", why);
+		deny(&r, "%s", why);
 	setenv("PATH", "/usr/bin:/bin", 1);
 	setenv("LC_ALL", "C", 1);
 	setenv("JH_HOME", c.home, 1);
@@ -310,19 +527,24 @@ main(int argc, char *argv[])
 		setenv("HOME", c.user_home, 1);
 	umask(077);
 	if (sodium_init() < 0)
-		deny(r.host, "libsodium failed to initialise");
+		deny(&r, "libsodium failed to initialise");
 
 	jh_buf_init(&r.payload);
 	jh_buf_init(&r.answer);
 	if (jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)
-		deny(r.host, "reading the payload: %s", e.msg);
+		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
-		deny(r.host, "%s", why);
+		deny(&r, "%s", why);
 
 	snprintf(lockms, sizeof(lockms), "%u", c.lock_ms);
 	snprintf(dl, sizeof(dl), "%u", c.deadline_ms);
-	for (i = 0; i < NSTAGES; i++)
+	names = r.post != NULL || strcmp(r.event, r.host->gate_event) != 0 ?
+	    after : gate;
+	for (i = 0; i < NSTAGES; i++) {
 		stage_path(paths[i], &c, i, names[i]);
+		pv[i] = paths[i];
+		av[i] = args[i];
+	}
 	n = 0;
 	args[0][n++] = paths[0];
 	args[0][n++] = "-H";
@@ -332,15 +554,18 @@ main(int argc, char *argv[])
 	args[1][n++] = paths[1];
 	args[1][n++] = "-w";
 	args[1][n++] = lockms;
-	for (k = 0; k < c.nprotect; k++) {
-		args[1][n++] = "-P";
-		args[1][n++] = c.protect[k];
-	}
+	if (names == gate)
+		for (k = 0; k < c.nprotect; k++) {
+			args[1][n++] = "-P";
+			args[1][n++] = c.protect[k];
+		}
+	else if (r.post == NULL)
+		args[1][n++] = "-e";	/* the session ends */
 	args[1][n] = NULL;
 	n = 0;
 	args[2][n++] = paths[2];
 	args[2][n++] = "-K";
-	args[2][n++] = "decision/1";
+	args[2][n++] = names == gate ? "decision/1" : "result/1";
 	args[2][n] = NULL;
 	n = 0;
 	args[3][n++] = paths[3];
@@ -360,160 +585,55 @@ main(int argc, char *argv[])
 	args[4][n++] = r.call;
 	args[4][n++] = "-D";
 	args[4][n++] = r.digest;
+	if (r.post != NULL) {
+		args[4][n++] = "-E";
+		args[4][n++] = (char *)r.post;
+	}
 	if (c.answer_allow)
 		args[4][n++] = "-A";
 	args[4][n] = NULL;
 
-	for (i = 0; i <= NSTAGES; i++)
-		if (pipe2(fds[i], O_CLOEXEC) == -1)
-			deny(r.host, "pipe: %s", strerror(errno));
 	deadline = mono_ms() + c.deadline_ms;
-	for (i = 0; i < NSTAGES; i++) {
-		if ((pid[i] = fork()) == -1) {
-			if (pgid > 0)
-				kill(-pgid, SIGKILL);
-			deny(r.host, "fork: %s", strerror(errno));
-		}
-		if (pid[i] == 0) {
-			setpgid(0, pgid);
-			if (dup2(fds[i][0], STDIN_FILENO) == -1 ||
-			    dup2(fds[i + 1][1], STDOUT_FILENO) == -1)
-				_exit(127);
-			execve(paths[i], args[i], environ);
-			fprintf(stderr, "%s: %s: %s\n", PROG, paths[i],
-			    strerror(errno));
-			_exit(127);
-		}
-		if (pgid == 0)
-			pgid = pid[i];
-		setpgid(pid[i], pgid);
+	if (names == after && r.post == NULL) {
+		/* Stop, SessionEnd: close the asks, then the checkpoint. */
+		nst = NSTAGES - 1;
+		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
+		    &r.answer, deadline);
+		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
+			deny(&r, "closing the session's asks failed");
+		checkpoint(&r, &c, lockms, deadline);
+		jh_buf_free(&r.payload);
+		jh_buf_free(&r.answer);
+		return (0);
 	}
-	/* Keep only our ends: the first stage's input, the last's output. */
-	for (i = 0; i <= NSTAGES; i++) {
-		if (i != NSTAGES)
-			close(fds[i][0]);
-		if (i != 0)
-			close(fds[i][1]);
-	}
-	/* Feed the payload and collect the answer, under the deadline. */
-	{
-		int in = fds[0][1], out = fds[NSTAGES][0], done = 0;
-
-		fcntl(in, F_SETFL, O_NONBLOCK);
-		while (!done) {
-			struct pollfd p[2];
-			int np = 0, t;
-			uint64_t now = mono_ms();
-
-			if (now >= deadline) {
-				kill(-pgid, SIGKILL);
-				while (waitpid(-pgid, NULL, 0) > 0)
-					;
-				deny(r.host, "the gate did not answer within "
-				    "%u ms", c.deadline_ms);
-			}
-			t = (int)(deadline - now);
-			p[np].fd = out;
-			p[np++].events = POLLIN;
-			if (in != -1) {
-				p[np].fd = in;
-				p[np++].events = POLLOUT;
-			}
-			if (poll(p, (nfds_t)np, t) == -1) {
-				if (errno == EINTR)
-					continue;
-				kill(-pgid, SIGKILL);
-				deny(r.host, "poll: %s", strerror(errno));
-			}
-			if (in != -1 && p[1].revents) {
-				ssize_t w = write(in, r.payload.p + written,
-				    r.payload.len - written);
-				if (w > 0)
-					written += (size_t)w;
-				if (w == -1 && errno != EAGAIN &&
-				    errno != EINTR)
-					written = r.payload.len;
-				if (written == r.payload.len) {
-					close(in);
-					in = -1;
-				}
-			}
-			if (p[0].revents) {
-				ssize_t x;
-				if (jh_buf_reserve(&r.answer, 65536) == -1) {
-					kill(-pgid, SIGKILL);
-					deny(r.host, "out of memory");
-				}
-				x = read(out, r.answer.p + r.answer.len,
-				    r.answer.cap - r.answer.len);
-				if (x > 0) {
-					r.answer.len += (size_t)x;
-					if (r.answer.len > MAX_ANSWER) {
-						kill(-pgid, SIGKILL);
-						deny(r.host, "the answer is too "
-						    "large");
-					}
-				} else if (x == 0)
-					done = 1;
-				else if (errno != EINTR && errno != EAGAIN) {
-					kill(-pgid, SIGKILL);
-					deny(r.host, "read: %s",
-					    strerror(errno));
-				}
-			}
-		}
-		if (in != -1)
-			close(in);
-		close(out);
-	}
-	/* Reap the stages; anything left at the deadline is killed. */
-	for (i = 0; i < NSTAGES; i++) {
-		for (;;) {
-			pid_t w = waitpid(pid[i], &status, WNOHANG);
-			if (w == pid[i])
-				break;
-			if (w == -1 && errno != EINTR) {
-				status = -1;
-				break;
-			}
-			if (mono_ms() >= deadline) {
-				kill(-pgid, SIGKILL);
-				waitpid(pid[i], &status, 0);
-				if (i == NSTAGES - 1)
-					deny(r.host, "the gate did not finish "
-					    "within %u ms", c.deadline_ms);
-				break;
-			}
-			usleep(1000);
-		}
-		if (i == NSTAGES - 1)
-			last_status = status;
-	}
-	kill(-pgid, SIGKILL);
+	last_status = pipeline(&r, &c, pv, av, nst, &r.payload, &r.answer,
+	    deadline);
 	if (!WIFEXITED(last_status))
-		deny(r.host, "the reply stage %s", WIFSIGNALED(last_status) ?
+		deny(&r, "the reply stage %s", WIFSIGNALED(last_status) ?
 		    "was killed" : "failed");
-	if (WEXITSTATUS(last_status) == r.host->block_status) {
+	if (r.post == NULL &&
+	    WEXITSTATUS(last_status) == r.host->block_status) {
 		/* A deny: the stage wrote the host's JSON and the reason. */
 		fwrite(r.answer.p, 1, r.answer.len, stdout);
 		fflush(stdout);
 		_exit(r.host->block_status);
 	}
 	if (WEXITSTATUS(last_status) != 0)
-		deny(r.host, "the reply stage exited %d",
+		deny(&r, "the reply stage exited %d",
 		    WEXITSTATUS(last_status));
-	/* An allow is empty; ask and rewrite are one JSON object. */
+	/* An allow is empty; ask, rewrite and a stop are one JSON object. */
 	if (r.answer.len > 0) {
 		json_t *j = jh_json_parse((const char *)r.answer.p,
 		    r.answer.len, &e);
-		int ok = json_is_object(j) &&
-		    json_object_get(j, "hookSpecificOutput") != NULL;
+		int ok = json_is_object(j) && (r.post != NULL ?
+		    json_is_false(json_object_get(j, "continue")) :
+		    json_object_get(j, "hookSpecificOutput") != NULL);
 		json_decref(j);
 		if (!ok)
-			deny(r.host, "the reply stage's answer is not valid");
+			deny(&r, "the reply stage's answer is not valid");
 		if (fwrite(r.answer.p, 1, r.answer.len, stdout) !=
 		    r.answer.len || fflush(stdout) == EOF)
-			_exit(r.host->block_status);
+			deny(&r, "cannot write the answer");
 	}
 	jh_buf_free(&r.payload);
 	jh_buf_free(&r.answer);

@@ -1,7 +1,9 @@
 /*
  * jh-normalize: a host's hook payloads to ActionEvents, the first stage
  * of the gate; with -r, the last: a chained decision receipt bound to the
- * call to the host's own answer and exit status.
+ * call to the host's own answer and exit status; with -r -E and a
+ * post-tool event, a chained result/1 to the host's answer after a tool
+ * ran (nothing, or stop the run and maybe withhold the output).
  */
 #include <err.h>
 #include <errno.h>
@@ -33,6 +35,7 @@ struct opts {
 	const char *session;
 	const char *call;
 	const char *digest;
+	const char *event;	/* -E: the event answered, if not the gate's */
 	char bad[160];		/* the first usage error, if any */
 };
 
@@ -41,6 +44,8 @@ struct answer {
 	int verdict;		/* JH_ANSWER_* */
 	char *reason;		/* without the prefix */
 	char *updated;		/* compact JSON (rewrite) */
+	int post;		/* JH_POST_*, for a post-tool event */
+	char *path;		/* the Read result to withhold */
 };
 
 static void
@@ -50,7 +55,7 @@ usage(FILE *f, int status)
 	    "usage: %s -H host [-n] [file ...]\n"
 	    "       %s -H host -r [-A] [-d ms] [-s stewards] -i session "
 	    "-u tool_use_id\n"
-	    "                    -D input_digest\n"
+	    "                    -D input_digest [-E event]\n"
 	    "       %s -h\n", PROG, PROG, PROG);
 	exit(status);
 }
@@ -240,9 +245,10 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 		fail(a, "the chained receipt does not verify: %s", e.msg);
 		goto out;
 	}
-	if (strcmp(in.kind, "decision/1") != 0) {
-		fail(a, "the chained receipt is of kind %s, not decision/1",
-		    in.kind);
+	if (strcmp(in.kind, o->event != NULL ? "result/1" :
+	    "decision/1") != 0) {
+		fail(a, "the chained receipt is of kind %s, not %s", in.kind,
+		    o->event != NULL ? "result/1" : "decision/1");
 		goto out;
 	}
 	if (!same(in.core, "session", o->session) ||
@@ -258,10 +264,11 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 		fail(a, "the receipt is for another input (input_digest)");
 		goto out;
 	}
-	if (!same(in.core, "host", o->host->name) ||
-	    !same(in.core, "event", o->host->gate_event)) {
-		fail(a, "the receipt is not a decision on a %s %s",
-		    o->host->name, o->host->gate_event);
+	if (!same(in.core, "host", o->host->name) || !same(in.core, "event",
+	    o->event != NULL ? o->event : o->host->gate_event)) {
+		fail(a, "the receipt is not a %s on a %s %s", in.kind,
+		    o->host->name, o->event != NULL ? o->event :
+		    o->host->gate_event);
 		goto out;
 	}
 	now = jh_now_ms();
@@ -272,9 +279,24 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 		    (unsigned long long)o->deadline_ms);
 		goto out;
 	}
-	verdict = jh_cbor_get(in.core, "verdict");
 	free(a->reason);
 	a->reason = text_dup(jh_cbor_get(in.core, "reason"));
+	if (o->event != NULL) {
+		/* What ran: anything but a match ends the run. */
+		const struct jh_cbor *ck = jh_cbor_get(in.core, "check");
+		const struct jh_cbor *t = jh_cbor_get(in.core, "target");
+		a->verdict = JH_ANSWER_ALLOW;
+		a->post = jh_cbor_text_is(ck, "match") ? JH_POST_OK :
+		    JH_POST_STOP;
+		if (jh_cbor_text_is(ck, "content-mismatch")) {
+			a->post = JH_POST_WITHHOLD;
+			if (t != NULL && t->type == JH_CBOR_ARRAY && t->len > 0)
+				a->path = text_dup(&t->v[0]);
+		}
+		r = 0;
+		goto out;
+	}
+	verdict = jh_cbor_get(in.core, "verdict");
 	if (jh_cbor_text_is(verdict, "allow"))
 		a->verdict = JH_ANSWER_ALLOW;
 	else if (jh_cbor_text_is(verdict, "ask"))
@@ -309,7 +331,7 @@ out:
 static int
 reply(const struct opts *o)
 {
-	struct answer a = { JH_ANSWER_DENY, NULL, NULL };
+	struct answer a = { JH_ANSWER_DENY, NULL, NULL, JH_POST_OK, NULL };
 	struct jh_keyset ks;
 	struct jh_buf in, out, why;
 	struct jh_err e;
@@ -338,11 +360,17 @@ reply(const struct opts *o)
 	jh_buf_adds(&why, a.reason);
 	if (jh_buf_cstr(&why) == NULL)
 		errx(2, "out of memory");
-	status = jh_host_answer(&out, o->host, a.verdict, (char *)why.p,
-	    a.updated, o->replace);
+	if (o->event != NULL) {
+		if (a.verdict == JH_ANSWER_DENY)
+			a.post = JH_POST_STOP;
+		status = jh_host_post_answer(&out, o->host, o->event, a.post,
+		    (char *)why.p, a.path);
+	} else
+		status = jh_host_answer(&out, o->host, a.verdict,
+		    (char *)why.p, a.updated, o->replace);
 	if (out.oom)
 		errx(o->host->block_status, "out of memory");
-	if (a.verdict == JH_ANSWER_DENY)
+	if (a.verdict == JH_ANSWER_DENY || a.post != JH_POST_OK)
 		fprintf(stderr, "%s\n", (char *)why.p);
 	if ((out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len) ||
 	    fflush(stdout) == EOF || ferror(stdout)) {
@@ -351,6 +379,7 @@ reply(const struct opts *o)
 	}
 	free(a.reason);
 	free(a.updated);
+	free(a.path);
 	jh_keyset_free(&ks);
 	jh_buf_free(&in);
 	jh_buf_free(&out);
@@ -386,13 +415,16 @@ main(int argc, char *argv[])
 	 * host, a usage error is still answered with the host's deny.
 	 */
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "AD:d:H:hi:nrs:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "AD:d:E:H:hi:nrs:u:")) != -1) {
 		switch (ch) {
 		case 'A':
 			o.replace = 1;
 			break;
 		case 'D':
 			o.digest = optarg;
+			break;
+		case 'E':
+			o.event = optarg;
 			break;
 		case 'd':
 			o.dset = 1;
@@ -420,7 +452,8 @@ main(int argc, char *argv[])
 			o.call = optarg;
 			break;
 		default:
-			if (optopt == 'D' || optopt == 'd' || optopt == 'H' ||
+			if (optopt == 'D' || optopt == 'd' || optopt == 'E' ||
+			    optopt == 'H' ||
 			    optopt == 'i' || optopt == 's' || optopt == 'u')
 				usage_err(&o, "-%c needs an argument", optopt);
 			else
@@ -451,13 +484,17 @@ main(int argc, char *argv[])
 		if (o.session == NULL || o.call == NULL || o.digest == NULL)
 			usage_err(&o, "-r needs -i session, -u tool_use_id "
 			    "and -D input_digest");
+		if (o.event != NULL && (o.host == NULL ||
+		    jh_host_post_status(o.host, o.event) == NULL))
+			usage_err(&o, "-E %s: not a post-tool event of the "
+			    "host", o.event);
 		if (sodium_init() < 0)
 			usage_err(&o, "libsodium failed to initialise");
 		return (reply(&o));
 	}
 	if (o.replace || o.dset || o.session != NULL || o.call != NULL ||
-	    o.digest != NULL || o.stewards != NULL)
-		usage_err(&o, "-A, -D, -d, -i, -s and -u belong to -r");
+	    o.digest != NULL || o.stewards != NULL || o.event != NULL)
+		usage_err(&o, "-A, -D, -d, -E, -i, -s and -u belong to -r");
 	if (o.bad[0] != '\0') {
 		warnx("%s", o.bad);
 		usage(stderr, 2);

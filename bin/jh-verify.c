@@ -48,7 +48,10 @@ struct opts {
 	struct replay rp;
 	struct jh_keyset keys;
 	struct jh_verifier v;
-	struct checkpoint cp;
+	struct checkpoint cp;	/* the one the log at hand is checked with */
+	struct checkpoint *cps;	/* -c: every checkpoint the file holds */
+	size_t ncps;
+	int cp_used;
 };
 
 struct tally {
@@ -113,6 +116,7 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	if (o->cp.have && lv->have_session && lv->slen == o->cp.slen &&
 	    memcmp(lv->session, o->cp.session, lv->slen) == 0) {
 		o->cp.used = 1;
+		o->cp_used = 1;
 		if (lv->entries < o->cp.count) {
 			snprintf(note, sizeof(note), "truncated: the checkpoint "
 			    "has %llu entries, the log %llu",
@@ -322,6 +326,8 @@ replay_ledger(struct opts *o, struct tally *t)
 	return (rc);
 }
 
+static void select_cp(struct opts *, int);
+
 static int
 run_file(struct opts *o, const char *path, struct tally *t)
 {
@@ -353,6 +359,7 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	jh_buf_init(&out);
 	jh_arena_init(&a);
 	jh_lv_init(&lv);
+	select_cp(o, fd);
 	if (o->cp.have)
 		lv.cp_count = o->cp.count;
 	for (;;) {
@@ -469,6 +476,11 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	return (rc);
 }
 
+/*
+ * -c: a file of checkpoints, one or a sequence (a sink appends one per
+ * Stop); every one must verify.  Each log is checked against the
+ * latest (largest count) checkpoint of its own session.
+ */
 static void
 load_checkpoint(struct opts *o, const char *path)
 {
@@ -477,6 +489,8 @@ load_checkpoint(struct opts *o, const char *path)
 	struct jh_arena a;
 	struct jh_env env;
 	const struct jh_cbor *s, *c, *h;
+	struct checkpoint *cp;
+	size_t off = 0, len;
 	int fd;
 
 	jh_buf_init(&b);
@@ -485,23 +499,73 @@ load_checkpoint(struct opts *o, const char *path)
 	if (jh_read_all(&b, fd, JH_MAX_RECORD, &e) == -1)
 		errx(2, "%s: %s", path, e.msg);
 	close(fd);
+	if (b.len == 0)
+		errx(1, "%s: no checkpoint", path);
 	jh_arena_init(&a);
-	if (jh_verify_env(&o->v, &env, &a, b.p, b.len, &e) == -1)
-		errx(1, "%s: checkpoint does not verify: %s", path, e.msg);
-	if (strcmp(env.kind, "checkpoint/1") != 0)
-		errx(1, "%s: a %s, not a checkpoint/1", path, env.kind);
-	s = jh_cbor_get(env.core, "session");
-	c = jh_cbor_get(env.core, "count");
-	h = jh_cbor_get(env.core, "head");
-	if ((o->cp.session = malloc(s->len + 1)) == NULL)
-		errx(2, "out of memory");
-	memcpy(o->cp.session, s->p, s->len);
-	o->cp.slen = s->len;
-	o->cp.count = c->u;
-	memcpy(o->cp.head, h->p, JH_HASH_LEN);
-	o->cp.have = 1;
+	while (off < b.len) {
+		if (jh_cbor_item_len(&len, b.p + off, b.len - off, &e) !=
+		    JH_CBOR_OK)
+			errx(1, "%s: checkpoint %zu: %s", path, o->ncps + 1,
+			    e.msg);
+		jh_arena_reset(&a);
+		if (jh_verify_env(&o->v, &env, &a, b.p + off, len, &e) == -1)
+			errx(1, "%s: checkpoint %zu does not verify: %s", path,
+			    o->ncps + 1, e.msg);
+		if (strcmp(env.kind, "checkpoint/1") != 0)
+			errx(1, "%s: a %s, not a checkpoint/1", path, env.kind);
+		if ((o->cps = realloc(o->cps, (o->ncps + 1) *
+		    sizeof(*o->cps))) == NULL)
+			errx(2, "out of memory");
+		cp = &o->cps[o->ncps++];
+		memset(cp, 0, sizeof(*cp));
+		s = jh_cbor_get(env.core, "session");
+		c = jh_cbor_get(env.core, "count");
+		h = jh_cbor_get(env.core, "head");
+		if ((cp->session = malloc(s->len + 1)) == NULL)
+			errx(2, "out of memory");
+		memcpy(cp->session, s->p, s->len);
+		cp->slen = s->len;
+		cp->count = c->u;
+		memcpy(cp->head, h->p, JH_HASH_LEN);
+		cp->have = 1;
+		off += len;
+	}
 	jh_arena_free(&a);
 	jh_buf_free(&b);
+}
+
+/*
+ * The checkpoint for the log on fd: the latest of the session its first
+ * entry names (the file is rewound), or, on a stream that cannot be
+ * peeked at, of the one session the checkpoints are all of.
+ */
+static void
+select_cp(struct opts *o, int fd)
+{
+	char *sid = NULL;
+	size_t i, slen = 0;
+	int one = 1;
+
+	memset(&o->cp, 0, sizeof(o->cp));
+	if (o->ncps == 0)
+		return;
+	if (lseek(fd, 0, SEEK_CUR) == 0 &&
+	    (sid = jh_st_first_session(fd)) != NULL)
+		slen = strlen(sid);
+	lseek(fd, 0, SEEK_SET);
+	for (i = 1; i < o->ncps; i++)
+		if (o->cps[i].slen != o->cps[0].slen || memcmp(o->cps[i].session,
+		    o->cps[0].session, o->cps[0].slen) != 0)
+			one = 0;
+	for (i = 0; i < o->ncps; i++) {
+		struct checkpoint *c = &o->cps[i];
+		if (sid != NULL ? (c->slen != slen ||
+		    memcmp(c->session, sid, slen) != 0) : !one)
+			continue;
+		if (!o->cp.have || c->count > o->cp.count)
+			o->cp = *c;
+	}
+	free(sid);
 }
 
 static void
@@ -585,7 +649,7 @@ main(int argc, char *argv[])
 	if (rc != -1 && o.ledgerdir != NULL && replay_ledger(&o, &t) == -1)
 		rc = -1;
 	free(o.rp.v);
-	if (rc != -1 && o.cp.have && !o.cp.used) {
+	if (rc != -1 && o.ncps > 0 && !o.cp_used) {
 		t.failed++;
 		warnx("no log of the checkpoint's session was given");
 	}
@@ -593,7 +657,9 @@ main(int argc, char *argv[])
 		printf("{\"summary\":{\"objects\":%lu,\"verified\":%lu,"
 		    "\"failed\":%lu}}\n", t.objects, t.ok, t.failed);
 	}
-	free(o.cp.session);
+	for (i = 0; i < (int)o.ncps; i++)
+		free(o.cps[i].session);
+	free(o.cps);
 	jh_keyset_free(&o.keys);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

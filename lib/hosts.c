@@ -117,6 +117,95 @@ cc_answer(struct jh_buf *b, int verdict, const char *reason,
 	return (0);
 }
 
+/* Claude Code's events after a tool call, and what each says happened. */
+static const struct jh_host_post cc_post[] = {
+	{ "PostToolUse", "ok" },
+	{ "PostToolUseFailure", "failed" },
+	{ "PermissionDenied", "denied" },
+	{ NULL, NULL }
+};
+
+/*
+ * Claude Code's answers after a tool ran (hosts.md 1.6, SECURITY.md 7b):
+ * nothing when what ran is what was decided; otherwise continue:false,
+ * which ends the run after this tool, with the reason for the user and
+ * for the model; a Read whose bytes are not the ones decided on is
+ * replaced (updatedToolOutput, in the Read result's own shape).
+ */
+static int
+cc_post_answer(struct jh_buf *b, const char *event, int what,
+    const char *reason, const char *path)
+{
+	if (what == JH_POST_OK)
+		return (0);
+	jh_buf_adds(b, "{\"continue\":false,\"stopReason\":");
+	jh_json_str(b, reason, strlen(reason));
+	jh_buf_adds(b, ",\"systemMessage\":");
+	jh_json_str(b, reason, strlen(reason));
+	if (strcmp(event, "PostToolUse") == 0 ||
+	    strcmp(event, "PostToolUseFailure") == 0) {
+		jh_buf_addf(b, ",\"hookSpecificOutput\":{\"hookEventName\":"
+		    "\"%s\",\"additionalContext\":", event);
+		jh_json_str(b, reason, strlen(reason));
+		if (what == JH_POST_WITHHOLD && path != NULL &&
+		    strcmp(event, "PostToolUse") == 0) {
+			jh_buf_adds(b, ",\"updatedToolOutput\":{\"type\":"
+			    "\"text\",\"file\":{\"filePath\":");
+			jh_json_str(b, path, strlen(path));
+			jh_buf_adds(b, ",\"content\":");
+			jh_json_str(b, reason, strlen(reason));
+			jh_buf_adds(b, ",\"numLines\":1,\"startLine\":1,"
+			    "\"totalLines\":1}}");
+		}
+		jh_buf_adds(b, "}");
+	}
+	jh_buf_adds(b, "}\n");
+	return (0);
+}
+
+/*
+ * A Read result's text when it is the whole file (1 with *p, *n),
+ * 0 when it is not text or only part of the file, -1 when malformed.
+ */
+static int
+cc_read_text(const json_t *resp, const char **p, size_t *n,
+    const char **path)
+{
+	const json_t *f, *c, *start, *nl, *tot, *fp;
+
+	if (!json_is_object(resp))
+		return (-1);
+	if (!json_is_string(json_object_get(resp, "type")) ||
+	    strcmp(json_string_value(json_object_get(resp, "type")),
+	    "text") != 0)
+		return (0);
+	f = json_object_get(resp, "file");
+	c = json_object_get(f, "content");
+	fp = json_object_get(f, "filePath");
+	start = json_object_get(f, "startLine");
+	nl = json_object_get(f, "numLines");
+	tot = json_object_get(f, "totalLines");
+	if (!json_is_string(c) || !json_is_string(fp))
+		return (-1);
+	*path = json_string_value(fp);
+	if (!json_is_integer(start) || !json_is_integer(nl) ||
+	    !json_is_integer(tot) || json_integer_value(start) != 1 ||
+	    json_integer_value(nl) != json_integer_value(tot))
+		return (0);
+	*p = json_string_value(c);
+	*n = json_string_length(c);
+	return (1);
+}
+
+/* The path a Write or Edit result says it wrote, or NULL. */
+static const char *
+cc_written_path(const json_t *resp)
+{
+	const json_t *fp = json_object_get(resp, "filePath");
+
+	return (json_is_string(fp) ? json_string_value(fp) : NULL);
+}
+
 static const struct jh_host hosts[] = {
 	{
 		"claude-code",
@@ -125,10 +214,11 @@ static const struct jh_host hosts[] = {
 		cc_tool_events, "PreToolUse",
 		cc_fields, cc_tools,
 		"command", "content", "url", "mcp__", "__",
-		2, cc_answer
+		2, cc_answer,
+		cc_post, cc_post_answer, cc_read_text, cc_written_path
 	},
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	    NULL, NULL, NULL, NULL, NULL, 0, NULL }
+	    NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct jh_host *
@@ -465,6 +555,25 @@ jh_host_answer(struct jh_buf *b, const struct jh_host *h, int verdict,
     const char *reason, const char *updated, int replace)
 {
 	return (h->answer(b, verdict, reason, updated, replace));
+}
+
+/* What the host's post-tool event says happened, or NULL. */
+const char *
+jh_host_post_status(const struct jh_host *h, const char *event)
+{
+	const struct jh_host_post *p;
+
+	for (p = h->post; p != NULL && p->event != NULL; p++)
+		if (strcmp(p->event, event) == 0)
+			return (p->status);
+	return (NULL);
+}
+
+int
+jh_host_post_answer(struct jh_buf *b, const struct jh_host *h,
+    const char *event, int what, const char *reason, const char *path)
+{
+	return (h->post_answer(b, event, what, reason, path));
 }
 
 static int

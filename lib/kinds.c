@@ -142,6 +142,34 @@ static const struct field checkpoint[] = {
 	{ NULL, 0, 0 }
 };
 
+/*
+ * What ran (SECURITY.md 7b): the PostToolUse stage's evidence, bound to
+ * the decision by tool_use_id and to the chain entry that holds it.
+ */
+static const struct field result[] = {
+	{ "session", F_TEXT, REQ },
+	{ "tool_use_id", F_TEXT, REQ },
+	{ "host", F_TEXT, REQ },
+	{ "event", F_TEXT, REQ },
+	{ "tool", F_TEXT, REQ },
+	{ "class", F_TEXT, REQ },
+	{ "input_digest", F_ID, REQ },
+	{ "status", F_TEXT, REQ },
+	{ "check", F_TEXT, REQ },
+	{ "reason", F_TEXT, REQ },
+	{ "decision", F_ID, OPT },
+	{ "decided", F_TEXT, OPT },
+	{ "response_digest", F_ID, OPT },
+	{ "content_id", F_ID, OPT },
+	{ "target", F_TEXTS, OPT },
+	{ "answer", F_TEXT, OPT },
+	{ "grant", F_ID, OPT },
+	{ "debited_uj", F_UINT, REQ },
+	{ "duration_ms", F_UINT, OPT },
+	{ "outcome", F_FLAG, OPT },
+	{ NULL, 0, 0 }
+};
+
 static const struct kind kinds[] = {
 	{ "decision/1", JH_KIND_DECISION, JH_ROLE_STEWARD, decision },
 	{ "efficiency/1", JH_KIND_EFFICIENCY, JH_ROLE_STEWARD, efficiency },
@@ -149,6 +177,7 @@ static const struct kind kinds[] = {
 	{ "revocation/1", JH_KIND_REVOCATION, JH_ROLE_ISSUER, revocation },
 	{ "chain/1", JH_KIND_CHAIN, JH_ROLE_STEWARD, chain },
 	{ "checkpoint/1", JH_KIND_CHECKPOINT, JH_ROLE_STEWARD, checkpoint },
+	{ "result/1", JH_KIND_RESULT, JH_ROLE_STEWARD, result },
 	{ NULL, 0, 0, NULL }
 };
 
@@ -157,7 +186,13 @@ static const char *const verdicts[] = { "allow", "deny", "ask", "rewrite",
 static const char *const provenances[] = { "HwShunt", "ModelBased",
     "Estimator", NULL };
 static const char *const sources[] = { "proxy", "otel", "transcript", "run",
-    "aggregate", NULL };
+    "aggregate", "tokens", NULL };
+static const char *const res_status[] = { "ok", "failed", "denied",
+    "not-run", NULL };
+static const char *const res_checks[] = { "match", "no-receipt",
+    "not-allowed", "input-mismatch", "content-mismatch", "target-mismatch",
+    NULL };
+static const char *const res_answers[] = { "approved", "refused", NULL };
 static const char *const eff_verdicts[] = { "ok", "error", "partial",
     "refused", "usage-estimated", NULL };
 
@@ -439,6 +474,29 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		} else if (jh_cbor_get(en, "measured_uj") != NULL)
 			return (jh_errf(e, "energy.measured_uj is only for "
 			    "HwShunt"));
+		break;
+	case JH_KIND_RESULT:
+		if (check_fields(core, k->fields, 0, e) == -1)
+			return (-1);
+		if (!one_of(jh_cbor_get(core, "status"), res_status))
+			return (jh_errf(e, "field status must be ok, failed, "
+			    "denied or not-run"));
+		if (!one_of(jh_cbor_get(core, "check"), res_checks))
+			return (jh_errf(e, "field check must be match, "
+			    "no-receipt, not-allowed, input-mismatch, "
+			    "content-mismatch or target-mismatch"));
+		if ((v = jh_cbor_get(core, "answer")) != NULL &&
+		    !one_of(v, res_answers))
+			return (jh_errf(e, "field answer must be approved or "
+			    "refused"));
+		if ((v = jh_cbor_get(core, "decided")) != NULL &&
+		    !one_of(v, verdicts))
+			return (jh_errf(e, "field decided must be allow, "
+			    "deny, ask or rewrite"));
+		if ((jh_cbor_get(core, "decision") == NULL) !=
+		    jh_cbor_text_is(jh_cbor_get(core, "check"), "no-receipt"))
+			return (jh_errf(e, "a result names its decision "
+			    "unless its check is no-receipt"));
 		break;
 	case JH_KIND_GRANT:
 		if (jh_cbor_get(core, "parent") != NULL)

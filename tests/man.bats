@@ -10,7 +10,7 @@ setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
 	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-seal jh-status jh-verify"
+	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
 }
 
 # The installer is a script, not a build product: run from the tree.
@@ -49,7 +49,8 @@ fresh_home() {
 statuses_of() {
 	case $1 in
 	jh-normalize)	echo 0 2 ;;	# verdicts travel in data; deny is 2
-	jh-hook)	echo 0 2 ;;	# 2 is Claude Code's blocking status
+	jh-hook)	echo 0 1 2 ;;	# 2 blocks; 1: a session event failed
+	jh-result)	echo 0 2 ;;	# every event gets a record or 2
 	jh-proxy)	echo 0 2 ;;	# stopped by a signal, or could not start
 	*)		echo 0 1 2 ;;
 	esac
@@ -434,4 +435,11 @@ run_examples() {
 	run run_examples "$T/wrong.7"
 	assert_failure
 	assert_output --partial 'example output differs'
+}
+
+@test "jh-result(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-result.1" EXAMPLES
+	assert_output --partial '| jh-result |'
+	run_examples "$MAN/jh-result.1"
 }
