@@ -15,18 +15,19 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-chain jh-decide jh-hook jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
-MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
+PROGS	= jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
+MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c energy.c hosts.c json.c keys.c kinds.c ledger.c mcp.c paths.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	= buf.c cbor.c chain.c cose.c decide.c didkey.c energy.c hosts.c json.c keys.c kinds.c ledger.c mcp.c meter.c paths.c shellparse.c status.c util.c verify.c wire.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
 PKG_jh-chain	= libsodium jansson
 PKG_jh-decide	= libsodium jansson
 PKG_jh-hook	= libsodium jansson
+PKG_jh-meter	= libsodium jansson
 PKG_jh-normalize	= libsodium jansson
 PKG_jh-proxy	= libsodium jansson libcurl libmicrohttpd
 PKG_jh-result	= libsodium jansson

@@ -9,8 +9,8 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-hook jh-install jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-hook jh-install jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
 }
 
 # The installer is a script, not a build product: run from the tree.
@@ -442,4 +442,12 @@ run_examples() {
 	run section_src "$MAN/jh-result.1" EXAMPLES
 	assert_output --partial '| jh-result |'
 	run_examples "$MAN/jh-result.1"
+}
+
+@test "jh-meter(1) examples run and print what the page shows" {
+	jh_keys
+	run section_src "$MAN/jh-meter.1" EXAMPLES
+	assert_output --partial 'jh-meter aggregate -c 1'
+	assert_output --partial 'jh-meter transcript -O offsets'
+	run_examples "$MAN/jh-meter.1"
 }

@@ -1,0 +1,1976 @@
+/*
+ * jh-meter: the observing meter (issue 8, spec 4.2 and 7).  It turns token
+ * counts, Claude Code transcripts, OpenTelemetry exports and hardware
+ * counters into efficiency/1 units, one JSON line each, ready for
+ * jh-seal -K efficiency/1 | jh-chain, and rolls units into a task-level
+ * unit anchored to an outcome.  Nothing here enforces a budget: every unit
+ * says enforced 0 and every summary says "observed, not enforced".
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "jh.h"
+
+#define PROG		"jh-meter"
+#define OBSERVED	"observed, not enforced"
+#define ID_MAX		256		/* a message or unit id, bytes */
+#define STALE_MS	200		/* a live counter moves within this */
+
+static struct jh_coeffs C;
+static int have_coeffs;
+
+static void
+usage(FILE *f, int status)
+{
+	fprintf(f,
+	    "usage: %s tokens [-i in] [-m model] [-o out] [-r cache_read] "
+	    "[-s session]\n"
+	    "                [-u unit] [-w cache_write]\n"
+	    "       %s transcript [-O offsetfile] [-s session] file ...\n"
+	    "       %s otel [-s session] [file]\n"
+	    "       %s run [-P mW] [-s session] [-u unit] -- command [arg ...]\n"
+	    "       %s probe [-q] [-P mW] [-t ms]\n"
+	    "       %s aggregate [-c 0|1] [-l log] [-s session] [-u unit] "
+	    "[-V verdict]\n"
+	    "       %s -h\n", PROG, PROG, PROG, PROG, PROG, PROG, PROG);
+	exit(status);
+}
+
+static void
+coeffs(void)
+{
+	struct jh_err e;
+	char path[4096];
+
+	if (have_coeffs)
+		return;
+	if (jh_coeffs_path(path, sizeof(path)) == NULL)
+		errx(2, "no coefficient file (share/joulehook/coefficients.json "
+		    "beside bin/)");
+	if (jh_coeffs_load(&C, path, &e) == -1)
+		errx(2, "%s", e.msg);
+	have_coeffs = 1;
+}
+
+static uint64_t
+num(const char *s, uint64_t max, int opt)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9' || (v = strtoull(s, &end, 10), errno != 0) ||
+	    *end != '\0' || v > max)
+		errx(2, "-%c: %s is not a count from 0 to %llu", opt, s,
+		    (unsigned long long)max);
+	return (v);
+}
+
+/* "12.345 J" from microjoules, for people. */
+static const char *
+joules(char *b, size_t sz, uint64_t uj)
+{
+	snprintf(b, sz, "%llu.%06llu J", (unsigned long long)(uj / 1000000),
+	    (unsigned long long)(uj % 1000000));
+	return (b);
+}
+
+static void
+emit(const struct jh_unit *x)
+{
+	struct jh_err e;
+
+	if (jh_unit_print(stdout, x, &e) == -1)
+		errx(2, "%s", e.msg);
+}
+
+/* Totals for the summary line every subcommand ends with. */
+struct total {
+	uint64_t units, in, out, cr, cw, est, meas;
+	int all_measured;
+};
+
+static void
+total_add(struct total *t, const struct jh_unit *x)
+{
+	if (t->units == 0)
+		t->all_measured = 1;
+	t->units++;
+	t->in += x->u.in;
+	t->out += x->u.out;
+	t->cr += x->u.cache_read;
+	t->cw += x->u.cache_write;
+	t->est = jh_add_sat(t->est, x->en.estimated_uj);
+	if (x->en.measured)
+		t->meas = jh_add_sat(t->meas, x->en.measured_uj);
+	else
+		t->all_measured = 0;
+}
+
+static void
+summary(const char *cmd, const struct total *t, const char *extra)
+{
+	char b[64];
+
+	fflush(stdout);		/* the units first, then what they add up to */
+	fprintf(stderr, "%s: %s: %llu unit%s, in=%llu out=%llu cache_read=%llu "
+	    "cache_write=%llu, %s estimated%s: " OBSERVED "\n", PROG, cmd,
+	    (unsigned long long)t->units, t->units == 1 ? "" : "s",
+	    (unsigned long long)t->in, (unsigned long long)t->out,
+	    (unsigned long long)t->cr, (unsigned long long)t->cw,
+	    joules(b, sizeof(b), t->est), extra ? extra : "");
+}
+
+/* --- tokens ----------------------------------------------------------- */
+
+/*
+ * The usage of one JSON line: {"model":...,"usage":{...}} as an API
+ * answers, or the usage fields at the top.  OpenAI's shapes are told by
+ * their fields: prompt/completion tokens (Chat Completions), or
+ * input_tokens_details (Responses); the rest is Anthropic's.
+ */
+static int
+line_usage(struct jh_usage *u, const json_t *o, struct jh_err *e)
+{
+	const json_t *us = json_object_get(o, "usage");
+
+	if (us == NULL)
+		us = o;
+	memset(u, 0, sizeof(*u));
+	if (!json_is_object(us))
+		return (jh_errf(e, "usage is not an object"));
+	if (json_object_get(us, "prompt_tokens") != NULL ||
+	    json_object_get(us, "completion_tokens") != NULL) {
+		if (jh_usage_chat(u, us, e) == -1)
+			return (-1);
+	} else if (json_object_get(us, "input_tokens_details") != NULL) {
+		if (jh_usage_responses(u, us, e) == -1)
+			return (-1);
+	} else if (jh_usage_anthropic(u, us, e) == -1)
+		return (-1);
+	if (!u->have_in && !u->have_out)
+		return (jh_errf(e, "no token counts (input_tokens, "
+		    "output_tokens, prompt_tokens or completion_tokens)"));
+	return (0);
+}
+
+static const char *
+jstr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return (json_is_string(v) && json_string_length(v) > 0 &&
+	    json_string_length(v) <= ID_MAX ? json_string_value(v) : NULL);
+}
+
+static int
+cmd_tokens(int argc, char **argv)
+{
+	struct jh_unit x;
+	struct jh_reader r;
+	struct jh_err e;
+	struct total t;
+	const char *model = NULL, *session = "local", *unit = NULL, *line;
+	char name[ID_MAX + 32];
+	size_t len;
+	uint64_t lineno = 0, bad = 0;
+	int ch, given = 0, rr;
+	json_t *o;
+
+	memset(&t, 0, sizeof(t));
+	jh_unit_init(&x, session, "tokens");
+	while ((ch = getopt(argc, argv, "i:m:o:r:s:u:w:")) != -1) {
+		switch (ch) {
+		case 'i':
+			x.u.in = num(optarg, JH_TOKENS_MAX, ch);
+			given = 1;
+			break;
+		case 'm':
+			model = optarg;
+			break;
+		case 'o':
+			x.u.out = num(optarg, JH_TOKENS_MAX, ch);
+			given = 1;
+			break;
+		case 'r':
+			x.u.cache_read = num(optarg, JH_TOKENS_MAX, ch);
+			given = 1;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'u':
+			unit = optarg;
+			break;
+		case 'w':
+			x.u.cache_write = num(optarg, JH_TOKENS_MAX, ch);
+			given = 1;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, 2);
+	coeffs();
+	if (given) {
+		x.session = session;
+		x.model = model;
+		x.unit = unit ? unit : "tokens-1";
+		x.completed = 1;
+		x.accepted = x.u.out;
+		jh_unit_tokens(&x, &C);
+		emit(&x);
+		total_add(&t, &x);
+		summary("tokens", &t, NULL);
+		return (0);
+	}
+	jh_reader_init(&r, STDIN_FILENO);
+	for (;;) {
+		rr = jh_reader_line(&r, &line, &len, &e);
+		if (rr == 0)
+			break;
+		lineno++;
+		if (rr == -1) {
+			warnx("tokens: line %llu: %s", (unsigned long long)lineno,
+			    e.msg);
+			bad++;
+			if (strncmp(e.msg, "read", 4) == 0)
+				break;
+			continue;
+		}
+		if (len == 0 || strspn(line, " \t\r") == len)
+			continue;
+		if ((o = jh_json_parse(line, len, &e)) == NULL ||
+		    !json_is_object(o)) {
+			warnx("tokens: line %llu: %s", (unsigned long long)lineno,
+			    o == NULL ? e.msg : "not a JSON object");
+			json_decref(o);
+			bad++;
+			continue;
+		}
+		jh_unit_init(&x, jstr(o, "session") ? jstr(o, "session") :
+		    session, "tokens");
+		if (line_usage(&x.u, o, &e) == -1) {
+			warnx("tokens: line %llu: %s", (unsigned long long)lineno,
+			    e.msg);
+			json_decref(o);
+			bad++;
+			continue;
+		}
+		x.model = jstr(o, "model") ? jstr(o, "model") : model;
+		x.request_id = jstr(o, "request_id");
+		snprintf(name, sizeof(name), "%s-%llu", unit ? unit : "tokens",
+		    (unsigned long long)lineno);
+		x.unit = jstr(o, "unit") ? jstr(o, "unit") : jstr(o, "id") ?
+		    jstr(o, "id") : name;
+		x.completed = 1;
+		x.accepted = x.u.out;
+		jh_unit_tokens(&x, &C);
+		emit(&x);
+		total_add(&t, &x);
+		json_decref(o);
+	}
+	jh_reader_free(&r);
+	summary("tokens", &t, bad ? ", some lines refused" : NULL);
+	return (bad ? 1 : 0);
+}
+
+/* --- transcript ------------------------------------------------------- */
+
+/*
+ * One model call of a transcript.  Claude Code writes a line per content
+ * block, each with the message's usage as it stood: output_tokens grows
+ * while the answer streams, so the largest is kept (meter.md 6).
+ */
+struct msg {
+	char *id;
+	char *request_id;
+	char *model;
+	char *session;
+	struct jh_usage u;
+	int stopped;		/* a line had a stop_reason */
+	int deferred;		/* -O: left for the next read */
+	size_t file;
+	uint64_t start;		/* offset of its first line */
+};
+
+struct msgs {
+	struct msg *v;
+	size_t n, cap;
+	size_t *slot;		/* open addressing: index + 1, 0 empty */
+	size_t nslot;
+};
+
+static uint64_t
+hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return (h);
+}
+
+static struct msg *
+msg_find(struct msgs *m, const char *id, int *isnew)
+{
+	size_t i, j, k;
+
+	*isnew = 0;
+	if (m->n * 2 >= m->nslot) {
+		size_t ns = m->nslot ? m->nslot * 2 : 1024, *s;
+		if ((s = calloc(ns, sizeof(*s))) == NULL)
+			errx(2, "out of memory");
+		for (i = 0; i < m->n; i++) {
+			for (j = hash(m->v[i].id) & (ns - 1); s[j] != 0;
+			    j = (j + 1) & (ns - 1))
+				;
+			s[j] = i + 1;
+		}
+		free(m->slot);
+		m->slot = s;
+		m->nslot = ns;
+	}
+	for (j = hash(id) & (m->nslot - 1); m->slot[j] != 0;
+	    j = (j + 1) & (m->nslot - 1))
+		if (strcmp(m->v[m->slot[j] - 1].id, id) == 0)
+			return (&m->v[m->slot[j] - 1]);
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 256;
+		struct msg *nv = reallocarray(m->v, nc, sizeof(*nv));
+		if (nv == NULL)
+			errx(2, "out of memory");
+		m->v = nv;
+		m->cap = nc;
+	}
+	k = m->n++;
+	memset(&m->v[k], 0, sizeof(m->v[k]));
+	if ((m->v[k].id = strdup(id)) == NULL)
+		errx(2, "out of memory");
+	m->slot[j] = k + 1;
+	*isnew = 1;
+	return (&m->v[k]);
+}
+
+static void
+msgs_free(struct msgs *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].id);
+		free(m->v[i].request_id);
+		free(m->v[i].model);
+		free(m->v[i].session);
+	}
+	free(m->v);
+	free(m->slot);
+}
+
+static void
+set_str(char **dst, const char *s)
+{
+	if (s == NULL)
+		return;
+	free(*dst);
+	if ((*dst = strdup(s)) == NULL)
+		errx(2, "out of memory");
+}
+
+/* Offsets of -O: "<offset> <path>" lines, path last so it may hold spaces. */
+struct offs {
+	char **path;
+	uint64_t *off;
+	size_t n;
+};
+
+static void
+offs_add(struct offs *o, const char *path, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (strcmp(o->path[i], path) == 0) {
+			o->off[i] = off;
+			return;
+		}
+	if ((o->path = reallocarray(o->path, o->n + 1, sizeof(*o->path))) ==
+	    NULL || (o->off = reallocarray(o->off, o->n + 1,
+	    sizeof(*o->off))) == NULL || (o->path[o->n] = strdup(path)) == NULL)
+		errx(2, "out of memory");
+	o->off[o->n++] = off;
+}
+
+static void
+offs_load(struct offs *o, const char *file)
+{
+	struct jh_buf b;
+	struct jh_err e;
+	char *p, *nl, *sp, *end;
+	unsigned long long v;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		if (errno == ENOENT)
+			return;
+		err(2, "%s", file);
+	}
+	jh_buf_init(&b);
+	if (jh_read_all(&b, fd, 4u * 1024 * 1024, &e) == -1)
+		errx(2, "%s: %s", file, e.msg);
+	close(fd);
+	if (jh_buf_cstr(&b) == NULL)
+		errx(2, "out of memory");
+	for (p = (char *)b.p; *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			errx(2, "%s: a line without its end: not an offset file",
+			    file);
+		*nl = '\0';
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if ((sp = end) == p || *sp != ' ' || errno != 0 || sp[1] != '/')
+			errx(2, "%s: not an offset file (\"<offset> <absolute "
+			    "path>\" lines)", file);
+		offs_add(o, sp + 1, v);
+	}
+	jh_buf_free(&b);
+}
+
+/* Written whole beside the old one and renamed over it: never torn. */
+static void
+offs_save(const struct offs *o, const char *file)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	size_t i;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		errx(2, "%s: path too long", file);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+	    -1 || (f = fdopen(fd, "w")) == NULL)
+		err(2, "%s", tmp);
+	for (i = 0; i < o->n; i++)
+		fprintf(f, "%llu %s\n", (unsigned long long)o->off[i],
+		    o->path[i]);
+	if (fflush(f) == EOF || fsync(fd) == -1 || ferror(f)) {
+		unlink(tmp);
+		err(2, "%s", tmp);
+	}
+	fclose(f);
+	if (rename(tmp, file) == -1) {
+		unlink(tmp);
+		err(2, "rename %s", file);
+	}
+}
+
+static void
+offs_free(struct offs *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		free(o->path[i]);
+	free(o->path);
+	free(o->off);
+}
+
+/*
+ * One line of a transcript.  Returns 0 when it was used or is not a model
+ * call, -1 with why when it cannot be read.
+ */
+static int
+transcript_line(struct msgs *m, const char *line, size_t len, size_t file,
+    uint64_t off, struct jh_err *e)
+{
+	json_t *o, *msg, *us, *v;
+	struct jh_usage u;
+	struct msg *x;
+	const char *id, *model;
+	int isnew, rc = 0;
+
+	/* Most lines are prompts, tool results and metadata: not parsed. */
+	if (memmem(line, len, "\"usage\"", 7) == NULL ||
+	    memmem(line, len, "\"assistant\"", 11) == NULL)
+		return (0);
+	if ((o = jh_json_parse(line, len, e)) == NULL)
+		return (-1);
+	msg = json_object_get(o, "message");
+	if (!json_is_object(o) || !json_is_object(msg) ||
+	    !json_is_string(json_object_get(o, "type")) ||
+	    strcmp(json_string_value(json_object_get(o, "type")),
+	    "assistant") != 0 ||
+	    (us = json_object_get(msg, "usage")) == NULL)
+		goto out;
+	/* API errors are written as messages of the model "<synthetic>". */
+	model = jstr(msg, "model");
+	if (json_is_true(json_object_get(o, "isApiErrorMessage")) ||
+	    (model != NULL && strcmp(model, "<synthetic>") == 0))
+		goto out;
+	if ((id = jstr(msg, "id")) == NULL) {
+		rc = jh_errf(e, "an assistant message without an id (or one "
+		    "over %d bytes)", ID_MAX);
+		goto out;
+	}
+	memset(&u, 0, sizeof(u));
+	if (jh_usage_anthropic(&u, us, e) == -1) {
+		rc = -1;
+		goto out;
+	}
+	x = msg_find(m, id, &isnew);
+	if (isnew) {
+		x->file = file;
+		x->start = off;
+		x->u = u;
+		set_str(&x->session, jstr(o, "sessionId"));
+		set_str(&x->model, model);
+		set_str(&x->request_id, jstr(o, "requestId"));
+	} else if (u.out > x->u.out) {
+		x->u = u;
+		set_str(&x->request_id, jstr(o, "requestId"));
+		set_str(&x->model, model);
+	}
+	v = json_object_get(msg, "stop_reason");
+	if (json_is_string(v))
+		x->stopped = 1;
+out:
+	json_decref(o);
+	return (rc);
+}
+
+static int
+cmd_transcript(int argc, char **argv)
+{
+	struct msgs m;
+	struct offs offs;
+	struct jh_reader r;
+	struct jh_err e;
+	struct jh_unit x;
+	struct total t;
+	struct stat st;
+	const char *offfile = NULL, *session = NULL, *line;
+	char rp[PATH_MAX], fallback[ID_MAX + 1], *base, extra[96];
+	uint64_t *newoff, off, lines = 0, bad = 0, lno;
+	size_t len, i, f, last;
+	int ch, fd, rr, nf;
+
+	memset(&m, 0, sizeof(m));
+	memset(&offs, 0, sizeof(offs));
+	memset(&t, 0, sizeof(t));
+	while ((ch = getopt(argc, argv, "O:s:")) != -1) {
+		switch (ch) {
+		case 'O':
+			offfile = optarg;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(stderr, 2);
+	coeffs();
+	if (offfile != NULL)
+		offs_load(&offs, offfile);
+	nf = argc;
+	if ((newoff = calloc((size_t)nf, sizeof(*newoff))) == NULL)
+		errx(2, "out of memory");
+	for (f = 0; f < (size_t)nf; f++) {
+		if ((fd = open(argv[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK)) ==
+		    -1)
+			err(2, "%s", argv[f]);
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+			errx(2, "%s: not a regular file", argv[f]);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		if (realpath(argv[f], rp) == NULL)
+			err(2, "%s", argv[f]);
+		off = 0;
+		for (i = 0; offfile != NULL && i < offs.n; i++)
+			if (strcmp(offs.path[i], rp) == 0)
+				off = offs.off[i];
+		if (off > (uint64_t)st.st_size) {
+			warnx("%s: shorter (%lld bytes) than the offset read "
+			    "before (%llu): a new file, read from the start",
+			    argv[f], (long long)st.st_size,
+			    (unsigned long long)off);
+			off = 0;
+		}
+		if (off > 0 && lseek(fd, (off_t)off, SEEK_SET) == -1)
+			err(2, "%s", argv[f]);
+		jh_reader_init(&r, fd);
+		r.offset = off;
+		newoff[f] = off;
+		lno = 0;
+		for (;;) {
+			uint64_t lstart = r.offset + r.pos;
+			rr = jh_reader_line(&r, &line, &len, &e);
+			if (rr == 0)
+				break;
+			lno++;
+			if (rr == -1) {
+				warnx("%s: line at byte %llu: %s", argv[f],
+				    (unsigned long long)lstart, e.msg);
+				bad++;
+				if (strncmp(e.msg, "read", 4) == 0)
+					break;
+				newoff[f] = r.offset + r.pos;
+				continue;
+			}
+			/* No newline yet: Claude Code is still writing it. */
+			if (r.eof && line + len == (const char *)r.b.p +
+			    r.b.len) {
+				warnx("%s: a partial last line at byte %llu, "
+				    "left for the next read", argv[f],
+				    (unsigned long long)lstart);
+				break;
+			}
+			newoff[f] = r.offset + r.pos;
+			lines++;
+			if (transcript_line(&m, line, len, f, lstart,
+			    &e) == -1) {
+				warnx("%s: line at byte %llu skipped: %s",
+				    argv[f], (unsigned long long)lstart, e.msg);
+				bad++;
+			}
+		}
+		jh_reader_free(&r);
+		close(fd);
+		/*
+		 * With -O, a call still streaming at the end of what was read
+		 * waits for the next read, which starts at its first line.
+		 */
+		if (offfile != NULL) {
+			last = SIZE_MAX;
+			for (i = 0; i < m.n; i++)
+				if (m.v[i].file == f && (last == SIZE_MAX ||
+				    m.v[i].start > m.v[last].start))
+					last = i;
+			if (last != SIZE_MAX && !m.v[last].stopped) {
+				m.v[last].deferred = 1;
+				newoff[f] = m.v[last].start;
+			}
+		}
+	}
+	for (i = 0; i < m.n; i++) {
+		struct msg *g = &m.v[i];
+		if (g->deferred)
+			continue;
+		if (g->session == NULL && session == NULL) {
+			base = strrchr(argv[g->file], '/');
+			base = base ? base + 1 : argv[g->file];
+			snprintf(fallback, sizeof(fallback), "%.*s",
+			    (int)(strstr(base, ".jsonl") ? strstr(base,
+			    ".jsonl") - base : (ptrdiff_t)strlen(base)), base);
+		}
+		jh_unit_init(&x, g->session ? g->session : session ? session :
+		    fallback, "transcript");
+		x.unit = g->id;
+		x.request_id = g->request_id;
+		x.model = g->model;
+		x.u = g->u;
+		x.completed = g->stopped;
+		x.accepted = g->stopped ? g->u.out : 0;
+		if (!g->stopped) {
+			x.verdict = "partial";
+			x.note = "no stop_reason seen: a call cut short, or "
+			    "still streaming when read";
+		}
+		jh_unit_tokens(&x, &C);
+		emit(&x);
+		total_add(&t, &x);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	/* Only now, with the units out, is what was read consumed. */
+	if (offfile != NULL) {
+		for (f = 0; f < (size_t)nf; f++) {
+			if (realpath(argv[f], rp) == NULL)
+				err(2, "%s", argv[f]);
+			offs_add(&offs, rp, newoff[f]);
+		}
+		offs_save(&offs, offfile);
+	}
+	snprintf(extra, sizeof(extra), " from %llu lines%s",
+	    (unsigned long long)lines, bad ? ", some lines skipped" : "");
+	summary("transcript", &t, extra);
+	free(newoff);
+	offs_free(&offs);
+	msgs_free(&m);
+	return (bad ? 1 : 0);
+}
+
+/* --- otel ------------------------------------------------------------- */
+
+/* The value object of an OTLP attribute list's key, or NULL. */
+static const json_t *
+attr(const json_t *attrs, const char *key)
+{
+	const json_t *a;
+	size_t i;
+
+	if (!json_is_array(attrs))
+		return (NULL);
+	json_array_foreach(attrs, i, a) {
+		const json_t *k = json_object_get(a, "key");
+		if (json_is_string(k) && strcmp(json_string_value(k), key) == 0)
+			return (json_object_get(a, "value"));
+	}
+	return (NULL);
+}
+
+static const char *
+attr_str(const json_t *attrs, const char *key)
+{
+	const json_t *v = attr(attrs, key);
+
+	return (v != NULL ? jstr(v, "stringValue") : NULL);
+}
+
+/* 0 found, 1 absent, -1 not a count. */
+static int
+attr_uint(uint64_t *out, const json_t *attrs, const char *key)
+{
+	const json_t *v = attr(attrs, key), *x;
+
+	if (v == NULL)
+		return (1);
+	if ((x = json_object_get(v, "intValue")) == NULL &&
+	    (x = json_object_get(v, "stringValue")) == NULL &&
+	    (x = json_object_get(v, "doubleValue")) == NULL)
+		return (-1);
+	return (jh_json_uint(out, x) == -1 ? -1 : 0);
+}
+
+/* A price in dollars (a double, or its text) as micro-dollars. */
+static int
+attr_musd(uint64_t *out, const json_t *attrs, const char *key)
+{
+	const json_t *v = attr(attrs, key), *x;
+	double d;
+	char *end;
+
+	if (v == NULL)
+		return (1);
+	if ((x = json_object_get(v, "doubleValue")) != NULL && json_is_number(x))
+		d = json_number_value(x);
+	else if ((x = json_object_get(v, "intValue")) != NULL &&
+	    json_is_integer(x))
+		d = (double)json_integer_value(x);
+	else if ((x = json_object_get(v, "stringValue")) != NULL &&
+	    json_is_string(x)) {
+		d = strtod(json_string_value(x), &end);
+		if (end == json_string_value(x) || *end != '\0')
+			return (-1);
+	} else
+		return (-1);
+	if (!(d >= 0 && d < 1e9))
+		return (-1);
+	*out = (uint64_t)(d * 1e6 + 0.5);
+	return (0);
+}
+
+/* A *UnixNano: a number or a decimal string. */
+static uint64_t
+nanos(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	const char *s;
+
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		return ((uint64_t)json_integer_value(v));
+	if (json_is_string(v)) {
+		s = json_string_value(v);
+		if (*s >= '0' && *s <= '9')
+			return (strtoull(s, NULL, 10));
+	}
+	return (0);
+}
+
+/* Owned strings kept for the units, freed at the end. */
+struct strs {
+	char **v;
+	size_t n;
+};
+
+static const char *
+keep(struct strs *s, const char *str)
+{
+	if (str == NULL)
+		return (NULL);
+	if ((s->v = reallocarray(s->v, s->n + 1, sizeof(*s->v))) == NULL ||
+	    (s->v[s->n] = strdup(str)) == NULL)
+		errx(2, "out of memory");
+	return (s->v[s->n++]);
+}
+
+static int
+has(const struct strs *s, const char *str)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return (1);
+	return (0);
+}
+
+/* One claude_code.token.usage series: a session, a model, a type. */
+struct series {
+	const char *session;
+	const char *model;
+	int type;		/* 0 input 1 output 2 cacheRead 3 cacheCreation */
+	uint64_t start;		/* cumulative: the series' start */
+	int cumulative;
+	uint64_t time;		/* cumulative: of the value kept */
+	uint64_t value;
+};
+
+struct otel {
+	const char *session;	/* -s */
+	struct jh_unit *u;	/* events and spans, in order */
+	size_t nu;
+	struct series *s;
+	size_t ns;
+	struct strs keep;	/* strings the units point to */
+	struct strs evsess;	/* sessions with api_request events */
+	uint64_t bad;
+	uint64_t dropped;	/* metric points of sessions with events */
+};
+
+static struct jh_unit *
+otel_unit(struct otel *o, const char *session, const char *model)
+{
+	struct jh_unit *x;
+
+	if ((o->u = reallocarray(o->u, o->nu + 1, sizeof(*o->u))) == NULL)
+		errx(2, "out of memory");
+	x = &o->u[o->nu++];
+	jh_unit_init(x, keep(&o->keep, session), "otel");
+	x->model = keep(&o->keep, model);
+	return (x);
+}
+
+static const char *
+session_of(const struct otel *o, const json_t *attrs, const json_t *res)
+{
+	const char *s;
+
+	if ((s = attr_str(attrs, "session.id")) != NULL ||
+	    (s = attr_str(res, "session.id")) != NULL)
+		return (s);
+	return (o->session);
+}
+
+/* A Claude Code api_request event (a log record): one finished call. */
+static void
+otel_event(struct otel *o, const json_t *rec, const json_t *res)
+{
+	const json_t *at = json_object_get(rec, "attributes");
+	const char *name = attr_str(at, "event.name"), *sess, *seq;
+	const json_t *body = json_object_get(rec, "body");
+	struct jh_unit *x;
+	struct jh_usage u;
+	uint64_t dur = 0, musd = 0;
+	char id[ID_MAX + 64];
+	int hc;
+
+	if (name == NULL && json_is_object(body))
+		name = jstr(body, "stringValue");
+	if (name == NULL || (strcmp(name, "api_request") != 0 &&
+	    strcmp(name, "claude_code.api_request") != 0))
+		return;
+	memset(&u, 0, sizeof(u));
+	if (attr_uint(&u.in, at, "input_tokens") != 0 ||
+	    attr_uint(&u.out, at, "output_tokens") != 0 ||
+	    attr_uint(&u.cache_read, at, "cache_read_tokens") == -1 ||
+	    attr_uint(&u.cache_write, at, "cache_creation_tokens") == -1 ||
+	    attr_uint(&dur, at, "duration_ms") == -1 ||
+	    (hc = attr_musd(&musd, at, "cost_usd")) == -1) {
+		warnx("otel: an api_request event without its token counts, "
+		    "or with one that is not a count: skipped");
+		o->bad++;
+		return;
+	}
+	if ((sess = session_of(o, at, res)) == NULL) {
+		warnx("otel: an api_request event without session.id (give "
+		    "-s): skipped");
+		o->bad++;
+		return;
+	}
+	if (!has(&o->evsess, sess))
+		keep(&o->evsess, sess);
+	x = otel_unit(o, sess, attr_str(at, "model"));
+	x->u = u;
+	x->duration_ms = dur;
+	x->have_cost = hc == 0;
+	x->cost_musd = musd;
+	x->request_id = keep(&o->keep, attr_str(at, "request_id"));
+	if ((seq = attr_str(at, "event.sequence")) == NULL) {
+		uint64_t n;
+		if (attr_uint(&n, at, "event.sequence") == 0)
+			snprintf(id, sizeof(id), "api_request/%llu",
+			    (unsigned long long)n);
+		else
+			snprintf(id, sizeof(id), "api_request/%llu",
+			    (unsigned long long)nanos(rec, "timeUnixNano"));
+	} else
+		snprintf(id, sizeof(id), "api_request/%s", seq);
+	x->unit = keep(&o->keep, x->request_id ? x->request_id : id);
+	x->completed = 1;
+	x->accepted = u.out;
+}
+
+/* A claude_code.token.usage data point. */
+static void
+otel_point(struct otel *o, const json_t *dp, const json_t *res, int cum)
+{
+	static const char *const types[] = { "input", "output", "cacheRead",
+	    "cacheCreation" };
+	const json_t *at = json_object_get(dp, "attributes"), *v;
+	const char *type = attr_str(at, "type"), *sess, *model;
+	struct series *s = NULL;
+	uint64_t val, start = cum ? nanos(dp, "startTimeUnixNano") : 0;
+	uint64_t time = nanos(dp, "timeUnixNano");
+	size_t i;
+	int ti;
+
+	for (ti = 0; ti < 4; ti++)
+		if (type != NULL && strcmp(type, types[ti]) == 0)
+			break;
+	if ((v = json_object_get(dp, "asInt")) == NULL)
+		v = json_object_get(dp, "asDouble");
+	if (ti == 4 || v == NULL || jh_json_uint(&val, v) == -1 ||
+	    (sess = session_of(o, at, res)) == NULL) {
+		warnx("otel: a claude_code.token.usage point without a known "
+		    "type, a count or a session.id: skipped");
+		o->bad++;
+		return;
+	}
+	model = attr_str(at, "model");
+	for (i = 0; i < o->ns; i++)
+		if (strcmp(o->s[i].session, sess) == 0 && o->s[i].type == ti &&
+		    o->s[i].start == start && o->s[i].cumulative == cum &&
+		    (o->s[i].model == NULL ? model == NULL : model != NULL &&
+		    strcmp(o->s[i].model, model) == 0))
+			s = &o->s[i];
+	if (s == NULL) {
+		if ((o->s = reallocarray(o->s, o->ns + 1, sizeof(*o->s))) ==
+		    NULL)
+			errx(2, "out of memory");
+		s = &o->s[o->ns++];
+		memset(s, 0, sizeof(*s));
+		s->session = keep(&o->keep, sess);
+		s->model = keep(&o->keep, model);
+		s->type = ti;
+		s->start = start;
+		s->cumulative = cum;
+	}
+	if (!cum)
+		s->value = jh_add_sat(s->value, val);
+	else if (time >= s->time) {
+		/* A cumulative series: its latest value is the total. */
+		s->value = val;
+		s->time = time;
+	}
+}
+
+/* A generic GenAI span (OpenTelemetry semantic conventions). */
+static void
+otel_span(struct otel *o, const json_t *sp, const json_t *res)
+{
+	const json_t *at = json_object_get(sp, "attributes");
+	const char *sess, *id;
+	struct jh_unit *x;
+	struct jh_usage u;
+	uint64_t in = 0, t0, t1;
+	int hi, ho, code;
+
+	memset(&u, 0, sizeof(u));
+	if ((hi = attr_uint(&in, at, "gen_ai.usage.input_tokens")) == 1)
+		hi = attr_uint(&in, at, "gen_ai.usage.prompt_tokens");
+	if ((ho = attr_uint(&u.out, at, "gen_ai.usage.output_tokens")) == 1)
+		ho = attr_uint(&u.out, at, "gen_ai.usage.completion_tokens");
+	if (hi == 1 && ho == 1)
+		return;		/* not a model call */
+	if (hi == -1 || ho == -1 || attr_uint(&u.cache_read, at,
+	    "gen_ai.usage.cache_read.input_tokens") == -1 ||
+	    attr_uint(&u.cache_write, at,
+	    "gen_ai.usage.cache_creation.input_tokens") == -1) {
+		warnx("otel: a gen_ai span with a token count that is not a "
+		    "count: skipped");
+		o->bad++;
+		return;
+	}
+	if ((sess = attr_str(at, "gen_ai.conversation.id")) == NULL &&
+	    (sess = session_of(o, at, res)) == NULL) {
+		warnx("otel: a gen_ai span without gen_ai.conversation.id or "
+		    "session.id (give -s): skipped");
+		o->bad++;
+		return;
+	}
+	x = otel_unit(o, sess, attr_str(at, "gen_ai.response.model") ?
+	    attr_str(at, "gen_ai.response.model") : attr_str(at,
+	    "gen_ai.request.model"));
+	/* input_tokens includes the cached tokens, by the conventions. */
+	if (u.cache_read + u.cache_write <= in)
+		u.in = in - u.cache_read - u.cache_write;
+	else {
+		u.in = in;
+		x->note = "cache counts above input_tokens: input_tokens read "
+		    "as uncached";
+	}
+	x->u = u;
+	t0 = nanos(sp, "startTimeUnixNano");
+	t1 = nanos(sp, "endTimeUnixNano");
+	x->duration_ms = t1 > t0 ? (t1 - t0) / 1000000 : 0;
+	if ((id = attr_str(at, "gen_ai.response.id")) == NULL)
+		id = jstr(sp, "spanId");
+	x->unit = keep(&o->keep, id ? id : "span");
+	code = json_integer_value(json_object_get(json_object_get(sp,
+	    "status"), "code"));
+	x->completed = code != 2;
+	x->verdict = code == 2 ? "error" : "ok";
+	x->accepted = code == 2 ? 0 : u.out;
+}
+
+static void
+otel_export(struct otel *o, const json_t *j)
+{
+	const json_t *r, *sc, *m, *l, *d;
+	size_t i, k, n, p;
+
+	json_array_foreach(json_object_get(j, "resourceLogs"), i, r) {
+		const json_t *res = json_object_get(json_object_get(r,
+		    "resource"), "attributes");
+		json_array_foreach(json_object_get(r, "scopeLogs"), k, sc)
+			json_array_foreach(json_object_get(sc, "logRecords"), n,
+			    l)
+				otel_event(o, l, res);
+	}
+	json_array_foreach(json_object_get(j, "resourceMetrics"), i, r) {
+		const json_t *res = json_object_get(json_object_get(r,
+		    "resource"), "attributes");
+		json_array_foreach(json_object_get(r, "scopeMetrics"), k, sc)
+			json_array_foreach(json_object_get(sc, "metrics"), n,
+			    m) {
+				const json_t *sum = json_object_get(m, "sum");
+				const char *nm = jstr(m, "name");
+				if (nm == NULL || strcmp(nm,
+				    "claude_code.token.usage") != 0)
+					continue;
+				json_array_foreach(json_object_get(sum,
+				    "dataPoints"), p, d)
+					otel_point(o, d, res, json_integer_value(
+					    json_object_get(sum,
+					    "aggregationTemporality")) == 2);
+			}
+	}
+	json_array_foreach(json_object_get(j, "resourceSpans"), i, r) {
+		const json_t *res = json_object_get(json_object_get(r,
+		    "resource"), "attributes");
+		json_array_foreach(json_object_get(r, "scopeSpans"), k, sc)
+			json_array_foreach(json_object_get(sc, "spans"), n, l)
+				otel_span(o, l, res);
+	}
+}
+
+static int
+cmd_otel(int argc, char **argv)
+{
+	struct otel o;
+	struct jh_reader r;
+	struct jh_err e;
+	struct jh_unit x;
+	struct total t;
+	const char *val;
+	char name[ID_MAX + 32], extra[160];
+	size_t len, i, k;
+	uint64_t start, nv = 0;
+	int ch, fd = STDIN_FILENO, rr;
+	json_t *j;
+
+	memset(&o, 0, sizeof(o));
+	memset(&t, 0, sizeof(t));
+	while ((ch = getopt(argc, argv, "s:")) != -1) {
+		switch (ch) {
+		case 's':
+			o.session = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage(stderr, 2);
+	coeffs();
+	if (argc == 1 && strcmp(argv[0], "-") != 0 &&
+	    (fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1)
+		err(2, "%s", argv[0]);
+	jh_reader_init(&r, fd);
+	for (;;) {
+		rr = jh_reader_json(&r, &val, &len, &start, &e);
+		if (rr == 0)
+			break;
+		if (rr == JH_JSON_BROKEN) {
+			warnx("otel: at byte %llu: %s", (unsigned long long)start,
+			    e.msg);
+			o.bad++;
+			break;
+		}
+		nv++;
+		if (rr == JH_JSON_TOOLONG || (j = jh_json_parse(val, len,
+		    &e)) == NULL) {
+			warnx("otel: export at byte %llu: %s",
+			    (unsigned long long)start, rr == JH_JSON_TOOLONG ?
+			    "too long" : e.msg);
+			o.bad++;
+			continue;
+		}
+		if (!json_is_object(j) || (json_object_get(j,
+		    "resourceLogs") == NULL && json_object_get(j,
+		    "resourceMetrics") == NULL && json_object_get(j,
+		    "resourceSpans") == NULL)) {
+			warnx("otel: export at byte %llu: not an OTLP/JSON "
+			    "export request (resourceLogs, resourceMetrics or "
+			    "resourceSpans)", (unsigned long long)start);
+			o.bad++;
+		} else
+			otel_export(&o, j);
+		json_decref(j);
+	}
+	jh_reader_free(&r);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	/*
+	 * Events, then spans, in the order read; then the metric sums of the
+	 * sessions with no api_request event: where both describe a session,
+	 * the events win (one unit per call, with duration and cost).
+	 */
+	for (i = 0; i < o.nu; i++) {
+		if (strcmp(o.u[i].source, "otel") == 0)
+			jh_unit_tokens(&o.u[i], &C);
+		emit(&o.u[i]);
+		total_add(&t, &o.u[i]);
+	}
+	for (i = 0; i < o.ns; i++) {
+		struct series *s = &o.s[i];
+		if (s->type < 0)
+			continue;	/* already in a unit */
+		if (has(&o.evsess, s->session)) {
+			o.dropped++;
+			continue;
+		}
+		jh_unit_init(&x, s->session, "otel");
+		x.model = s->model;
+		for (k = i; k < o.ns; k++) {
+			struct series *z = &o.s[k];
+			uint64_t *f;
+			if (z->type < 0 || strcmp(z->session, s->session) != 0 ||
+			    (z->model == NULL ? s->model != NULL :
+			    s->model == NULL || strcmp(z->model,
+			    s->model) != 0))
+				continue;
+			f = z->type == 0 ? &x.u.in : z->type == 1 ? &x.u.out :
+			    z->type == 2 ? &x.u.cache_read : &x.u.cache_write;
+			*f = jh_add_sat(*f, z->value);
+			if (k != i)
+				z->type = -1;
+		}
+		snprintf(name, sizeof(name), "token.usage/%s",
+		    s->model ? s->model : "unknown");
+		x.unit = name;
+		x.note = "claude_code.token.usage: a sum over calls, whose "
+		    "completion it does not tell";
+		jh_unit_tokens(&x, &C);
+		emit(&x);
+		total_add(&t, &x);
+	}
+	snprintf(extra, sizeof(extra), " from %llu export%s%s%s",
+	    (unsigned long long)nv, nv == 1 ? "" : "s", o.dropped ?
+	    ", token.usage metrics of sessions with api_request events not "
+	    "counted again" : "", o.bad ? ", some input refused" : "");
+	summary("otel", &t, extra);
+	for (i = 0; i < o.keep.n; i++)
+		free(o.keep.v[i]);
+	for (i = 0; i < o.evsess.n; i++)
+		free(o.evsess.v[i]);
+	free(o.keep.v);
+	free(o.evsess.v);
+	free(o.u);
+	free(o.s);
+	return (o.bad ? 1 : 0);
+}
+
+/* --- run and probe ---------------------------------------------------- */
+
+static const char *const provs[JH_RUNGS] = { "HwShunt", "HwShunt",
+    "ModelBased", "Estimator", "Estimator" };
+
+/*
+ * Which hardware counters moved between two samples: a live counter that
+ * stood still over STALE_MS or more is stale, not a reading of zero.
+ */
+struct moved {
+	int rapl_ok, gpu_ok;		/* read at both ends */
+	int rapl_stale, gpu_stale;
+	int rapl_wrapped, gpu_back;
+	uint64_t ms;
+};
+
+static void
+moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
+    const struct jh_sample *b)
+{
+	uint64_t d = 0;
+	size_t i;
+
+	memset(mv, 0, sizeof(*mv));
+	mv->ms = b->t_ns > a->t_ns ? (b->t_ns - a->t_ns) / 1000000 : 0;
+	mv->rapl_ok = l->npkg > 0 && a->rapl_ok && b->rapl_ok;
+	mv->gpu_ok = l->ndev > 0 && a->gpu_ok && b->gpu_ok;
+	if (mv->rapl_ok) {
+		for (i = 0; i < l->npkg; i++) {
+			if (b->pkg[i] < a->pkg[i])
+				mv->rapl_wrapped = 1;
+			d |= jh_rapl_delta(a->pkg[i], b->pkg[i], l->range[i]);
+		}
+		mv->rapl_stale = d == 0 && mv->ms >= STALE_MS;
+	}
+	d = 0;
+	if (mv->gpu_ok) {
+		for (i = 0; i < l->ndev; i++) {
+			if (b->gpu_mj[i] < a->gpu_mj[i])
+				mv->gpu_back = 1;
+			d |= b->gpu_mj[i] - a->gpu_mj[i];
+		}
+		mv->gpu_stale = d == 0 && mv->ms >= STALE_MS;
+	}
+}
+
+/* Why a live hardware rung gave no reading over the interval, or NULL. */
+static const char *
+hw_failed(char *b, size_t sz, int rung, const struct moved *mv)
+{
+	if (rung == JH_RUNG_RAPL) {
+		if (!mv->rapl_ok)
+			return ("a package counter could not be read at both "
+			    "ends of the interval");
+		if (mv->rapl_stale) {
+			snprintf(b, sz, "stale: the package counters did not "
+			    "advance in %llu ms", (unsigned long long)mv->ms);
+			return (b);
+		}
+	} else {
+		if (!mv->gpu_ok)
+			return ("a GPU counter could not be read at both ends "
+			    "of the interval");
+		if (mv->gpu_back)
+			return ("a GPU counter went backwards (a driver "
+			    "reload): no reading");
+		if (mv->gpu_stale) {
+			snprintf(b, sz, "stale: the GPU counters did not "
+			    "advance in %llu ms", (unsigned long long)mv->ms);
+			return (b);
+		}
+	}
+	return (NULL);
+}
+
+static void
+ladder_open(struct jh_ladder *l, uint64_t mw)
+{
+	struct jh_ladder_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.calibrated_mw = mw;
+	cfg.thread_uw = C.thread_uw;
+	jh_ladder_cfg_env(&cfg);
+	jh_ladder_open(l, &cfg);
+}
+
+/*
+ * The rungs as they stood over an interval: state[i] is "selected",
+ * "live" or "declined", why[i] the reason.  The hardware rungs are live
+ * only if their counters were read at both ends and moved.
+ */
+static int
+rungs(const char **state, char why[][288], const struct jh_ladder *l,
+    const struct moved *mv, int tokens)
+{
+	char b[160];
+	const char *f;
+	int i, sel = -1;
+
+	for (i = 0; i < JH_RUNGS; i++) {
+		snprintf(why[i], 288, "%s", l->why[i]);
+		state[i] = l->live[i] ? "live" : "declined";
+		if (l->live[i] && i <= JH_RUNG_NVML &&
+		    (f = hw_failed(b, sizeof(b), i, mv)) != NULL) {
+			snprintf(why[i], 288, "%s", f);
+			state[i] = "declined";
+		}
+		if (i == JH_RUNG_TOKENS && !tokens) {
+			snprintf(why[i], 288, "a command has no token counts");
+			state[i] = "declined";
+		}
+		if (i == JH_RUNG_RAPL && mv->rapl_wrapped &&
+		    strcmp(state[i], "live") == 0)
+			snprintf(why[i], 288, "%s; a counter wrapped, corrected "
+			    "with max_energy_range_uj", l->why[i]);
+	}
+	for (i = 0; i < JH_RUNGS; i++)
+		if (strcmp(state[i], "live") == 0) {
+			state[i] = "selected";
+			sel = i;
+			break;
+		}
+	return (sel);
+}
+
+static int
+cmd_run(int argc, char **argv)
+{
+	struct jh_ladder l;
+	struct jh_sample a, b;
+	struct jh_unit x;
+	struct jh_energy en;
+	struct moved mv;
+	struct total t;
+	const char *state[JH_RUNGS], *session = "local", *unit = NULL;
+	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
+	uint64_t mw = 0;
+	pid_t pid;
+	int ch, st, i, sel, code, hw;
+
+	memset(&t, 0, sizeof(t));
+	while ((ch = getopt(argc, argv, "P:s:u:")) != -1) {
+		switch (ch) {
+		case 'P':
+			mw = num(optarg, 100000000, ch);
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'u':
+			unit = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(stderr, 2);
+	coeffs();
+	ladder_open(&l, mw);
+	fflush(stdout);
+	fflush(stderr);
+	jh_ladder_sample(&l, &a);
+	if ((pid = fork()) == -1)
+		err(2, "fork");
+	if (pid == 0) {
+		jh_ladder_close(&l);
+		execvp(argv[0], argv);
+		warn("%s", argv[0]);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			err(2, "waitpid");
+	jh_ladder_sample(&l, &b);
+	moved(&mv, &l, &a, &b);
+	/* A stale counter is no reading: sampled as unread at the end. */
+	if (mv.rapl_stale)
+		b.rapl_ok = 0;
+	if (mv.gpu_stale || mv.gpu_back)
+		b.gpu_ok = 0;
+	jh_ladder_energy(&en, &l, &a, &b, 0, 0, 0);
+	sel = rungs(state, why, &l, &mv, 0);
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	jh_unit_init(&x, session, "run");
+	x.en = en;
+	snprintf(name, sizeof(name), "run/%s/%llu", argv[0],
+	    (unsigned long long)jh_now_ms());
+	x.unit = unit ? unit : name;
+	x.duration_ms = mv.ms;
+	x.completed = code == 0;
+	x.verdict = code == 0 ? "ok" : "error";
+	snprintf(note, sizeof(note), "%s %d; rung %s", WIFEXITED(st) ? "exit" :
+	    "signal", WIFEXITED(st) ? code : WTERMSIG(st), en.measured ?
+	    en.method : jh_rung_name(sel));
+	x.note = note;
+	if (strcmp(en.method, "model") == 0)
+		snprintf(x.coeff, sizeof(x.coeff), "host-calibrated/%llu-mW",
+		    (unsigned long long)mw);
+	else
+		snprintf(x.coeff, sizeof(x.coeff), "%s#default_power", C.id);
+	emit(&x);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	hw = en.measured;
+	for (i = 0; i < JH_RUNGS; i++) {
+		if (i == sel)
+			fprintf(stderr, "%s: run: rung %s (%s): %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), provs[i], why[i]);
+		else if (i < sel)
+			fprintf(stderr, "%s: run: %s declined: %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), why[i]);
+	}
+	if (hw)
+		fprintf(stderr, "%s: run: %s measured (%s, %s), %s estimated: "
+		    OBSERVED "\n", PROG, joules(jb, sizeof(jb), en.measured_uj),
+		    en.method, en.scope, joules(name, sizeof(name),
+		    en.estimated_uj));
+	total_add(&t, &x);
+	summary("run", &t, NULL);
+	jh_ladder_close(&l);
+	return (code);
+}
+
+static int
+cmd_probe(int argc, char **argv)
+{
+	struct jh_ladder l;
+	struct jh_sample a, b;
+	struct moved mv;
+	struct timespec ts;
+	const char *state[JH_RUNGS];
+	char why[JH_RUNGS][288];
+	uint64_t mw = 0, ms = 250;
+	json_t *o, *arr, *r;
+	char *s;
+	int ch, i, sel, quiet = 0;
+
+	while ((ch = getopt(argc, argv, "P:qt:")) != -1) {
+		switch (ch) {
+		case 'P':
+			mw = num(optarg, 100000000, ch);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			ms = num(optarg, 60000, ch);
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, 2);
+	coeffs();
+	ladder_open(&l, mw);
+	jh_ladder_sample(&l, &a);
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+	jh_ladder_sample(&l, &b);
+	moved(&mv, &l, &a, &b);
+	sel = rungs(state, why, &l, &mv, 1);
+	o = json_object();
+	arr = json_array();
+	json_object_set_new(o, "selected", json_string(jh_rung_name(sel)));
+	json_object_set_new(o, "provenance", json_string(provs[sel]));
+	json_object_set_new(o, "interval_ms", json_integer((json_int_t)mv.ms));
+	for (i = 0; i < JH_RUNGS; i++) {
+		r = json_object();
+		json_object_set_new(r, "rung", json_string(jh_rung_name(i)));
+		json_object_set_new(r, "state", json_string(state[i]));
+		json_object_set_new(r, "provenance", json_string(provs[i]));
+		json_object_set_new(r, "why", json_string(why[i]));
+		json_array_append_new(arr, r);
+	}
+	json_object_set_new(o, "rungs", arr);
+	json_object_set_new(o, "enforced", json_integer(0));
+	if ((s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
+		errx(2, "out of memory");
+	printf("%s\n", s);
+	free(s);
+	json_decref(o);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	for (i = 0; !quiet && i < JH_RUNGS; i++)
+		if (i <= sel)
+			fprintf(stderr, "%s: probe: %s %s: %s: " OBSERVED "\n",
+			    PROG, jh_rung_name(i), i == sel ? "selected" :
+			    "declined", why[i]);
+	jh_ladder_close(&l);
+	return (0);
+}
+
+/* --- aggregate -------------------------------------------------------- */
+
+struct agg {
+	uint64_t n, failed, skipped, completed;
+	struct jh_usage u;
+	uint64_t accepted, est, meas, dur, cost, debited;
+	int weakest;		/* provenance rank */
+	int ncost;
+	char *session;
+	char *model;
+	int mixed_model;
+	char *scope;
+	int mixed_scope;
+	/* the outcome anchor of a log: its last result/1 with outcome 1 */
+	int have_outcome;
+	char outcome_status[32];
+	char outcome_call[ID_MAX + 1];
+};
+
+static int
+get_uint(uint64_t *v, const json_t *o, const char *k, struct jh_err *e)
+{
+	const json_t *x = json_object_get(o, k);
+
+	if (!json_is_integer(x) || json_integer_value(x) < 0)
+		return (jh_errf(e, "%s is not an unsigned integer", k));
+	*v = (uint64_t)json_integer_value(x);
+	return (0);
+}
+
+static void
+set_once(char **dst, int *mixed, const char *s)
+{
+	if (s == NULL)
+		return;
+	if (*dst == NULL) {
+		if ((*dst = strdup(s)) == NULL)
+			errx(2, "out of memory");
+	} else if (strcmp(*dst, s) != 0)
+		*mixed = 1;
+}
+
+/* Adds one efficiency/1 unit; every attempt counts, failed ones too. */
+static int
+agg_add(struct agg *g, const json_t *o, struct jh_err *e)
+{
+	const json_t *en = json_object_get(o, "energy");
+	uint64_t in, out, cr, cw, acc, est, meas = 0, dur, deb, cost, comp;
+	const char *prov, *src, *sess;
+	int mixed_sess = 0;
+
+	if (!json_is_object(o))
+		return (jh_errf(e, "not a JSON object"));
+	if (jstr(o, "kind") != NULL && strcmp(jstr(o, "kind"),
+	    "efficiency/1") != 0)
+		return (jh_errf(e, "a %s, not an efficiency/1 unit",
+		    jstr(o, "kind")));
+	if ((src = jstr(o, "source")) == NULL || (sess = jstr(o,
+	    "session")) == NULL)
+		return (jh_errf(e, "no source or session: not an efficiency/1 "
+		    "unit"));
+	if (strcmp(src, "aggregate") == 0) {
+		g->skipped++;
+		return (0);	/* its parts are counted, not it again */
+	}
+	if (get_uint(&in, o, "tokens_in", e) == -1 ||
+	    get_uint(&out, o, "tokens_out", e) == -1 ||
+	    get_uint(&cr, o, "tokens_cache_read", e) == -1 ||
+	    get_uint(&cw, o, "tokens_cache_write", e) == -1 ||
+	    get_uint(&acc, o, "accepted_tokens", e) == -1 ||
+	    get_uint(&dur, o, "duration_ms", e) == -1 ||
+	    get_uint(&deb, o, "debited_uj", e) == -1 ||
+	    get_uint(&comp, o, "completed", e) == -1 ||
+	    get_uint(&est, en, "estimated_uj", e) == -1)
+		return (-1);
+	if ((prov = jstr(en, "provenance")) == NULL ||
+	    (strcmp(prov, "HwShunt") != 0 && strcmp(prov, "ModelBased") != 0 &&
+	    strcmp(prov, "Estimator") != 0))
+		return (jh_errf(e, "energy.provenance must be HwShunt, "
+		    "ModelBased or Estimator"));
+	if (strcmp(prov, "HwShunt") == 0 && get_uint(&meas, en, "measured_uj",
+	    e) == -1)
+		return (-1);
+	if (strcmp(prov, "HwShunt") != 0 && json_object_get(en,
+	    "measured_uj") != NULL)
+		return (jh_errf(e, "energy.measured_uj is only for HwShunt"));
+	set_once(&g->session, &mixed_sess, sess);
+	if (mixed_sess)
+		return (jh_errf(e, "a unit of session %s among units of %s: "
+		    "give -s to aggregate across sessions", sess, g->session));
+	if (g->n == 0 || jh_prov_rank(prov) < g->weakest)
+		g->weakest = jh_prov_rank(prov);
+	set_once(&g->model, &g->mixed_model, jstr(o, "model"));
+	if (jstr(o, "model") == NULL)
+		g->mixed_model = 1;
+	if (strcmp(prov, "HwShunt") == 0)
+		set_once(&g->scope, &g->mixed_scope, jstr(en, "scope") ?
+		    jstr(en, "scope") : "unstated");
+	g->n++;
+	if (!comp)
+		g->failed++;
+	else
+		g->completed++;
+	g->u.in = jh_add_sat(g->u.in, in);
+	g->u.out = jh_add_sat(g->u.out, out);
+	g->u.cache_read = jh_add_sat(g->u.cache_read, cr);
+	g->u.cache_write = jh_add_sat(g->u.cache_write, cw);
+	g->accepted = jh_add_sat(g->accepted, acc);
+	g->est = jh_add_sat(g->est, est);
+	g->meas = jh_add_sat(g->meas, meas);
+	g->dur = jh_add_sat(g->dur, dur);
+	g->debited = jh_add_sat(g->debited, deb);
+	if (json_object_get(o, "cost_musd") != NULL) {
+		if (get_uint(&cost, o, "cost_musd", e) == -1)
+			return (-1);
+		g->cost = jh_add_sat(g->cost, cost);
+		g->ncost++;
+	}
+	return (0);
+}
+
+static void
+load_keys(struct jh_keyset *k, const char *home, const char *name, int role)
+{
+	struct jh_err e;
+	char path[4096];
+
+	if (jh_path_join(path, sizeof(path), home, name) == -1 ||
+	    access(path, F_OK) != 0)
+		return;
+	if (jh_keyset_load(k, path, role, &e) == -1)
+		errx(2, "%s", e.msg);
+}
+
+/* A result/1 receipt with outcome 1 anchors the task; the last one wins. */
+static void
+agg_result(struct agg *g, const struct jh_cbor *core)
+{
+	const struct jh_cbor *oc = jh_cbor_get(core, "outcome");
+	const struct jh_cbor *st = jh_cbor_get(core, "status");
+	const struct jh_cbor *id = jh_cbor_get(core, "tool_use_id");
+
+	if (oc == NULL || oc->type != JH_CBOR_UINT || oc->u != 1 ||
+	    st == NULL || st->type != JH_CBOR_TEXT)
+		return;
+	g->have_outcome = 1;
+	snprintf(g->outcome_status, sizeof(g->outcome_status), "%.*s",
+	    (int)st->len, (const char *)st->p);
+	if (id != NULL && id->type == JH_CBOR_TEXT)
+		snprintf(g->outcome_call, sizeof(g->outcome_call), "%.*s",
+		    (int)(id->len > ID_MAX ? ID_MAX : id->len),
+		    (const char *)id->p);
+	else
+		g->outcome_call[0] = '\0';
+}
+
+/* The efficiency/1 receipts of a chained log, every entry verified. */
+static void
+agg_log(struct agg *g, const char *path, const char *session)
+{
+	struct jh_keyset keys;
+	struct jh_verifier v;
+	struct jh_reader r;
+	struct jh_arena a;
+	struct jh_env env, inner;
+	struct jh_lv lv;
+	struct jh_err e;
+	struct jh_buf j;
+	const uint8_t *item;
+	char home[4096];
+	size_t len;
+	uint64_t idx = 0;
+	int fd, x;
+	json_t *o;
+
+	jh_keyset_init(&keys);
+	if (jh_home(home, sizeof(home)) != NULL) {
+		load_keys(&keys, home, "stewards", JH_ROLE_STEWARD);
+		load_keys(&keys, home, "trust", JH_ROLE_ISSUER);
+	}
+	if (keys.n == 0)
+		errx(2, "-l: no trusted keys in JH_HOME/stewards to verify %s",
+		    path);
+	jh_verifier_init(&v, &keys);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		err(2, "%s", path);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* A shared lock: no append is half written while this reads. */
+	if (jh_flock(fd, LOCK_SH, 5000, &e) == -1)
+		errx(2, "%s: %s", path, e.msg);
+	jh_reader_init(&r, fd);
+	jh_arena_init(&a);
+	jh_lv_init(&lv);
+	jh_buf_init(&j);
+	for (;;) {
+		x = jh_reader_cbor(&r, &item, &len, &e);
+		if (x == 0)
+			break;
+		idx++;
+		if (x == JH_CBOR_TRUNCATED && lv.entries > 0) {
+			warnx("%s: a torn tail after entry %llu, never "
+			    "acknowledged: not read", path,
+			    (unsigned long long)(idx - 1));
+			break;
+		}
+		if (x != 1)
+			errx(1, "%s: entry %llu: %s", path,
+			    (unsigned long long)idx, e.msg);
+		jh_arena_reset(&a);
+		if (jh_verify_env(&v, &env, &a, item, len, &e) == -1 ||
+		    strcmp(env.kind, "chain/1") != 0 ||
+		    jh_lv_entry(&lv, &v, &env, item, len, &inner, &a,
+		    &e) == -1)
+			errx(1, "%s: entry %llu does not verify: %s", path,
+			    (unsigned long long)idx, env.kind != NULL &&
+			    strcmp(env.kind, "chain/1") != 0 ? "not a chain/1 "
+			    "entry" : e.msg);
+		if (strcmp(inner.kind, "result/1") == 0) {
+			agg_result(g, inner.core);
+			continue;
+		}
+		if (strcmp(inner.kind, "efficiency/1") != 0)
+			continue;
+		jh_buf_reset(&j);
+		if (jh_cbor_to_json(&j, inner.core) == -1 ||
+		    (o = jh_json_parse((const char *)j.p, j.len, &e)) == NULL)
+			errx(2, "%s: entry %llu: cannot read its receipt", path,
+			    (unsigned long long)idx);
+		if (session != NULL) {
+			/* -s names the task's session; units keep theirs. */
+			json_object_set_new(o, "session", json_string(session));
+		}
+		if (agg_add(g, o, &e) == -1)
+			errx(1, "%s: entry %llu: %s", path,
+			    (unsigned long long)idx, e.msg);
+		json_decref(o);
+	}
+	if (lv.entries == 0)
+		errx(1, "%s: no chained entries", path);
+	if (g->session == NULL) {
+		if ((g->session = strndup((char *)lv.session, lv.slen)) == NULL)
+			errx(2, "out of memory");
+	}
+	jh_buf_free(&j);
+	jh_lv_free(&lv);
+	jh_arena_free(&a);
+	jh_reader_free(&r);
+	jh_keyset_free(&keys);
+	close(fd);
+}
+
+static const char *const eff_verdicts[] = { "ok", "error", "partial",
+    "refused", "usage-estimated", NULL };
+
+static int
+cmd_aggregate(int argc, char **argv)
+{
+	struct agg g;
+	struct jh_unit x;
+	struct jh_reader r;
+	struct jh_err e;
+	const char *log = NULL, *session = NULL, *unit = "task", *vopt = NULL;
+	const char *line;
+	char note[512], anchor[ID_MAX + 96], rate[3][48], jb[64];
+	uint64_t lineno = 0, bad = 0, energy, q;
+	size_t len, i;
+	int ch, copt = -1, rr;
+	json_t *o;
+
+	memset(&g, 0, sizeof(g));
+	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1) {
+		switch (ch) {
+		case 'c':
+			copt = (int)num(optarg, 1, ch);
+			break;
+		case 'l':
+			log = optarg;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'u':
+			unit = optarg;
+			break;
+		case 'V':
+			for (i = 0; eff_verdicts[i] != NULL; i++)
+				if (strcmp(optarg, eff_verdicts[i]) == 0)
+					break;
+			if (eff_verdicts[i] == NULL)
+				errx(2, "-V: %s is not ok, error, partial, "
+				    "refused or usage-estimated", optarg);
+			vopt = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, 2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (log != NULL)
+		agg_log(&g, log, session);
+	else {
+		jh_reader_init(&r, STDIN_FILENO);
+		for (;;) {
+			rr = jh_reader_line(&r, &line, &len, &e);
+			if (rr == 0)
+				break;
+			lineno++;
+			if (rr == 1 && (len == 0 || strspn(line, " \t\r") ==
+			    len))
+				continue;
+			o = rr == 1 ? jh_json_parse(line, len, &e) : NULL;
+			if (o != NULL && session != NULL && json_is_object(o))
+				json_object_set_new(o, "session",
+				    json_string(session));
+			if (o == NULL || agg_add(&g, o, &e) == -1) {
+				warnx("aggregate: line %llu: %s",
+				    (unsigned long long)lineno, e.msg);
+				bad++;
+			}
+			json_decref(o);
+		}
+		jh_reader_free(&r);
+	}
+	if (bad)
+		errx(1, "aggregate: %llu line%s refused: no aggregate of part "
+		    "of a task", (unsigned long long)bad, bad == 1 ? "" : "s");
+	if (g.n == 0)
+		errx(1, "aggregate: no efficiency/1 units to aggregate");
+	/* The outcome anchor. */
+	jh_unit_init(&x, session ? session : g.session, "aggregate");
+	if (g.have_outcome) {
+		const char *s = g.outcome_status;
+		x.completed = strcmp(s, "ok") == 0;
+		x.verdict = x.completed ? "ok" : strcmp(s, "denied") == 0 ?
+		    "refused" : strcmp(s, "not-run") == 0 ? "partial" : "error";
+		snprintf(anchor, sizeof(anchor), "outcome: result/1 %s of %s",
+		    s, g.outcome_call[0] ? g.outcome_call : "an unnamed call");
+	} else if (copt != -1 || vopt != NULL) {
+		x.completed = copt != -1 ? copt : strcmp(vopt, "ok") == 0;
+		x.verdict = vopt ? vopt : x.completed ? "ok" : "error";
+		snprintf(anchor, sizeof(anchor), "outcome: given (%s%s%s%s)",
+		    copt == -1 ? "" : copt ? "-c 1" : "-c 0",
+		    copt != -1 && vopt ? " " : "", vopt ? "-V " : "",
+		    vopt ? vopt : "");
+	} else {
+		x.completed = 0;
+		x.verdict = "partial";
+		snprintf(anchor, sizeof(anchor), "no outcome anchor: not "
+		    "counted as completed");
+	}
+	x.unit = unit;
+	x.model = g.mixed_model ? NULL : g.model;
+	x.u = g.u;
+	/* What was delivered: nothing, unless the task completed. */
+	x.accepted = x.completed ? g.accepted : 0;
+	x.duration_ms = g.dur;
+	x.debited = g.debited;
+	x.have_cost = g.ncost > 0 && (uint64_t)g.ncost == g.n;
+	x.cost_musd = g.cost;
+	x.en.estimated_uj = g.est;
+	x.en.provenance = g.weakest == 2 ? "HwShunt" : g.weakest == 1 ?
+	    "ModelBased" : "Estimator";
+	if (g.weakest == 2) {
+		x.en.measured = 1;
+		x.en.measured_uj = g.meas;
+		x.en.scope = g.mixed_scope ? "mixed" : g.scope;
+	}
+	snprintf(x.coeff, sizeof(x.coeff), "sum-of-parts");
+	snprintf(note, sizeof(note), "%llu attempt%s (%llu failed) charged "
+	    "against the result; %s; " OBSERVED,
+	    (unsigned long long)g.n, g.n == 1 ? "" : "s",
+	    (unsigned long long)g.failed, anchor);
+	x.note = note;
+	emit(&x);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	/* The rates, recomputed from the integers just printed. */
+	energy = x.en.measured ? x.en.measured_uj : x.en.estimated_uj;
+	if (x.completed) {
+		snprintf(rate[0], sizeof(rate[0]), "%llu",
+		    (unsigned long long)energy);
+		snprintf(rate[1], sizeof(rate[1]), "%llu", (unsigned long long)
+		    jh_add_sat(jh_add_sat(x.u.in, x.u.out),
+		    jh_add_sat(x.u.cache_read, x.u.cache_write)));
+	} else {
+		snprintf(rate[0], sizeof(rate[0]), "none");
+		snprintf(rate[1], sizeof(rate[1]), "none");
+	}
+	if (energy > 0) {
+		/* accepted tokens per joule, to three decimals, truncated */
+		q = (uint64_t)((unsigned __int128)x.accepted * 1000000000u /
+		    energy);
+		snprintf(rate[2], sizeof(rate[2]), "%llu.%03llu",
+		    (unsigned long long)(q / 1000),
+		    (unsigned long long)(q % 1000));
+	} else
+		snprintf(rate[2], sizeof(rate[2]), "none");
+	fprintf(stderr, "%s: aggregate: %llu attempts, %llu failed, completed "
+	    "%d (%s): %s %s, accepted_tokens=%llu, uj_per_completed_unit=%s "
+	    "tokens_per_completed_unit=%s value_per_joule=%s: " OBSERVED "\n",
+	    PROG, (unsigned long long)g.n, (unsigned long long)g.failed,
+	    x.completed, anchor, joules(jb, sizeof(jb), energy),
+	    x.en.measured ? "measured" : "estimated",
+	    (unsigned long long)x.accepted, rate[0], rate[1], rate[2]);
+	free(g.session);
+	free(g.model);
+	free(g.scope);
+	return (0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2)
+		usage(stderr, 2);
+	if (argv[1][0] == '-') {
+		/* Only -h comes before a subcommand. */
+		if (getopt(argc, argv, "h") == 'h')
+			usage(stdout, 0);
+		usage(stderr, 2);
+	}
+	optind = 1;
+	if (strcmp(argv[1], "tokens") == 0)
+		rc = cmd_tokens(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "transcript") == 0)
+		rc = cmd_transcript(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "otel") == 0)
+		rc = cmd_otel(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "run") == 0)
+		rc = cmd_run(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "probe") == 0)
+		rc = cmd_probe(argc - 1, argv + 1);
+	else if (strcmp(argv[1], "aggregate") == 0)
+		rc = cmd_aggregate(argc - 1, argv + 1);
+	else {
+		warnx("%s: no such subcommand", argv[1]);
+		usage(stderr, 2);
+	}
+	if (have_coeffs)
+		jh_coeffs_free(&C);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	return (rc);
+}

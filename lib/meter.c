@@ -1,0 +1,178 @@
+/*
+ * joulehook: jh-meter's unit of account (issue 8, spec 4.2): one
+ * efficiency/1 unit as a JSON object for jh-seal -K efficiency/1, the
+ * estimated energy of its token counts, and the order of provenances an
+ * aggregate takes the weakest of.
+ *
+ * Observe-only units are never enforced and debit nothing: enforced 0,
+ * debited_uj 0 unless an aggregate sums what a proxy debited.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jh.h"
+
+void
+jh_unit_init(struct jh_unit *x, const char *session, const char *source)
+{
+	memset(x, 0, sizeof(*x));
+	x->session = session;
+	x->source = source;
+	x->verdict = "ok";
+	x->en.provenance = "Estimator";
+	x->en.method = "tokens";
+	snprintf(x->coeff, sizeof(x->coeff), "none");
+}
+
+/* tokens x the coefficients of the unit's model family: Estimator. */
+void
+jh_unit_tokens(struct jh_unit *x, const struct jh_coeffs *c)
+{
+	const struct jh_coeff *f = jh_coeffs_find(c, x->model);
+	struct jh_sample none;
+
+	memset(&none, 0, sizeof(none));
+	jh_ladder_energy(&x->en, NULL, &none, &none, 1, jh_tokens_uj(f, &x->u),
+	    0);
+	snprintf(x->coeff, sizeof(x->coeff), "%s#%s", c->id, f->family);
+}
+
+/* JSON has no unsigned 64-bit integer: an amount past it is clamped. */
+static json_t *
+juint(uint64_t v)
+{
+	return (json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)));
+}
+
+static void
+put(json_t *o, const char *k, json_t *v)
+{
+	json_object_set_new(o, k, v);
+}
+
+json_t *
+jh_unit_json(const struct jh_unit *x)
+{
+	json_t *o, *en;
+
+	if ((o = json_object()) == NULL || (en = json_object()) == NULL) {
+		json_decref(o);
+		return (NULL);
+	}
+	put(en, "estimated_uj", juint(x->en.estimated_uj));
+	if (x->en.measured) {
+		put(en, "measured_uj", juint(x->en.measured_uj));
+		if (x->en.scope != NULL)
+			put(en, "scope", json_string(x->en.scope));
+	}
+	put(en, "provenance", json_string(x->en.provenance));
+	put(o, "kind", json_string("efficiency/1"));
+	put(o, "session", json_string(x->session));
+	put(o, "unit", json_string(x->unit));
+	if (x->request_id != NULL && *x->request_id != '\0')
+		put(o, "request_id", json_string(x->request_id));
+	put(o, "source", json_string(x->source));
+	if (x->model != NULL && *x->model != '\0')
+		put(o, "model", json_string(x->model));
+	put(o, "tokens_in", juint(x->u.in));
+	put(o, "tokens_out", juint(x->u.out));
+	put(o, "tokens_cache_read", juint(x->u.cache_read));
+	put(o, "tokens_cache_write", juint(x->u.cache_write));
+	put(o, "accepted_tokens", juint(x->accepted));
+	put(o, "energy", en);
+	put(o, "coeff", json_string(x->coeff));
+	put(o, "duration_ms", juint(x->duration_ms));
+	if (x->have_cost)
+		put(o, "cost_musd", juint(x->cost_musd));
+	put(o, "completed", json_integer(x->completed ? 1 : 0));
+	put(o, "verdict", json_string(x->verdict));
+	put(o, "enforced", json_integer(x->enforced ? 1 : 0));
+	put(o, "debited_uj", juint(x->debited));
+	if (x->note != NULL && *x->note != '\0')
+		put(o, "note", json_string(x->note));
+	return (o);
+}
+
+/* One line of JSON; a string that is not UTF-8 fails here, not later. */
+int
+jh_unit_print(FILE *f, const struct jh_unit *x, struct jh_err *e)
+{
+	json_t *o;
+	char *s;
+	int rc = 0;
+
+	if (x->session == NULL || x->unit == NULL)
+		return (jh_errf(e, "a unit needs a session and a name"));
+	if ((o = jh_unit_json(x)) == NULL ||
+	    json_object_size(o) < 16 ||
+	    (s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL) {
+		json_decref(o);
+		return (jh_errf(e, "unit %s: text that is not UTF-8, or out of "
+		    "memory", x->unit));
+	}
+	if (fprintf(f, "%s\n", s) < 0)
+		rc = jh_errf(e, "write: output failed");
+	free(s);
+	json_decref(o);
+	return (rc);
+}
+
+/*
+ * A count as telemetry writes it: a JSON integer, a decimal string (OTLP
+ * JSON writes 64-bit integers either way) or an integral double, from 0 to
+ * JH_TOKENS_MAX.  Returns 0, or -1 for anything else.
+ */
+int
+jh_json_uint(uint64_t *out, const json_t *v)
+{
+	const char *s;
+	char *end;
+	double d;
+	unsigned long long n;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0 ||
+		    (uint64_t)json_integer_value(v) > JH_TOKENS_MAX)
+			return (-1);
+		*out = (uint64_t)json_integer_value(v);
+		return (0);
+	}
+	if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (!(d >= 0 && d <= (double)JH_TOKENS_MAX) ||
+		    d != (double)(uint64_t)d)
+			return (-1);
+		*out = (uint64_t)d;
+		return (0);
+	}
+	if (!json_is_string(v))
+		return (-1);
+	s = json_string_value(v);
+	if (*s < '0' || *s > '9')
+		return (-1);
+	n = strtoull(s, &end, 10);
+	if (*end != '\0' || n > JH_TOKENS_MAX)
+		return (-1);
+	*out = n;
+	return (0);
+}
+
+/*
+ * The strength of a provenance: a reading from a counter, a model of this
+ * host, an estimate.  An aggregate is only as strong as its weakest part.
+ */
+int
+jh_prov_rank(const char *p)
+{
+	if (p == NULL)
+		return (0);
+	if (strcmp(p, "HwShunt") == 0)
+		return (2);
+	if (strcmp(p, "ModelBased") == 0)
+		return (1);
+	return (0);
+}
