@@ -81,6 +81,7 @@ struct dec {
 	char content_id[JH_ID_LEN];
 	int have_cid;
 	const char *grant;
+	int outcome;		/* the command is the grant's outcome command */
 };
 
 static void
@@ -737,6 +738,41 @@ out:
 	return (rc);
 }
 
+/*
+ * Whether the command that will run is the grant's outcome command (the
+ * task's test, say): one simple command that an outcome pattern matches.
+ * Its result/1 then anchors the task-level efficiency unit (jh-meter(1)).
+ */
+static int
+is_outcome(const struct jh_grant *g, const char *class, const json_t *in)
+{
+	struct jh_sh_script sh;
+	struct jh_err e;
+	const char *cmd = sget(in, "command");
+	size_t i;
+	int hit = 0;
+
+	if (g->outcome == NULL || class == NULL || strcmp(class, "shell") != 0 ||
+	    cmd == NULL || jh_sh_parse(&sh, cmd, strlen(cmd), &e) == -1)
+		return (0);
+	if (sh.n == 1 && sh.cmd[0].argc > 0 && sh.cmd[0].nassign == 0)
+		for (i = 0; i < g->outcome->len && !hit; i++) {
+			char pat[1024];
+			const struct jh_cbor *p = &g->outcome->v[i];
+			if (p->len >= sizeof(pat))
+				continue;
+			memcpy(pat, p->p, p->len);
+			pat[p->len] = '\0';
+			char *w[512];
+			size_t k, n = sh.cmd[0].argc < 512 ? sh.cmd[0].argc : 512;
+			for (k = 0; k < n; k++)
+				w[k] = sh.cmd[0].argv[k].s;
+			hit = jh_cmd_match(pat, w, n, 0);
+		}
+	jh_sh_free(&sh);
+	return (hit);
+}
+
 /* Decides one PreToolUse event. */
 static void
 decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
@@ -954,7 +990,8 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 		    d->rule);
 	}
 	/* 11. budget -> debit (allow, rewrite) or hold (ask) */
-	budget(d, o, g, tuid, now);
+	if (budget(d, o, g, tuid, now) == 0)
+		d->outcome = is_outcome(g, class, d->updated ? d->updated : in);
 out:
 	for (i = 0; i < nt; i++)
 		free(targets[i]);
@@ -1004,6 +1041,8 @@ emit(const struct opts *o, json_t *ev, struct dec *d, int *denied)
 	    d->targets : json_null());
 	json_object_set(out, "updated_input", d->updated ? d->updated :
 	    json_null());
+	if (d->outcome && strcmp(d->verdict, "deny") != 0)
+		json_object_set_new(out, "outcome", json_integer(1));
 	txt = json_dumps(out, JSON_COMPACT | JSON_ENSURE_ASCII);
 	if (txt == NULL)
 		errx(2, "out of memory");

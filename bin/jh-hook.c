@@ -53,6 +53,7 @@ struct conf {
 	unsigned lock_ms;
 	int answer_allow;
 	char sink[PATH_MAX];	/* checkpoints are appended here */
+	int meter;		/* meter=transcript: observe at Stop */
 #ifdef JH_TESTING
 	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
 #endif
@@ -62,6 +63,8 @@ struct run {
 	const struct jh_host *host;
 	const char *post;	/* the post-tool event, when it is one */
 	char event[64];
+	char transcript[PATH_MAX];	/* the host's, at Stop */
+	char prompt[128];		/* the host's id of the user's prompt */
 	struct jh_buf payload;
 	struct jh_buf answer;
 	char session[JH_SESSION_MAX + 1];
@@ -193,7 +196,12 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 				goto bad;
 		} else if (strcmp(line, "answer_allow") == 0)
 			c->answer_allow = strcmp(v, "1") == 0;
-		else if (strcmp(line, "sink") == 0) {
+		else if (strcmp(line, "meter") == 0) {
+			if (strcmp(v, "transcript") == 0)
+				c->meter = 1;
+			else if (strcmp(v, "none") != 0)
+				goto bad;
+		} else if (strcmp(line, "sink") == 0) {
 			if (set_path(c->sink, v) == -1)
 				goto bad;
 		}
@@ -255,7 +263,18 @@ bind_call(struct run *r, char *why, size_t whysz)
 	r->post = jh_host_post_status(r->host, r->event) != NULL ?
 	    r->event : NULL;
 	if (strcmp(r->event, r->host->gate_event) != 0 && r->post == NULL) {
-		rc = 0;		/* a session event: no tool call */
+		/* A session event: no tool call; at Stop, what to meter. */
+		v = json_object_get(j, "transcript_path");
+		if (json_is_string(v) && json_string_value(v)[0] == '/' &&
+		    json_string_length(v) < sizeof(r->transcript) &&
+		    strlen(json_string_value(v)) == json_string_length(v))
+			strcpy(r->transcript, json_string_value(v));
+		v = json_object_get(j, "prompt_id");
+		if (json_is_string(v) && json_string_length(v) > 0 &&
+		    json_string_length(v) < sizeof(r->prompt) &&
+		    strlen(json_string_value(v)) == json_string_length(v))
+			strcpy(r->prompt, json_string_value(v));
+		rc = 0;
 		goto out;
 	}
 	v = json_object_get(j, r->host->f_call);
@@ -291,7 +310,7 @@ static void
 stage_path(char *out, const struct conf *c, int i, const char *name)
 {
 #ifdef JH_TESTING
-	if (c->stage[i][0] != '\0') {
+	if (i >= 0 && c->stage[i][0] != '\0') {
 		strcpy(out, c->stage[i]);
 		return;
 	}
@@ -475,6 +494,76 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	jh_buf_free(&cp);
 }
 
+/*
+ * At Stop, without a proxy (meter=transcript): the model calls the
+ * host's transcript gained since the last Stop become efficiency units,
+ * observed, then the session so far is rolled into one task-level unit
+ * whose outcome anchor is the grant's outcome command (jh-meter(1)).
+ */
+static void
+meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
+{
+	struct jh_buf out;
+	char p[3][PATH_MAX], off[PATH_MAX], log[PATH_MAX], unit[160];
+	char name[JH_LOG_NAME], *pv[3], *a0[12], *a1[4], *a2[6], **av[3];
+	int st;
+
+	if (!c->meter || r->transcript[0] == '\0')
+		return;
+	jh_log_name(name, (const uint8_t *)r->session, strlen(r->session));
+	if ((size_t)snprintf(off, sizeof(off), "%s/meter", c->state) >=
+	    sizeof(off) || (mkdir(off, 0700) == -1 && errno != EEXIST))
+		deny(r, "%s: cannot make the meter's directory", off);
+	if ((size_t)snprintf(off, sizeof(off), "%s/meter/%s.off", c->state,
+	    name) >= sizeof(off) || (size_t)snprintf(log, sizeof(log),
+	    "%s/logs/%s", c->state, name) >= sizeof(log))
+		deny(r, "state path too long");
+	snprintf(unit, sizeof(unit), "task:%s", r->prompt[0] ? r->prompt :
+	    "session");
+	stage_path(p[0], c, -1, "jh-meter");
+	stage_path(p[1], c, -1, "jh-seal");
+	stage_path(p[2], c, -1, "jh-chain");
+	pv[0] = p[0];
+	pv[1] = p[1];
+	pv[2] = p[2];
+	a1[0] = p[1];
+	a1[1] = "-K";
+	a1[2] = "efficiency/1";
+	a1[3] = NULL;
+	a2[0] = p[2];
+	a2[1] = "-w";
+	a2[2] = lockms;
+	a2[3] = NULL;
+	av[0] = a0;
+	av[1] = a1;
+	av[2] = a2;
+	a0[0] = p[0];
+	a0[1] = "transcript";
+	a0[2] = "-O";
+	a0[3] = off;
+	a0[4] = "-s";
+	a0[5] = r->session;
+	a0[6] = r->transcript;
+	a0[7] = NULL;
+	jh_buf_init(&out);
+	st = pipeline(r, c, pv, av, 3, &r->payload, &out, deadline);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		deny(r, "chaining the transcript's units failed");
+	a0[1] = "aggregate";
+	a0[2] = "-l";
+	a0[3] = log;
+	a0[4] = "-s";
+	a0[5] = r->session;
+	a0[6] = "-u";
+	a0[7] = unit;
+	a0[8] = NULL;
+	jh_buf_reset(&out);
+	st = pipeline(r, c, pv, av, 3, &r->payload, &out, deadline);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		deny(r, "chaining the task's unit failed");
+	jh_buf_free(&out);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -601,6 +690,8 @@ main(int argc, char *argv[])
 		    &r.answer, deadline);
 		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
 			deny(&r, "closing the session's asks failed");
+		if (strcmp(r.event, "SessionEnd") != 0)
+			meter(&r, &c, lockms, deadline);
 		checkpoint(&r, &c, lockms, deadline);
 		jh_buf_free(&r.payload);
 		jh_buf_free(&r.answer);

@@ -314,6 +314,9 @@ emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
 		if ((s = text(jh_cbor_get(f->in.core, "grant"))) != NULL)
 			json_object_set_new(o, "grant", json_string(s));
 		free(s);
+		if ((v = jh_cbor_get(f->in.core, "outcome")) != NULL &&
+		    v->type == JH_CBOR_UINT && v->u == 1)
+			json_object_set_new(o, "outcome", json_integer(1));
 		if ((v = jh_cbor_get(f->in.core, "target")) != NULL &&
 		    v->type == JH_CBOR_ARRAY) {
 			json_t *t = json_array();

@@ -123,6 +123,7 @@ jh_grant_load(struct jh_grant *g, const char *path,
 	g->policies = jh_cbor_get(g->env.core, "policies");
 	g->costs = jh_cbor_get(g->env.core, "costs");
 	g->audience = jh_cbor_get(g->env.core, "audience");
+	g->outcome = jh_cbor_get(g->env.core, "outcome");
 	g->root = cstr(&g->arena, jh_cbor_get(g->env.core, "root"));
 	g->nbf = jh_cbor_get(g->env.core, "nbf")->u;
 	g->exp = jh_cbor_get(g->env.core, "exp")->u;

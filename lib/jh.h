@@ -661,6 +661,7 @@ struct jh_grant {
 	const struct jh_cbor *policies;
 	const struct jh_cbor *costs;
 	const struct jh_cbor *audience;
+	const struct jh_cbor *outcome;	/* the outcome command(s), or NULL */
 	const char *root;
 	uint64_t nbf;
 	uint64_t exp;

@@ -76,6 +76,7 @@ static const struct field decision[] = {
 	{ "updated_input", F_TEXT, OPT },
 	{ "updated_digest", F_ID, OPT },
 	{ "rule", F_TEXT, OPT },
+	{ "outcome", F_FLAG, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -114,6 +115,7 @@ static const struct field grant[] = {
 	{ "exp", F_UINT, REQ },
 	{ "budget_uj", F_UINT, REQ },
 	{ "caps", F_ARRAY, REQ },
+	{ "outcome", F_TEXTS, OPT },
 	{ "policies", F_ARRAY, REQ },
 	{ "costs", F_MAP, REQ },
 	{ "depth", F_UINT, REQ },
@@ -593,6 +595,7 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 		del_null(o, "grant");
 		del_null(o, "rule");
 		del_null(o, "updated_digest");
+		del_null(o, "outcome");
 		break;
 	case JH_KIND_EFFICIENCY:
 		del_null(o, "request_id");

@@ -15,7 +15,7 @@ setup() {
 	printf 'alpha line\nsecond line\n' >"$R/src/a.txt"
 	jq -nc --arg root "$R" '{
 	audience: "joulehook:*", root: $root, nbf: 0, exp: 4102444800,
-	budget_uj: 100000000,
+	budget_uj: 100000000, outcome: ["npm run test"],
 	costs: {shell: 2000000, write: 200000, read: 50000, default: 100000},
 	caps: [
 	  {class: "shell", command: ["echo *", "npm run *"]},
@@ -333,4 +333,83 @@ PermissionDenied	denied	match	refused"
 	assert_output --partial "without session_id, tool_use_id"
 	run -2 jh-result <<<'{"event":"PostToolUse","host":"nohost"}'
 	assert_output --partial "unknown host"
+}
+
+@test "meter=transcript: Stop chains the transcript's new units (once) and a task-level aggregate" {
+	write_conf "meter=transcript"
+	cp "$PROJECT_ROOT/tests/fixtures/meter/transcript.jsonl" "$T/t.jsonl"
+	# The transcript's units are of its own session, the hook's session.
+	SID=$(jq -r 'select(.sessionId) | .sessionId' "$T/t.jsonl" | head -1)
+	LOG="$JH_STATE/logs/$(printf %s "$SID" | sha256sum | cut -c1-64).jhl"
+	want=$(jh-meter transcript -s "$SID" "$T/t.jsonl" 2>/dev/null | wc -l)
+	[ "$want" -ge 2 ]
+	hook "$(payload PreToolUse Bash '{"command":"echo m"}' toolu_m1)"
+	stop=$(jq -nc --arg s "$SID" --arg t "$T/t.jsonl" '{session_id: $s,
+	    transcript_path: $t, cwd: "/", prompt_id: "p-1",
+	    hook_event_name: "Stop", stop_hook_active: false}')
+	hook "$stop"
+	assert_success
+	assert_output ""
+	effs() {
+		jh-verify "$LOG" | jq -r 'select(.kind == "efficiency/1")
+		    | [.core.source, .core.unit, .core.enforced] | @tsv'
+	}
+	run -0 effs
+	[ "$(grep -c '^transcript' <<<"$output")" -eq "$want" ]
+	assert_line "$(printf 'aggregate\ttask:p-1\t0')"
+	# The next Stop reads from where the last one stopped: no unit twice.
+	hook "$stop"
+	assert_success
+	run -0 effs
+	[ "$(grep -c '^transcript' <<<"$output")" -eq "$want" ]
+	[ "$(grep -c '^aggregate' <<<"$output")" -eq 2 ]
+	run -0 jh-verify -q "$LOG"
+	# SessionEnd does not meter (its time budget is short): checkpoint only
+	end=$(jq -nc --arg s "$SID" --arg t "$T/t.jsonl" '{session_id: $s,
+	    transcript_path: $t, cwd: "/", hook_event_name: "SessionEnd",
+	    reason: "other"}')
+	hook "$end"
+	assert_success
+	run -0 effs
+	[ "$(grep -c '^aggregate' <<<"$output")" -eq 2 ]
+}
+
+@test "the grant's outcome command anchors the task: its result carries outcome, aggregate reads it" {
+	write_conf "meter=transcript"
+	cp "$PROJECT_ROOT/tests/fixtures/meter/transcript.jsonl" "$T/t.jsonl"
+	SID=$(jq -r 'select(.sessionId) | .sessionId' "$T/t.jsonl" | head -1)
+	LOG="$JH_STATE/logs/$(printf %s "$SID" | sha256sum | cut -c1-64).jhl"
+	stop=$(jq -nc --arg s "$SID" --arg t "$T/t.jsonl" '{session_id: $s,
+	    transcript_path: $t, cwd: "/", prompt_id: "p-1",
+	    hook_event_name: "Stop", stop_hook_active: false}')
+	agg() {
+		jh-verify "$LOG" | jq -r 'select(.kind == "efficiency/1"
+		    and .core.source == "aggregate") | [.core.completed,
+		    .core.verdict] | @tsv' | tail -1
+	}
+	hook "$(payload PreToolUse Bash '{"command":"npm run test"}' toolu_o1)"
+	run -0 jh-verify "$LOG"
+	run -0 jq -r 'select(.kind == "decision/1") | .core.outcome' <<<"$output"
+	assert_output 1
+	hook "$(payload PostToolUseFailure Bash '{"command":"npm run test"}' toolu_o1 '"Exit code 1"')"
+	assert_success
+	hook "$stop"
+	assert_success
+	run -0 agg
+	assert_output "$(printf '0\terror')"
+	# a second attempt passes: the task completes, both attempts charged
+	hook "$(payload PreToolUse Bash '{"command":"npm run test"}' toolu_o2)"
+	hook "$(payload PostToolUse Bash '{"command":"npm run test"}' toolu_o2 \
+	    '{"stdout":"ok","stderr":"","interrupted":false}')"
+	hook "$stop"
+	run -0 agg
+	assert_output "$(printf '1\tok')"
+	run -0 jh-verify "$LOG"
+	run -0 jq -r 'select(.kind == "result/1") | [.core.tool_use_id, .core.outcome, .core.status] | @tsv' <<<"$output"
+	assert_output "$(printf 'toolu_o1\t1\tfailed\ntoolu_o2\t1\tok')"
+	# a command that is not the outcome command carries no outcome
+	hook "$(payload PreToolUse Bash '{"command":"npm run build"}' toolu_o3)"
+	run -0 jh-verify "$LOG"
+	run -0 jq -r 'select(.kind == "decision/1" and .core.tool_use_id == "toolu_o3") | .core.outcome // "none"' <<<"$output"
+	assert_output none
 }
