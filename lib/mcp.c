@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "jh.h"
 
 #define PAGE		100		/* resources per resources/list page */
+#define WATCH_MS	1000		/* how often idle, the list is checked */
 #define URI_PREFIX	"joulehook://session/"
 
 /* The offsets of a session's entries found so far: off[i] for i <= n. */
@@ -39,6 +41,10 @@ struct mcp {
 	struct jh_err e;
 	struct sidx *ix;
 	size_t nix;
+	int open;		/* initialize or server/discover answered */
+	int listed;		/* a first page of resources/list answered */
+	int notified;		/* list_changed sent since */
+	uint64_t fp;		/* the list's fingerprint when last listed */
 };
 
 struct rpcerr {
@@ -114,8 +120,9 @@ server_info(struct mcp *m)
 	    URI_PREFIX "<session digest>/<seq>: its decoded JSON, as "
 	    "jh-verify prints it, and the raw CBOR entry in base64. "
 	    "The verify tool checks whole logs.", m->o->root);
-	return (json_pack("{s:{s:{},s:{}},s:{s:s,s:s,s:s},s:o}",
-	    "capabilities", "resources", "tools", "serverInfo", "name",
+	return (json_pack("{s:{s:{s:b},s:{}},s:{s:s,s:s,s:s},s:o}",
+	    "capabilities", "resources", "listChanged", 1, "tools",
+	    "serverInfo", "name",
 	    "jh-status", "title", "joulehook receipts", "version", JH_VERSION,
 	    "instructions", jstr(text)));
 }
@@ -134,6 +141,7 @@ m_initialize(struct mcp *m, json_t *p, struct rpcerr *re)
 			want = versions[i];
 	r = server_info(m);
 	json_object_set_new(r, "protocolVersion", json_string(want));
+	m->open = 1;
 	return (r);
 }
 
@@ -149,6 +157,7 @@ m_discover(struct mcp *m, json_t *p, struct rpcerr *re)
 		json_array_append_new(a, json_string(versions[i]));
 	json_object_set_new(r, "supportedVersions", a);
 	json_object_set_new(r, "protocolVersion", json_string(versions[0]));
+	m->open = 1;
 	return (r);
 }
 
@@ -339,6 +348,53 @@ is_entry(int fd, uint64_t off, uint64_t pos)
 }
 
 /*
+ * What resources/list would list, in 64 bits: the project's sessions
+ * and the size of each log (entries are only ever appended).
+ */
+static uint64_t
+fingerprint(struct mcp *m)
+{
+	struct jh_buf d;
+	struct jh_err e;
+	struct stat st;
+	char path[PATH_MAX + 80];
+	uint64_t h = 1469598103934665603ull, v;
+	size_t n, i, k;
+
+	jh_buf_init(&d);
+	if (jh_st_sessions(&d, &n, m->o, &e) == -1)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		const char *dg = (const char *)d.p + i * (2 * JH_HASH_LEN + 1);
+		snprintf(path, sizeof(path), "%s/logs/%s.jhl", m->o->statedir,
+		    dg);
+		v = lstat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+		for (k = 0; k < 2 * JH_HASH_LEN; k++)
+			h = (h ^ (uint8_t)dg[k]) * 1099511628211ull;
+		for (k = 0; k < 8; k++)
+			h = (h ^ ((v >> (8 * k)) & 0xff)) * 1099511628211ull;
+	}
+	jh_buf_free(&d);
+	return (h ^ n);
+}
+
+/*
+ * Idle: when the list changed since the client last listed it (a new
+ * session, a new receipt), says so once (notifications/resources/
+ * list_changed), so a client that caches the list (Claude Code does)
+ * lists it again.
+ */
+static void
+watch(struct mcp *m)
+{
+	if (!m->open || !m->listed || m->notified || fingerprint(m) == m->fp)
+		return;
+	send_msg(m, json_pack("{s:s,s:s}", "jsonrpc", "2.0", "method",
+	    "notifications/resources/list_changed"));
+	m->notified = 1;
+}
+
+/*
  * resources/list: each session of the project, then its entries, PAGE
  * at a time, read on from the byte offset the cursor names (the next
  * entry: session digest, position, offset, checked against the entry
@@ -360,6 +416,11 @@ m_list(struct mcp *m, json_t *p, struct rpcerr *re)
 	int fd, hfd, k = -1, bad = 0;
 
 	next[0] = '\0';
+	if (cur == NULL) {
+		m->fp = fingerprint(m);
+		m->listed = 1;
+		m->notified = 0;
+	}
 	if (cur != NULL && (!json_is_string(cur) ||
 	    sscanf(json_string_value(cur), "%64[0-9a-f].%llu.%llu%n", cd, &pos,
 	    &off, &k) != 3 || k != (int)json_string_length(cur) ||
@@ -725,7 +786,24 @@ jh_mcp_serve(const struct jh_stctx *o, int fd, FILE *out, struct jh_err *e)
 	m.o = o;
 	m.out = out;
 	jh_reader_init(&r, fd);
-	while (!m.dead && (x = jh_reader_line(&r, &line, &len, e)) != 0) {
+	for (;;) {
+		if (m.dead)
+			break;
+		/* No whole line buffered: wait for one, watching the list. */
+		if (!r.eof && (r.pos >= r.b.len || memchr(r.b.p + r.pos, '\n',
+		    r.b.len - r.pos) == NULL)) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			int pr = poll(&pfd, 1, WATCH_MS);
+
+			if (pr == 0) {
+				watch(&m);
+				continue;
+			}
+			if (pr == -1 && errno == EINTR)
+				continue;
+		}
+		if ((x = jh_reader_line(&r, &line, &len, e)) == 0)
+			break;
 		if (x == -1) {
 			if (strncmp(e->msg, "read:", 5) == 0)
 				break;	/* as EOF: the client is gone */

@@ -318,7 +318,7 @@ run_examples() {
 	assert_equal "${#lines[@]}" 2
 	assert_line --index 1 'jh-install -u'
 	run getopt_string jh-install
-	assert_output 'ASWb:d:g:l:M:p:u'
+	assert_output 'ASWb:C:d:g:l:M:p:u'
 }
 
 @test "the synopsis check notices a drifted page" {

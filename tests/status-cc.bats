@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# jh-status with the REAL Claude Code 2.1.328, offline against
+# tests/mock/anthropic-mock.py, installed by scripts/jh-install exactly as
+# a user gets it: the plugin's .mcp.json starts `jh-status -c hook.conf -m`
+# and ~/.claude/settings.json runs `jh-status -c hook.conf` as the status
+# line.
+#
+#  (a) the status line, interactive under tmux: what Claude Code draws on
+#      the screen after a turn shows the figures of the session's log;
+#  (b) the MCP server, started by Claude Code from the plugin: the model
+#      (the mock's script) calls the resource tools and the verify tool;
+#      what Claude Code sent back to the model (the mock's log of the next
+#      request) lists and verifies the session's receipts.
+#
+# Where npm cannot reach the registry the tests are skipped, loudly.
+
+load test_helper/common
+load helpers/claude
+
+# The programs are installed from a snapshot (see tests/claude-code.bats).
+setup_file() {
+	local root src p
+	root="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
+	src="${JH_BIN:-$root/build/test/bin}"
+	mkdir -p "$BATS_FILE_TMPDIR/bin"
+	for p in "$src"/jh-*; do
+		case $p in *.o | *.d) continue ;; esac
+		cp "$p" "$BATS_FILE_TMPDIR/bin/"
+	done
+	export JH_BIN="$BATS_FILE_TMPDIR/bin"
+}
+
+setup() {
+	_common_setup
+	mkdir -p "$T/proj"
+	P=$(cd "$T/proj" && pwd -P)
+	CLAUDE_HOME="$HOME"
+	export CLAUDE_HOME
+	cd "$P"
+	# A fixed session id, so the script can name its receipts.
+	SID=$(cat /proc/sys/kernel/random/uuid)
+	D=$(printf %s "$SID" | sha256sum | cut -c1-64)
+	LOG="$JH_STATE/logs/$D.jhl"
+	SRV="plugin:joulehook:joulehook"
+}
+
+teardown() {
+	mock_stop
+	if [ -n "${TMUX_SOCK:-}" ]; then
+		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
+	fi
+	# Claude Code writes under HOME until it is gone.
+	if [ -n "${PANE_PID:-}" ]; then
+		kill "$PANE_PID" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$PANE_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$PANE_PID" 2>/dev/null || true
+	fi
+}
+
+grant() {
+	jq -n --arg root "$P" --argjson caps "$1" '{
+	    audience: "joulehook:claude-code", nbf: 0, exp: 4102444800,
+	    budget_uj: 20000000000000,
+	    costs: {shell: 2000000, write: 200000, edit: 200000, read: 50000,
+	            search: 50000, default: 100000},
+	    root: $root, caps: $caps, policies: []}' >"$T/grant.json"
+}
+
+jh_install() {
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" \
+	    -g "$T/grant.json" "$@"
+}
+
+# result ID: what the model was sent back for tool call ID.
+result() {
+	mock_requests | jq -c --arg id "$1" '.body.messages[]?
+	    | select(.role == "user" and (.content | type) == "array")
+	    | .content[] | select(.type == "tool_result" and .tool_use_id == $id)
+	    | {is_error: (.is_error // false),
+	       content: (.content | if type == "string" then .
+	                 else map(.text // "") | join("") end)}' | head -n1
+}
+
+# (b) Two runs of the same session (--session-id, then --resume): the
+# first gates a command, so the session has a receipt; the second lists,
+# reads and verifies through the plugin's server.  Claude Code 2.1.328 in
+# -p lists a server's resources once, when it connects, and does not act
+# on notifications/resources/list_changed (jh-status sends one when the
+# list changes; the interactive REPL registers the handler, -p does
+# not), so a receipt made after the server connected is read and
+# verified in the same run but listed from the next one.
+@test "(b) the plugin's MCP server, run by Claude Code, lists, reads and verifies the session's receipts" {
+	claude_install
+	grant '[{"class": "shell", "command": ["touch *"]},
+	        {"tool": ["ToolSearch", "ListMcpResourcesTool", "ReadMcpResourceTool", "mcp__plugin_joulehook_joulehook__verify"]}]'
+	jh_install
+	assert_output --partial "MCP server: $JH_HOME/bin/jh-status -c $JH_HOME/hook.conf -m"
+	run -0 jq -c '.mcpServers.joulehook | [.command, .args]' "$JH_HOME/claude-code/plugin/.mcp.json"
+	assert_output "[\"$JH_HOME/bin/jh-status\",[\"-c\",\"$JH_HOME/hook.conf\",\"-m\"]]"
+	local tools="Bash ToolSearch ListMcpResourcesTool ReadMcpResourceTool mcp__plugin_joulehook_joulehook__verify"
+	jq -nc --arg srv "$SRV" --arg d "$D" '[
+	  {tool_use: [{id: "toolu_cc_touch", name: "Bash", input: {command: "touch one", description: "t"}}]},
+	  {text: "first run done"},
+	  {tool_use: [{id: "toolu_cc_search", name: "ToolSearch", input: {query: "select:ListMcpResourcesTool,ReadMcpResourceTool,mcp__plugin_joulehook_joulehook__verify"}}]},
+	  {tool_use: [{id: "toolu_cc_list", name: "ListMcpResourcesTool", input: {server: $srv}}]},
+	  {tool_use: [{id: "toolu_cc_read", name: "ReadMcpResourceTool", input: {server: $srv, uri: ("joulehook://session/" + $d + "/0")}}]},
+	  {tool_use: [{id: "toolu_cc_sess", name: "ReadMcpResourceTool", input: {server: $srv, uri: ("joulehook://session/" + $d)}}]},
+	  {tool_use: [{id: "toolu_cc_verify", name: "mcp__plugin_joulehook_joulehook__verify", input: {session: $d}}]}
+	]' >"$T/script.json"
+	mock_start "$T/script.json"
+	claude_run "gate a command" --session-id "$SID" --allowedTools "$tools"
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; false; }
+	assert_file_exist "$P/one"
+	assert_file_exist "$LOG"
+	claude_run "show the receipts" --resume "$SID" --allowedTools "$tools"
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; false; }
+	assert_equal "$(jq -r .session_id "$CLAUDE_OUT")" "$SID"
+	# What the log says, verified.
+	jh-verify "$LOG" | jq -c 'select(.chain)' >"$T/v.jsonl"
+	# list: the session and its receipts as of the second run's start,
+	# with the plugin server's name
+	run -0 result toolu_cc_list
+	echo "$output" >"$T/list.json"
+	assert_equal "$(jq -r .is_error "$T/list.json")" false
+	jq -r .content "$T/list.json" >"$T/list.txt"
+	run -0 jq -r '.[] | [.server, .uri, .title] | @tsv' "$T/list.txt"
+	assert_line --index 0 "$(printf '%s\tjoulehook://session/%s\tsession %s' "$SRV" "$D" "$SID")"
+	assert_line --index 1 "$(printf '%s\tjoulehook://session/%s/0\tdecision/1 allow Bash' "$SRV" "$D")"
+	# every entry of the log when the run started is listed
+	run -0 jq -c '[.[] | .uri | capture("/(?<n>[0-9]+)$") | .n | tonumber] | . == [range(length)] and length >= 1' "$T/list.txt"
+	assert_output true
+	# read: entry 0 is the allow of the first run's touch, verified
+	run -0 result toolu_cc_read
+	assert_equal "$(jq -r .is_error <<<"$output")" false
+	assert_equal "$(jq -r .content <<<"$output" | jq -c '.contents[0].text | fromjson | [.ok, .chain.seq, .core.verdict, .core.tool_use_id, .core.session]')" \
+	    "[true,0,\"allow\",\"toolu_cc_touch\",\"$SID\"]"
+	assert_equal "$(jq -r .content <<<"$output" | jq -c '.contents[0].text | fromjson')" "$(head -n1 "$T/v.jsonl")"
+	# the session: the status line's figures
+	run -0 result toolu_cc_sess
+	run -0 jq -c '.content | fromjson | .contents[0].text | fromjson | [.session, .chain.state, .meter, .ledger.budget_uj]' <<<"$output"
+	assert_output "[\"$SID\",\"ok\",\"unmetered\",20000000000000]"
+	# verify: the whole log, every entry when the tool ran
+	run -0 result toolu_cc_verify
+	assert_equal "$(jq -r .is_error <<<"$output")" false
+	run -0 jq -c '.content | fromjson | [.total.ok, .total.logs, (.logs[0].session), (.logs[0].entries >= 5), .total.meter]' <<<"$output"
+	assert_output "[true,1,\"$SID\",true,\"unmetered\"]"
+}
+
+# screen: the tmux pane's text now.
+screen() {
+	tmux -S "$TMUX_SOCK" capture-pane -p -t jh 2>/dev/null
+}
+
+# expected_line: the status line the log and the ledger call for now, as
+# jh-status prints it for Claude Code's captured statusLine input with
+# this session's id (the installed program, the installed config).
+expected_line() {
+	jq -c --arg s "$SID" --arg p "$P" '.session_id = $s | .cwd = $p |
+	    .workspace.current_dir = $p | .workspace.project_dir = $p' \
+	    "$PROJECT_ROOT/tests/fixtures/claude-code/statusLine-stdin-interactive.json" |
+	    "$JH_HOME/bin/jh-status" -c "$JH_HOME/hook.conf"
+}
+
+# (a) Claude Code in its interactive REPL, in a tmux pane: after a turn
+# that gated one command, the status line it draws is jh-status's line
+# for the session, and its figures are those of the log (verified) and
+# the ledger.
+@test "(a) interactive under tmux: the status line on screen after a turn shows the log's figures" {
+	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
+	claude_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	run -0 jq -c .statusLine "$HOME/.claude/settings.json"
+	assert_output "$(jq -nc --arg c "'$JH_HOME/bin/jh-status' -c '$JH_HOME/hook.conf'" '{type: "command", command: $c, refreshInterval: 5}')"
+	claude_home_interactive "$P"
+	jq -nc '[{tool_use: [{id: "toolu_cc_tmux", name: "Bash", input: {command: "touch one", description: "t"}}]},
+	  {text: "the command ran"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	TMUX_SOCK="$T/tmux.sock"
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -s jh -x 220 -y 50 -c "$P" \
+	    env -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_MODEL -u CLAUDE_CONFIG_DIR -u CLAUDECODE \
+	    -u CLAUDE_CODE_ENTRYPOINT -u TMUX \
+	    HOME="$HOME" TERM=xterm-256color ANTHROPIC_BASE_URL="$MOCK_URL" \
+	    ANTHROPIC_API_KEY=sk-test DISABLE_TELEMETRY=1 \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+	    DISABLE_ERROR_REPORTING=1 NO_PROXY=127.0.0.1,localhost \
+	    "$CLAUDE_BIN" --session-id "$SID" --allowedTools Bash
+	PANE_PID=$(tmux -S "$TMUX_SOCK" display-message -p -t jh '#{pane_pid}')
+	local i
+	for ((i = 0; i < 60; i++)); do
+		screen | grep -q 'jh ⚡' && break
+		sleep 0.5
+	done
+	screen >"$T/screen0.txt"
+	# before any receipt: the line says so
+	run -0 grep -o 'jh ⚡.*' "$T/screen0.txt"
+	assert_output --partial "jh ⚡ no receipts yet in this session · budget 20 MJ"
+	tmux -S "$TMUX_SOCK" send-keys -t jh "run the touch" Enter
+	# after the turn: the line on screen is the one the log calls for
+	local want got
+	for ((i = 0; i < 180; i++)); do
+		want=$(expected_line)
+		got=$(screen | grep -o 'jh ⚡.*' | sed 's/[[:space:]]*$//' | tail -n1)
+		[ -f "$P/one" ] && [[ "$want" == *"chain "*" ok"* ]] && [ "$got" = "$want" ] && break
+		{ date +%T.%N; screen | grep -aE 'hook|jh ⚡|…|●|⎿' ; } >>"$T/screens.log"
+		sleep 0.5
+	done
+	screen >"$T/screen1.txt"
+	[ "$got" = "$want" ] || cat "$T/screen1.txt" >&2
+	# on failure: how the screen went
+	[ "$got" = "$want" ] || tail -n 40 "$T/screens.log" | cut -c1-200 >&2
+	assert_file_exist "$P/one"
+	assert_equal "$got" "$want"
+	# the figures of the line, from the verified log and the ledger
+	jh-verify -L "$JH_STATE/ledger" "$LOG" >"$T/v.jsonl"
+	local n allow deny spent
+	n=$(jq -s '[.[] | select(.chain)] | length' "$T/v.jsonl")
+	allow=$(jq -s '[.[] | select(.kind == "decision/1" and .core.verdict == "allow")] | length' "$T/v.jsonl")
+	deny=$(jq -s '[.[] | select(.kind == "decision/1" and .core.verdict == "deny")] | length' "$T/v.jsonl")
+	spent=$(jq -s '[.[] | select(.kind == "decision/1") | .core.debited_uj] | add' "$T/v.jsonl")
+	[ "$(jq -s '[.[] | select(.log)] | .[0].log.ok' "$T/v.jsonl")" = true ]
+	assert_equal "$spent" 2000000
+	assert_equal "$got" "jh ⚡ 2 J tools (est) of 20 MJ · $allow allow $deny deny · chain $n ok · unmetered"
+	assert_equal "$allow" 1
+	# the ledger: consistent with the log, and what this session spent
+	run -0 jq -s -c '[.[] | select(.ledger)] | .[0].ledger | [.ok, .spent_uj]' "$T/v.jsonl"
+	assert_output "[true,$spent]"
+}
