@@ -421,6 +421,15 @@ jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
 			h->n_ask++;
 		else if (jh_cbor_text_is(v, "rewrite"))
 			h->n_rewrite++;
+	} else if (kid == JH_KIND_RESULT) {
+		/* An ask the human approved debits when it settles. */
+		h->tools_uj = add_sat(h->tools_uj, uint_of(core,
+		    "debited_uj"));
+		h->n_other++;
+	} else if (kid == JH_KIND_EFFICIENCY && jh_cbor_text_is(
+	    jh_cbor_get(core, "source"), "aggregate")) {
+		/* A task's roll-up of units already counted. */
+		h->n_other++;
 	} else if (kid == JH_KIND_EFFICIENCY) {
 		h->n_eff++;
 		h->eff_debited_uj = add_sat(h->eff_debited_uj, uint_of(core,

@@ -866,7 +866,9 @@ struct jh_tally {		/* the figures of verified receipts */
 	uint64_t n_eff;
 	uint64_t n_enforced;
 	uint64_t n_other;
-	struct jh_counts verdicts, codes, tools, classes;
+	uint64_t n_res;		/* result/1: what ran */
+	uint64_t n_agg;		/* task-level efficiency roll-ups */
+	struct jh_counts verdicts, codes, tools, classes, checks;
 	struct { uint64_t n, cost, debited; } dec[JH_NPROV];
 	struct { uint64_t n, est, meas, debited; } eff[JH_NPROV];
 };

@@ -710,6 +710,12 @@ tally_add(struct jh_tally *t, const struct jh_cbor *core)
 		    "cost_uj"));
 		t->dec[p].debited = jh_add_sat(t->dec[p].debited, uval(core,
 		    "debited_uj"));
+	} else if (jh_cbor_text_is(v, "efficiency/1") && jh_cbor_text_is(
+	    jh_cbor_get(core, "source"), "aggregate")) {
+		t->n_agg++;	/* a roll-up of units counted already */
+	} else if (jh_cbor_text_is(v, "result/1")) {
+		t->n_res++;
+		r |= counts_add(&t->checks, jh_cbor_get(core, "check"));
 	} else if (jh_cbor_text_is(v, "efficiency/1")) {
 		t->n_eff++;
 		if (uval(core, "enforced") == 1 && jh_cbor_text_is(
@@ -736,6 +742,7 @@ tally_free(struct jh_tally *t)
 	counts_free(&t->codes);
 	counts_free(&t->tools);
 	counts_free(&t->classes);
+	counts_free(&t->checks);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -766,6 +773,9 @@ tally_json(struct jh_buf *b, struct jh_tally *t)
 	    (unsigned long long)t->n_eff, (unsigned long long)t->n_enforced,
 	    (unsigned long long)(t->n_eff - t->n_enforced),
 	    (unsigned long long)t->n_other);
+	jh_buf_addf(b, ",\"results\":%llu,\"aggregates\":%llu",
+	    (unsigned long long)t->n_res, (unsigned long long)t->n_agg);
+	counts_json(b, "checks", &t->checks);
 	/* Decisions: the Estimator's tool surcharges. */
 	jh_buf_adds(b, ",\"energy\":{\"tools\":{");
 	for (i = 0, first = 1; i < JH_NPROV; i++) {

@@ -144,9 +144,13 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	assert_output "jh: model 3 J (measured) of 20 MJ | 0 allow 0 deny | chain 1 ok | observed"
 	# ModelBased: modelled, apart from the Estimator's figure.
 	eff s6 0 4000 ModelBased run
-	eff s6 0 5000 Estimator aggregate
+	eff s6 0 5000 Estimator transcript
 	run -0 status s6 -p
 	assert_output "jh: model 4 mJ (modelled) + 5 mJ (est) of 20 MJ | 0 allow 0 deny | chain 2 ok | observed"
+	# A task-level aggregate rolls up units already counted: not again.
+	eff s6 0 9000 Estimator aggregate
+	run -0 status s6 -p
+	assert_output "jh: model 4 mJ (modelled) + 5 mJ (est) of 20 MJ | 0 allow 0 deny | chain 3 ok | observed"
 	# enforced 1 from anything but the proxy is not the proxy's word;
 	# a proxy unit whose ceiling was not enforced is observed.
 	eff s7 1 9000 Estimator transcript
