@@ -81,6 +81,89 @@ num(const char *s, uint64_t max, int opt)
 	return (v);
 }
 
+static const char *const eff_verdicts[] = { "ok", "error", "partial",
+    "refused", "usage-estimated", NULL };
+
+/* Every subcommand's options; each takes the letters it names to getopt. */
+struct opts {
+	const char *session;
+	const char *unit;
+	const char *model;
+	const char *offfile;
+	const char *log;
+	const char *verdict;
+	struct jh_usage u;
+	int given;		/* a token count was given */
+	int quiet;
+	int copt;		/* -c, or -1 */
+	uint64_t mw;
+	uint64_t ms;
+};
+
+static void
+opts_init(struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->copt = -1;
+	o->ms = 250;
+}
+
+static void
+option(struct opts *o, int ch)
+{
+	size_t i;
+
+	switch (ch) {
+	case 'c':
+		o->copt = (int)num(optarg, 1, ch);
+		break;
+	case 'i':
+	case 'o':
+	case 'r':
+	case 'w':
+		*(ch == 'i' ? &o->u.in : ch == 'o' ? &o->u.out : ch == 'r' ?
+		    &o->u.cache_read : &o->u.cache_write) = num(optarg,
+		    JH_TOKENS_MAX, ch);
+		o->given = 1;
+		break;
+	case 'l':
+		o->log = optarg;
+		break;
+	case 'm':
+		o->model = optarg;
+		break;
+	case 'O':
+		o->offfile = optarg;
+		break;
+	case 'P':
+		o->mw = num(optarg, 100000000, ch);
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case 's':
+		o->session = optarg;
+		break;
+	case 't':
+		o->ms = num(optarg, 60000, ch);
+		break;
+	case 'u':
+		o->unit = optarg;
+		break;
+	case 'V':
+		for (i = 0; eff_verdicts[i] != NULL; i++)
+			if (strcmp(optarg, eff_verdicts[i]) == 0)
+				break;
+		if (eff_verdicts[i] == NULL)
+			errx(2, "-V: %s is not ok, error, partial, refused or "
+			    "usage-estimated", optarg);
+		o->verdict = optarg;
+		break;
+	default:
+		usage(stderr, 2);
+	}
+}
+
 /* "12.345 J" from microjoules, for people. */
 static const char *
 joules(char *b, size_t sz, uint64_t uj)
@@ -185,50 +268,27 @@ cmd_tokens(int argc, char **argv)
 	struct jh_reader r;
 	struct jh_err e;
 	struct total t;
-	const char *model = NULL, *session = "local", *unit = NULL, *line;
+	struct opts op;
+	const char *model, *session, *unit, *line;
 	char name[ID_MAX + 32];
 	size_t len;
 	uint64_t lineno = 0, bad = 0;
-	int ch, given = 0, rr;
+	int ch, rr;
 	json_t *o;
 
 	memset(&t, 0, sizeof(t));
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "i:m:o:r:s:u:w:")) != -1)
+		option(&op, ch);
+	model = op.model;
+	session = op.session ? op.session : "local";
+	unit = op.unit;
 	jh_unit_init(&x, session, "tokens");
-	while ((ch = getopt(argc, argv, "i:m:o:r:s:u:w:")) != -1) {
-		switch (ch) {
-		case 'i':
-			x.u.in = num(optarg, JH_TOKENS_MAX, ch);
-			given = 1;
-			break;
-		case 'm':
-			model = optarg;
-			break;
-		case 'o':
-			x.u.out = num(optarg, JH_TOKENS_MAX, ch);
-			given = 1;
-			break;
-		case 'r':
-			x.u.cache_read = num(optarg, JH_TOKENS_MAX, ch);
-			given = 1;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'u':
-			unit = optarg;
-			break;
-		case 'w':
-			x.u.cache_write = num(optarg, JH_TOKENS_MAX, ch);
-			given = 1;
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	x.u = op.u;
 	if (optind != argc)
 		usage(stderr, 2);
 	coeffs();
-	if (given) {
+	if (op.given) {
 		x.session = session;
 		x.model = model;
 		x.unit = unit ? unit : "tokens-1";
@@ -566,7 +626,8 @@ cmd_transcript(int argc, char **argv)
 	struct jh_unit x;
 	struct total t;
 	struct stat st;
-	const char *offfile = NULL, *session = NULL, *line;
+	struct opts op;
+	const char *offfile, *session, *line;
 	char rp[PATH_MAX], fallback[ID_MAX + 1], *base, extra[96];
 	uint64_t *newoff, off, lines = 0, bad = 0, lno;
 	size_t len, i, f, last;
@@ -575,18 +636,11 @@ cmd_transcript(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	memset(&offs, 0, sizeof(offs));
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "O:s:")) != -1) {
-		switch (ch) {
-		case 'O':
-			offfile = optarg;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "O:s:")) != -1)
+		option(&op, ch);
+	offfile = op.offfile;
+	session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
@@ -1104,6 +1158,7 @@ cmd_otel(int argc, char **argv)
 	struct jh_err e;
 	struct jh_unit x;
 	struct total t;
+	struct opts op;
 	const char *val;
 	char name[ID_MAX + 32], extra[160];
 	size_t len, i, k;
@@ -1113,15 +1168,10 @@ cmd_otel(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "s:")) != -1) {
-		switch (ch) {
-		case 's':
-			o.session = optarg;
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "s:")) != -1)
+		option(&op, ch);
+	o.session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
@@ -1360,28 +1410,20 @@ cmd_run(int argc, char **argv)
 	struct jh_energy en;
 	struct moved mv;
 	struct total t;
-	const char *state[JH_RUNGS], *session = "local", *unit = NULL;
+	struct opts op;
+	const char *state[JH_RUNGS], *session, *unit;
 	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
-	uint64_t mw = 0;
+	uint64_t mw;
 	pid_t pid;
 	int ch, st, i, sel, code, hw;
 
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "P:s:u:")) != -1) {
-		switch (ch) {
-		case 'P':
-			mw = num(optarg, 100000000, ch);
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'u':
-			unit = optarg;
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "P:s:u:")) != -1)
+		option(&op, ch);
+	session = op.session ? op.session : "local";
+	unit = op.unit;
+	mw = op.mw;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
@@ -1461,26 +1503,18 @@ cmd_probe(int argc, char **argv)
 	struct timespec ts;
 	const char *state[JH_RUNGS];
 	char why[JH_RUNGS][288];
-	uint64_t mw = 0, ms = 250;
+	struct opts op;
+	uint64_t mw, ms;
 	json_t *o, *arr, *r;
 	char *s;
-	int ch, i, sel, quiet = 0;
+	int ch, i, sel, quiet;
 
-	while ((ch = getopt(argc, argv, "P:qt:")) != -1) {
-		switch (ch) {
-		case 'P':
-			mw = num(optarg, 100000000, ch);
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			ms = num(optarg, 60000, ch);
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "P:qt:")) != -1)
+		option(&op, ch);
+	mw = op.mw;
+	ms = op.ms;
+	quiet = op.quiet;
 	if (optind != argc)
 		usage(stderr, 2);
 	coeffs();
@@ -1775,9 +1809,6 @@ agg_log(struct agg *g, const char *path, const char *session)
 	close(fd);
 }
 
-static const char *const eff_verdicts[] = { "ok", "error", "partial",
-    "refused", "usage-estimated", NULL };
-
 static int
 cmd_aggregate(int argc, char **argv)
 {
@@ -1785,42 +1816,24 @@ cmd_aggregate(int argc, char **argv)
 	struct jh_unit x;
 	struct jh_reader r;
 	struct jh_err e;
-	const char *log = NULL, *session = NULL, *unit = "task", *vopt = NULL;
+	struct opts op;
+	const char *log, *session, *unit, *vopt;
 	const char *line;
 	char note[512], anchor[ID_MAX + 96], rate[3][48], jb[64];
 	uint64_t lineno = 0, bad = 0, energy, q;
-	size_t len, i;
-	int ch, copt = -1, rr;
+	size_t len;
+	int ch, copt, rr;
 	json_t *o;
 
 	memset(&g, 0, sizeof(g));
-	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1) {
-		switch (ch) {
-		case 'c':
-			copt = (int)num(optarg, 1, ch);
-			break;
-		case 'l':
-			log = optarg;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'u':
-			unit = optarg;
-			break;
-		case 'V':
-			for (i = 0; eff_verdicts[i] != NULL; i++)
-				if (strcmp(optarg, eff_verdicts[i]) == 0)
-					break;
-			if (eff_verdicts[i] == NULL)
-				errx(2, "-V: %s is not ok, error, partial, "
-				    "refused or usage-estimated", optarg);
-			vopt = optarg;
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1)
+		option(&op, ch);
+	log = op.log;
+	session = op.session;
+	unit = op.unit ? op.unit : "task";
+	vopt = op.verdict;
+	copt = op.copt;
 	if (optind != argc)
 		usage(stderr, 2);
 	if (sodium_init() < 0)
