@@ -45,6 +45,10 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${PROXY_PID:-}" ]; then
+		kill "$PROXY_PID" 2>/dev/null || true
+		wait "$PROXY_PID" 2>/dev/null || true
+	fi
 	mock_stop
 	if [ -n "${TMUX_SOCK:-}" ]; then
 		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
@@ -228,4 +232,83 @@ expected_line() {
 	# the ledger: consistent with the log, and what this session spent
 	run -0 jq -s -c '[.[] | select(.ledger)] | .[0].ledger | [.ok, .spent_uj]' "$T/v.jsonl"
 	assert_output "[true,$spent]"
+}
+
+# (a) with the meter bound: jh-install -M puts jh-proxy between Claude
+# Code and the mock (ANTHROPIC_BASE_URL and the token header in the
+# settings' env); the proxy seals an enforced efficiency/1 per model
+# call, and the status line on screen says "enforced" with the model's
+# energy, labelled an estimate, from the log.
+@test "(a) interactive under tmux with the meter bound (jh-install -M): the status line says enforced" {
+	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
+	claude_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jq -nc '[{tool_use: [{id: "toolu_cc_meter", name: "Bash", input: {command: "touch one", description: "t"}}]},
+	  {text: "the command ran"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	local port i
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	jh_install -M "$MOCK_URL" -l "127.0.0.1:$port"
+	assert_output --partial "bound the meter"
+	G="$JH_HOME/grants/$(printf %s "$P" | sha256sum | cut -c1-64)"
+	# systemctl --user is not here: start the command the installer gave
+	# (it debits the project's grant)
+	local cmd
+	cmd=$(printf '%s\n' "$output" | sed -n 's/^jh-install:   JH_HOME=[^ ]* JH_STATE=[^ ]* //p')
+	assert_equal "$cmd" "$JH_HOME/bin/jh-proxy -u $MOCK_URL -l 127.0.0.1:$port -C $JH_HOME/coefficients.json -g $G"
+	JH_HOME="$JH_HOME" JH_STATE="$JH_STATE" $cmd </dev/null >"$T/proxy.out" 2>"$T/proxy.err" 3>&- &
+	PROXY_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$T/proxy.err" && break
+		sleep 0.05
+	done
+	grep -q 'listening on' "$T/proxy.err" || { cat "$T/proxy.err" >&2; false; }
+	claude_home_interactive "$P"
+	TMUX_SOCK="$T/tmux.sock"
+	# ANTHROPIC_BASE_URL comes from the settings the installer wrote
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -s jh -x 220 -y 50 -c "$P" \
+	    env -u ANTHROPIC_AUTH_TOKEN -u ANTHROPIC_MODEL -u CLAUDE_CONFIG_DIR -u CLAUDECODE \
+	    -u CLAUDE_CODE_ENTRYPOINT -u TMUX -u ANTHROPIC_BASE_URL \
+	    HOME="$HOME" TERM=xterm-256color \
+	    ANTHROPIC_API_KEY=sk-test DISABLE_TELEMETRY=1 \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+	    DISABLE_ERROR_REPORTING=1 NO_PROXY=127.0.0.1,localhost \
+	    "$CLAUDE_BIN" --session-id "$SID" --allowedTools Bash
+	PANE_PID=$(tmux -S "$TMUX_SOCK" display-message -p -t jh '#{pane_pid}')
+	for ((i = 0; i < 60; i++)); do
+		screen | grep -q 'jh ⚡' && break
+		sleep 0.5
+	done
+	tmux -S "$TMUX_SOCK" send-keys -t jh "run the touch" Enter
+	local want got
+	for ((i = 0; i < 180; i++)); do
+		want=$(expected_line)
+		got=$(screen | grep -o 'jh ⚡.*' | sed 's/[[:space:]]*$//' | tail -n1)
+		[ -f "$P/one" ] && [[ "$want" == *" ok · enforced" ]] && [ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	screen >"$T/screen.txt"
+	[ "$got" = "$want" ] || { cat "$T/screen.txt" "$T/proxy.err" >&2; }
+	assert_file_exist "$P/one"
+	assert_equal "$got" "$want"
+	[[ "$got" =~ ^"jh ⚡ model "[0-9.]+" "[a-zµ]*"J (est) of 20 MJ · 1 allow 0 deny · chain "[0-9]+" ok · enforced"$ ]] ||
+	    fail "not the enforced line: $got"
+	# every model call went through the proxy and was sealed: the
+	# provider's request ids, in the mock's log and in the units
+	run -0 sh -c "jq -r 'select(.method == \"POST\") | .response.request_id' '$MOCK_LOG' | sort"
+	[ -n "$output" ]
+	local ids=$output
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"efficiency/1\") | .core.request_id' | sort"
+	assert_equal "$output" "$ids"
+	# the figures, verified: the proxy's units, enforced, their estimate
+	# is the one the session resource (the sidecar) carries
+	jh-status -s "$LOG" >"$T/sum.json"
+	assert_equal "$(jq -r .total.meter "$T/sum.json")" enforced
+	assert_equal "$(jq -r .total.ok "$T/sum.json")" true
+	[ "$(jq -r .total.efficiency.enforced "$T/sum.json")" -ge 1 ] || { jq -c .total "$T/sum.json" >&2; false; }
+	run -0 sh -c "printf '%s\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$D\"}}' |
+	    (cd '$P' && '$JH_HOME/bin/jh-status' -c '$JH_HOME/hook.conf' -m) | jq -r '.result.contents[0].text | fromjson | .energy.model_estimated_uj'"
+	assert_output "$(jq -r '.total.energy.efficiency | [.[].estimated_uj] | add' "$T/sum.json")"
+	kill "$PROXY_PID" 2>/dev/null || true
+	wait "$PROXY_PID" 2>/dev/null || true
 }
