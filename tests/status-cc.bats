@@ -312,3 +312,62 @@ expected_line() {
 	kill "$PROXY_PID" 2>/dev/null || true
 	wait "$PROXY_PID" 2>/dev/null || true
 }
+
+# The installer's part, without Claude Code: the status line it sets, a
+# user's status line kept and put back, idempotency, -C and its warning.
+@test "jh-install: statusLine and .mcp.json rendered, a user's status line kept and put back by -u; -C writes sink=, none warns" {
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	mkdir -p "$HOME/.claude"
+	echo '{"statusLine": {"type": "command", "command": "echo mine", "padding": 1}, "model": "x"}' >"$HOME/.claude/settings.json"
+	jh_install
+	assert_output --partial "warning: no checkpoint sink (-C): without a checkpoint kept where the agent cannot write, tail truncation and deletion of a log go undetected"
+	assert_output --partial "replaced the status line in $HOME/.claude/settings.json with joulehook's; yours is kept in $JH_HOME/statusLine.saved.json"
+	run -0 jq -c '[.statusLine, .model]' "$HOME/.claude/settings.json"
+	assert_output "$(jq -nc --arg c "'$JH_HOME/bin/jh-status' -c '$JH_HOME/hook.conf'" '[{type: "command", command: $c, refreshInterval: 5}, "x"]')"
+	run -0 jq -c . "$JH_HOME/statusLine.saved.json"
+	assert_output '{"type":"command","command":"echo mine","padding":1}'
+	run -0 grep -c '^sink=' "$JH_HOME/hook.conf" || true
+	assert_output 0
+	# the status line command, as Claude Code runs it (a shell), with a
+	# project env that names another state: the installed one is read
+	run -0 sh -c "echo '{\"session_id\":\"none\",\"cwd\":\"$P\"}' | JH_STATE=/nonexistent JH_HOME=/nonexistent sh -c \"\$(jq -r .statusLine.command '$HOME/.claude/settings.json')\""
+	assert_output "jh ⚡ no receipts yet in this session · budget 20 MJ"
+	# .mcp.json: exec form, the installed program and config
+	run -0 jq -c '.mcpServers.joulehook' "$JH_HOME/claude-code/plugin/.mcp.json"
+	assert_output "{\"command\":\"$JH_HOME/bin/jh-status\",\"args\":[\"-c\",\"$JH_HOME/hook.conf\",\"-m\"],\"env\":{\"LD_PRELOAD\":\"\",\"LD_AUDIT\":\"\",\"LD_LIBRARY_PATH\":\"\"}}"
+	[ ! -e "$JH_HOME/claude-code/plugin/.mcp.json.in" ]
+	# again: nothing about the status line changes or is said
+	cp "$HOME/.claude/settings.json" "$T/before.json"
+	jh_install
+	refute_output --partial "status line"
+	cmp "$HOME/.claude/settings.json" "$T/before.json"
+	# -C: the sink in hook.conf, and refusals
+	jh_install -C "$T/sink.cbor"
+	assert_output --partial "checkpoints go to $T/sink.cbor at Stop and SessionEnd"
+	refute_output --partial "no checkpoint sink"
+	run -0 grep '^sink=' "$JH_HOME/hook.conf"
+	assert_output "sink=$T/sink.cbor"
+	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C relative.cbor
+	assert_output --partial "-C wants an absolute path"
+	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T"
+	assert_output --partial "is a directory"
+	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T/no/such/dir/sink"
+	assert_output --partial "no directory"
+	jh_install -C "$P/sink.cbor"
+	assert_output --partial "warning: $P/sink.cbor is inside the project, where the agent can write"
+	# -u: the user's status line comes back, the plugin goes
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	assert_output --partial "put back the status line joulehook replaced"
+	run -0 jq -c '[.statusLine, .model, (.enabledPlugins | has("joulehook@joulehook"))]' "$HOME/.claude/settings.json"
+	assert_output '[{"type":"command","command":"echo mine","padding":1},"x",false]'
+	[ ! -e "$JH_HOME/statusLine.saved.json" ]
+	# with no status line before, -u removes joulehook's
+	jq 'del(.statusLine)' "$HOME/.claude/settings.json" >"$T/s.json"
+	cp "$T/s.json" "$HOME/.claude/settings.json"
+	jh_install
+	assert_output --partial "set the status line in $HOME/.claude/settings.json"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	assert_output --partial "removed the joulehook status line"
+	run -0 jq -c 'has("statusLine")' "$HOME/.claude/settings.json"
+	assert_output false
+}
