@@ -506,7 +506,8 @@ finish(struct call *c, const char *verdict)
 	struct jh_sample s1;
 	struct jh_energy en;
 	struct jh_usage u;
-	json_t *o, *jen;
+	struct jh_unit x;
+	json_t *o;
 	uint64_t debit = 0, est_out, dur;
 	int reached, estimated, enforced, completed, accepted;
 	char b1[32], b2[32], b3[32];
@@ -604,61 +605,34 @@ finish(struct call *c, const char *verdict)
 	enforced = strcmp(verdict, "refused") == 0 ||
 	    (!c->clamped && debit <= c->hold);
 	if (c->session[0] != '\0' && c->metered) {
-		jen = json_pack("{s:I, s:s}", "estimated_uj",
-		    (json_int_t)(en.estimated_uj > INT64_MAX ? INT64_MAX :
-		    en.estimated_uj), "provenance", en.provenance);
-		if (en.measured) {
-			json_object_set_new(jen, "measured_uj", json_integer(
-			    (json_int_t)(en.measured_uj > INT64_MAX ? INT64_MAX :
-			    en.measured_uj)));
-			json_object_set_new(jen, "scope", json_string(en.scope));
-		}
-		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, "
-		    "s:s++, s:I, s:i, s:s, s:i, s:I}",
-		    "session", c->session,
-		    "unit", c->w.id[0] ? c->w.id : c->id,
-		    "source", "proxy",
-		    "tokens_in", (json_int_t)u.in,
-		    "tokens_out", (json_int_t)u.out,
-		    "tokens_cache_read", (json_int_t)u.cache_read,
-		    "tokens_cache_write", (json_int_t)u.cache_write,
-		    "accepted_tokens", (json_int_t)(accepted ? u.out : 0),
-		    "energy", jen,
-		    "coeff", O.coeffs.id, c->fam ? "#" : "", c->fam ?
-		    c->fam->family : "",
-		    "duration_ms", (json_int_t)dur,
-		    "completed", completed,
-		    "verdict", verdict,
-		    "enforced", enforced,
-		    "debited_uj", (json_int_t)(debit > INT64_MAX ? INT64_MAX :
-		    debit));
-		if (o != NULL) {
-			const char *rid = NULL;
-			size_t i;
-			for (i = 0; i < c->nrh; i++)
-				if (strcasecmp(c->rh[i].name, "request-id") ==
-				    0 || strcasecmp(c->rh[i].name,
-				    "x-request-id") == 0)
-					rid = c->rh[i].value;
-			if (rid != NULL && *rid != '\0')
-				json_object_set_new(o, "request_id",
-				    json_string(rid));
-			if (c->w.model[0] != '\0' || c->model[0] != '\0')
-				json_object_set_new(o, "model", json_string(
-				    c->w.model[0] ? c->w.model : c->model));
-			if (c->have_grant)
-				json_object_set_new(o, "grant",
-				    json_string(c->grant_id));
-			if (c->have_remaining)
-				json_object_set_new(o, "remaining_uj",
-				    json_integer((json_int_t)(c->remaining >
-				    INT64_MAX ? INT64_MAX : c->remaining)));
-			if (c->answered > 0)
-				json_object_set_new(o, "status",
-				    json_integer(c->answered));
-			if (c->note != NULL)
-				json_object_set_new(o, "note",
-				    json_string(c->note));
+		const char *rid = NULL;
+		size_t i;
+
+		/* The unit's JSON is lib/meter.c's, as jh-meter prints it. */
+		jh_unit_init(&x, c->session, "proxy");
+		x.unit = c->w.id[0] ? c->w.id : c->id;
+		for (i = 0; i < c->nrh; i++)
+			if (strcasecmp(c->rh[i].name, "request-id") == 0 ||
+			    strcasecmp(c->rh[i].name, "x-request-id") == 0)
+				rid = c->rh[i].value;
+		x.request_id = rid;
+		x.model = c->w.model[0] ? c->w.model : c->model;
+		x.u = u;
+		x.accepted = accepted ? u.out : 0;
+		x.en = en;
+		snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", O.coeffs.id,
+		    c->fam ? "#" : "", c->fam ? c->fam->family : "");
+		x.duration_ms = dur;
+		x.completed = completed;
+		x.verdict = verdict;
+		x.enforced = enforced;
+		x.debited = debit;
+		x.grant = c->have_grant ? c->grant_id : NULL;
+		x.have_remaining = c->have_remaining;
+		x.remaining = c->remaining;
+		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
+		x.note = c->note;
+		if ((o = jh_unit_json(&x)) != NULL) {
 			chain_receipt(o, c->session);
 			json_decref(o);
 		}

@@ -948,6 +948,10 @@ struct jh_unit {
 	int enforced;
 	uint64_t debited;
 	const char *note;		/* NULL: none */
+	const char *grant;		/* NULL: none (jh-proxy) */
+	int have_remaining;
+	uint64_t remaining;
+	uint64_t status;		/* the HTTP status answered; 0: none */
 };
 
 void	jh_unit_init(struct jh_unit *, const char *, const char *);

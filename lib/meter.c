@@ -92,6 +92,12 @@ jh_unit_json(const struct jh_unit *x)
 	put(o, "verdict", json_string(x->verdict));
 	put(o, "enforced", json_integer(x->enforced ? 1 : 0));
 	put(o, "debited_uj", juint(x->debited));
+	if (x->grant != NULL)
+		put(o, "grant", json_string(x->grant));
+	if (x->have_remaining)
+		put(o, "remaining_uj", juint(x->remaining));
+	if (x->status > 0)
+		put(o, "status", juint(x->status));
 	if (x->note != NULL && *x->note != '\0')
 		put(o, "note", json_string(x->note));
 	return (o);
