@@ -44,12 +44,9 @@ setup() {
 	SRV="plugin:joulehook:joulehook"
 }
 
-teardown() {
-	if [ -n "${PROXY_PID:-}" ]; then
-		kill "$PROXY_PID" 2>/dev/null || true
-		wait "$PROXY_PID" 2>/dev/null || true
-	fi
-	mock_stop
+# stop_claude: the interactive Claude Code, and its tmux server, gone.
+stop_claude() {
+	local i
 	if [ -n "${TMUX_SOCK:-}" ]; then
 		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
 	fi
@@ -62,6 +59,16 @@ teardown() {
 		done
 		kill -9 "$PANE_PID" 2>/dev/null || true
 	fi
+	TMUX_SOCK= PANE_PID=
+}
+
+teardown() {
+	if [ -n "${PROXY_PID:-}" ]; then
+		kill "$PROXY_PID" 2>/dev/null || true
+		wait "$PROXY_PID" 2>/dev/null || true
+	fi
+	stop_claude
+	mock_stop
 }
 
 grant() {
@@ -218,6 +225,7 @@ expected_line() {
 	[ "$got" = "$want" ] || tail -n 40 "$T/screens.log" | cut -c1-200 >&2
 	assert_file_exist "$P/one"
 	assert_equal "$got" "$want"
+	stop_claude
 	# the figures of the line, from the verified log and the ledger
 	jh-verify -L "$JH_STATE/ledger" "$LOG" >"$T/v.jsonl"
 	local n allow deny spent
@@ -293,6 +301,12 @@ expected_line() {
 	assert_equal "$got" "$want"
 	[[ "$got" =~ ^"jh ⚡ model "[0-9.]+" "[a-zµ]*"J (est) of 20 MJ · 1 allow 0 deny · chain "[0-9]+" ok · enforced"$ ]] ||
 	    fail "not the enforced line: $got"
+	# Claude Code makes calls of its own after a turn: stop it and the
+	# proxy, so the log holds still for the checks below.
+	stop_claude
+	kill "$PROXY_PID" 2>/dev/null || true
+	wait "$PROXY_PID" 2>/dev/null || true
+	PROXY_PID=
 	# every model call went through the proxy and was sealed: the
 	# provider's request ids, in the mock's log and in the units
 	run -0 sh -c "jq -r 'select(.method == \"POST\") | .response.request_id' '$MOCK_LOG' | sort"
@@ -309,8 +323,6 @@ expected_line() {
 	run -0 sh -c "printf '%s\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$D\"}}' |
 	    (cd '$P' && '$JH_HOME/bin/jh-status' -c '$JH_HOME/hook.conf' -m) | jq -r '.result.contents[0].text | fromjson | .energy.model_estimated_uj'"
 	assert_output "$(jq -r '.total.energy.efficiency | [.[].estimated_uj] | add' "$T/sum.json")"
-	kill "$PROXY_PID" 2>/dev/null || true
-	wait "$PROXY_PID" 2>/dev/null || true
 }
 
 # The installer's part, without Claude Code: the status line it sets, a
