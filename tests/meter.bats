@@ -100,6 +100,11 @@ tsv() {
 		printf '{"type":"assistant","message":{"id":"%s","usage":{"input_tokens":1,"output_tokens":1}}}\n' "$long"
 		printf '{"type":"assistant","message":{"id":"msg_\xff\xfe","usage":{"input_tokens":1,"output_tokens":1}}}\n'
 		echo '{"type":"assistant","message":{"usage":{"input_tokens":1}}}'
+		# nesting far past the parser's limit
+		printf '{"type":"assistant","usage":1,"x":'
+		printf '[%.0s' $(seq 100000)
+		printf ']%.0s' $(seq 100000)
+		printf '}\n'
 		printf '{"type":"assistant","requestId":"req_p","message":{"id":"msg_partial","usage":{"input_tokens":9,"output_tokens":9}'
 	} >>"$T/t.jsonl"
 	run -1 --separate-stderr jh-meter transcript "$T/t.jsonl"
@@ -108,6 +113,7 @@ tsv() {
 	[[ $stderr == *"skipped: invalid JSON"* ]]
 	[[ $stderr == *"skipped: an assistant message without an id (or one over 256 bytes)"* ]]
 	[[ $stderr == *"a partial last line at byte"*"left for the next read"* ]]
+	[[ $stderr == *"maximum parsing depth reached"* ]]
 	[[ $stderr != *msg_partial* ]]
 }
 
