@@ -1090,6 +1090,33 @@ out:
 	json_decref(d.updated);
 }
 
+struct lines {
+	struct opts *o;
+	struct gcache *gc;
+	int *denied;
+};
+
+/* One input line; a line that cannot be read is a malformed event. */
+static int
+one_line(void *arg, const char *line, size_t len, const char *why)
+{
+	struct lines *lc = arg;
+
+	if (line == NULL) {
+		struct dec d;
+		json_t *ev = json_object();
+		memset(&d, 0, sizeof(d));
+		d.targets = json_array();
+		fail(&d, JH_D_MALFORMED, "malformed event: %s", why);
+		emit(lc->o, ev, &d, lc->denied);
+		json_decref(ev);
+		json_decref(d.targets);
+		return (0);
+	}
+	run_line(lc->o, line, len, lc->gc, lc->denied);
+	return (0);
+}
+
 static int
 init_ledger(struct opts *o)
 {
@@ -1131,12 +1158,12 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct jh_err e;
 	struct gcache *gc;
-	struct jh_reader r;
-	const char *line, *home;
+	struct lines lc;
+	const char *home;
 	char exe[PATH_MAX], buf[PATH_MAX];
-	size_t len, i;
+	size_t i;
 	ssize_t n;
-	int ch, x, fd, denied = 0, bad = 0;
+	int ch, x, denied = 0, bad = 0;
 	char *end;
 
 	memset(&o, 0, sizeof(o));
@@ -1239,40 +1266,11 @@ main(int argc, char *argv[])
 		add_protect(&o, buf);
 	}
 
-	for (i = 0; i < (size_t)(argc > 0 ? argc : 1); i++) {
-		const char *path = argc > 0 ? argv[i] : "-";
-		if (strcmp(path, "-") == 0)
-			fd = STDIN_FILENO;
-		else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-			warn("%s", path);
-			bad = 1;
-			continue;
-		}
-		jh_reader_init(&r, fd);
-		while ((x = jh_reader_line(&r, &line, &len, &e)) != 0) {
-			if (x == -1) {
-				struct dec d;
-				json_t *ev = json_object();
-				warnx("%s: %s", path, e.msg);
-				memset(&d, 0, sizeof(d));
-				d.targets = json_array();
-				fail(&d, JH_D_MALFORMED, "malformed event: %s",
-				    e.msg);
-				emit(&o, ev, &d, &denied);
-				json_decref(ev);
-				json_decref(d.targets);
-				if (r.eof && r.pos >= r.b.len)
-					break;
-				continue;
-			}
-			if (len == 0)
-				continue;
-			run_line(&o, line, len, gc, &denied);
-		}
-		jh_reader_free(&r);
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
+	lc.o = &o;
+	lc.gc = gc;
+	lc.denied = &denied;
+	if (jh_each_line(argc, argv, one_line, &lc) == -1)
+		bad = 1;
 	if (gc->loaded)
 		jh_grant_free(&gc->g);
 	free(gc);

@@ -325,11 +325,13 @@ stage_path(char *out, const struct conf *c, int i, const char *name)
 /*
  * Runs n stages as one pipeline in one process group: feeds in, collects
  * the last stage's output into out, under the deadline.  Returns the last
- * stage's wait status; a stage past the deadline is a deny.
+ * stage's wait status, and each stage's in st[]; a stage past the
+ * deadline is a deny.
  */
 static int
 pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
-    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline)
+    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline,
+    int st[])
 {
 	pid_t pid[NSTAGES], pgid = 0;
 	int fds[NSTAGES + 1][2], i, status = -1, last_status = -1, done = 0;
@@ -452,6 +454,7 @@ pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
 		}
 		if (i == n - 1)
 			last_status = status;
+		st[i] = status;
 	}
 	kill(-pgid, SIGKILL);
 	return (last_status);
@@ -464,7 +467,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 {
 	struct jh_buf none, cp;
 	char path[PATH_MAX], *paths[1], **args[1], *a[10];
-	int st, fd;
+	int st, fd, sts[1];
 
 	if (c->sink[0] == '\0')
 		return;
@@ -482,7 +485,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	args[0] = a;
 	jh_buf_init(&none);
 	jh_buf_init(&cp);
-	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline);
+	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline, sts);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
 		deny(r, "no checkpoint of the session's log was made");
 	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
@@ -506,7 +509,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	struct jh_buf out;
 	char p[3][PATH_MAX], off[PATH_MAX], log[PATH_MAX], unit[160];
 	char name[JH_LOG_NAME], *pv[3], *a0[12], *a1[4], *a2[6], **av[3];
-	int st;
+	int st[NSTAGES], i;
 
 	if (!c->meter || r->transcript[0] == '\0')
 		return;
@@ -546,9 +549,10 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	a0[6] = r->transcript;
 	a0[7] = NULL;
 	jh_buf_init(&out);
-	st = pipeline(r, c, pv, av, 3, &r->payload, &out, deadline);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		deny(r, "chaining the transcript's units failed");
+	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
+	for (i = 0; i < 3; i++)
+		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) != 0)
+			deny(r, "metering the transcript failed (%s)", pv[i]);
 	a0[1] = "aggregate";
 	a0[2] = "-l";
 	a0[3] = log;
@@ -558,9 +562,11 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	a0[7] = unit;
 	a0[8] = NULL;
 	jh_buf_reset(&out);
-	st = pipeline(r, c, pv, av, 3, &r->payload, &out, deadline);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		deny(r, "chaining the task's unit failed");
+	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
+	/* jh-meter aggregate exits 1 when there was nothing to roll up. */
+	for (i = 0; i < 3; i++)
+		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) > (i == 0))
+			deny(r, "sealing the task's unit failed (%s)", pv[i]);
 	jh_buf_free(&out);
 }
 
@@ -579,7 +585,7 @@ main(int argc, char *argv[])
 	char *args[NSTAGES][2 * MAX_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
 	const char *cfg = NULL, *hname = "claude-code";
 	const char *const *names;
-	int ch, i, k, n, nst = NSTAGES, last_status;
+	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES];
 	uint64_t deadline;
 
 	setrlimit(RLIMIT_CORE, &rl);
@@ -687,7 +693,7 @@ main(int argc, char *argv[])
 		/* Stop, SessionEnd: close the asks, then the checkpoint. */
 		nst = NSTAGES - 1;
 		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
-		    &r.answer, deadline);
+		    &r.answer, deadline, sts);
 		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
 			deny(&r, "closing the session's asks failed");
 		if (strcmp(r.event, "SessionEnd") != 0)
@@ -698,7 +704,7 @@ main(int argc, char *argv[])
 		return (0);
 	}
 	last_status = pipeline(&r, &c, pv, av, nst, &r.payload, &r.answer,
-	    deadline);
+	    deadline, sts);
 	if (!WIFEXITED(last_status))
 		deny(&r, "the reply stage %s", WIFSIGNALED(last_status) ?
 		    "was killed" : "failed");

@@ -601,14 +601,18 @@ end(const struct opts *o, const json_t *ev)
 }
 
 static int
-run_line(const struct opts *o, const char *line, size_t len)
+run_line(void *arg, const char *line, size_t len, const char *why)
 {
+	const struct opts *o = arg;
 	const struct jh_host *h;
 	const char *event, *status, *hn;
 	struct jh_err e;
 	json_t *ev;
 	int rc = -1;
 
+	if (line == NULL)
+		return (-1);	/* named by jh_each_line */
+	(void)why;
 	if ((ev = jh_json_parse(line, len, &e)) == NULL) {
 		warnx("malformed event: %s", e.msg);
 		return (-1);
@@ -638,11 +642,9 @@ int
 main(int argc, char *argv[])
 {
 	struct opts o;
-	struct jh_reader r;
 	struct jh_err e;
-	const char *line, *home;
-	size_t len;
-	int ch, fd, x, bad = 0, i;
+	const char *home;
+	int ch, bad;
 
 	memset(&o, 0, sizeof(o));
 	o.wait_ms = 2000;
@@ -696,31 +698,7 @@ main(int argc, char *argv[])
 		errx(2, "%s", e.msg);
 	jh_verifier_init(&o.v, &o.keys);
 
-	for (i = 0; i < (argc > 0 ? argc : 1); i++) {
-		const char *path = argc > 0 ? argv[i] : "-";
-		if (strcmp(path, "-") == 0)
-			fd = STDIN_FILENO;
-		else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-			warn("%s", path);
-			bad = 1;
-			continue;
-		}
-		jh_reader_init(&r, fd);
-		while ((x = jh_reader_line(&r, &line, &len, &e)) != 0) {
-			if (x == -1) {
-				warnx("%s: %s", path, e.msg);
-				bad = 1;
-				if (r.eof && r.pos >= r.b.len)
-					break;
-				continue;
-			}
-			if (len > 0 && run_line(&o, line, len) == -1)
-				bad = 1;
-		}
-		jh_reader_free(&r);
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
+	bad = jh_each_line(argc, argv, run_line, &o) == -1;
 	jh_keyset_free(&o.keys);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

@@ -332,6 +332,7 @@ jh_coeffs_path(char *out, size_t sz)
 {
 	static const char *const rel[] = {
 	    "../share/joulehook/coefficients.json",
+	    "../coefficients.json",		/* JH_HOME/bin's */
 	    "../lib/coefficients.json",
 	    "../../../lib/coefficients.json", NULL };
 	char exe[4096], *slash;

@@ -718,6 +718,9 @@ ssize_t	jh_reader_fill(struct jh_reader *, struct jh_err *);
 int	jh_parse_ms(unsigned *, const char *);
 int	jh_reader_line(struct jh_reader *, const char **, size_t *,
 	    struct jh_err *);
+/* line, len; or NULL, 0 and why the line could not be read */
+typedef int (*jh_line_fn)(void *, const char *, size_t, const char *);
+int	jh_each_line(int, char *[], jh_line_fn, void *);
 int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
 	    struct jh_err *);
 

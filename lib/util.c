@@ -1,7 +1,9 @@
 /*
  * joulehook: clock, nonces, default paths and record readers.
  */
+#include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -274,4 +276,51 @@ jh_parse_ms(unsigned *out, const char *s)
 		return (-1);
 	*out = (unsigned)v;
 	return (0);
+}
+
+/*
+ * The filters' input loop: each line of each named file in turn, or of
+ * the standard input when there is none or one is "-".  fn gets every
+ * non-empty line, or NULL and the reason for a line that cannot be read
+ * (too long, unreadable), after which the rest of that file is read on.
+ * A file that cannot be opened is named on the standard error and
+ * skipped.  Returns 0, or -1 when some file could not be opened or fn
+ * returned -1 for some line.
+ */
+int
+jh_each_line(int argc, char *argv[], jh_line_fn fn, void *arg)
+{
+	struct jh_reader r;
+	struct jh_err e;
+	const char *line;
+	size_t len;
+	int i, x, fd, rc = 0;
+
+	for (i = 0; i < (argc > 0 ? argc : 1); i++) {
+		const char *path = argc > 0 ? argv[i] : "-";
+		if (strcmp(path, "-") == 0)
+			fd = STDIN_FILENO;
+		else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+			warn("%s", path);
+			rc = -1;
+			continue;
+		}
+		jh_reader_init(&r, fd);
+		while ((x = jh_reader_line(&r, &line, &len, &e)) != 0) {
+			if (x == -1) {
+				warnx("%s: %s", path, e.msg);
+				if (fn(arg, NULL, 0, e.msg) == -1)
+					rc = -1;
+				if (r.eof && r.pos >= r.b.len)
+					break;
+				continue;
+			}
+			if (len > 0 && fn(arg, line, len, NULL) == -1)
+				rc = -1;
+		}
+		jh_reader_free(&r);
+		if (fd != STDIN_FILENO)
+			close(fd);
+	}
+	return (rc);
 }

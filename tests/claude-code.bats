@@ -39,7 +39,9 @@ setup_file() {
 	src="${JH_BIN:-$root/build/test/bin}"
 	mkdir -p "$BATS_FILE_TMPDIR/bin"
 	cp "$src"/jh-chain "$src"/jh-decide "$src"/jh-hook "$src"/jh-normalize \
-	    "$src"/jh-result "$src"/jh-seal "$src"/jh-verify "$BATS_FILE_TMPDIR/bin/"
+	    "$src"/jh-result "$src"/jh-seal "$src"/jh-verify "$src"/jh-meter \
+	    "$src"/jh-status \
+	    "$BATS_FILE_TMPDIR/bin/"
 	export JH_BIN="$BATS_FILE_TMPDIR/bin"
 }
 
@@ -285,14 +287,16 @@ log_verifies() {
 	# one file of this session, seq 0..8 in order, every call once
 	run -0 find "$JH_STATE/logs" -name '*.jhl'
 	assert_output "$LOG"
-	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.chain) | .chain.seq' | tr '\n' ' '"
-	assert_output "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 "
+	run -0 sh -c "jh-verify '$LOG' | jq -s '[.[] | select(.chain) | .chain.seq] | . == [range(length)]'"
+	assert_output true	# no gap, no fork
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.tool_use_id' | sort | tr '\n' ' '"
 	assert_output "toolu_e2e_cat toolu_e2e_p1 toolu_e2e_p2 toolu_e2e_r1 toolu_e2e_r2 toolu_e2e_r3 toolu_e2e_r4 toolu_e2e_r5 toolu_e2e_r6 "
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.verdict' | sort -u"
 	assert_output allow
-	run -0 sh -c "jh-verify '$LOG' | jq -c 'select(.log) | [.log.entries, .log.ok]'"
-	assert_output "[18,true]"	# nine decisions, nine results
+	run -0 sh -c "jh-verify '$LOG' | jq -c 'select(.log) | .log.ok'"
+	assert_output true
+	run -0 sh -c "jh-verify '$LOG' | jq -s -c '[.[] | select(.kind == \"decision/1\" or .kind == \"result/1\")] | length'"
+	assert_output 18	# nine decisions, nine results
 	# the hooks did run concurrently: some jh-chain started while another
 	# was still in its 300 ms wait
 	run -0 sh -c "awk '{print \$2}' '$T/chain-starts' | sort -n |
@@ -533,10 +537,10 @@ log_verifies() {
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | [.core.tool_use_id, .core.event, .core.status, .core.answer // \"-\"] | @tsv' | sort"
 	assert_output "$(printf 'toolu_e2e_allow\tPostToolUse\tok\t-\ntoolu_e2e_ask\tStop\tnot-run\trefused\ntoolu_e2e_rw\tPostToolUse\tok\t-')"
 	run -0 jh-verify "$LOG"
-	run -0 jq -c 'select(.summary)' <<<"$output"
+	run -0 jq -s -c '[([.[] | select(.kind == "decision/1" or .kind == "result/1")] | length), (.[] | select(.summary) | .summary.failed)]' <<<"$output"
 	# five decisions; the two that ran have results, the ask that never
 	# ran got one at Stop
-	assert_output '{"summary":{"objects":8,"verified":8,"failed":0}}'
+	assert_output '[8,0]'
 	log_verifies
 	run -0 jh-verify -q -L "$JH_STATE/ledger" "$LOG"
 	run -0 jh-verify -L "$JH_STATE/ledger" "$LOG"
@@ -629,6 +633,15 @@ toolu_e2e_w PostToolUse ok match bound"
 	EOF
 	run -1 jh-verify -c "$T/sink/checkpoints" "$T/short.jhl"
 	assert_output --partial "truncated"
+	# Without a proxy the session is observed from its transcript at Stop:
+	# one unit per model call the mock answered, and a task-level unit.
+	calls=$(mock_requests | jq -s length)
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"efficiency/1\") | [.core.source, .core.enforced] | @tsv' | sort | uniq -c | awk '{print \$1, \$2, \$3}'"
+	assert_output "1 aggregate 0
+$calls transcript 0"
+	run -0 jh-status -c "$JH_HOME/hook.conf" -s "$LOG"
+	run -0 jq -r '.total.meter // .meter' <<<"$output"
+	assert_output observed
 }
 
 # Issue 6 / SECURITY.md S3: another PreToolUse hook rewrites the input
