@@ -1287,6 +1287,7 @@ static const char *const provs[JH_RUNGS] = { "HwShunt", "HwShunt",
 struct moved {
 	int rapl_ok, gpu_ok;		/* read at both ends */
 	int rapl_stale, gpu_stale;
+	int rapl_still, gpu_still;	/* did not advance at all */
 	int rapl_wrapped, gpu_back;
 	uint64_t ms;
 };
@@ -1308,6 +1309,7 @@ moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
 				mv->rapl_wrapped = 1;
 			d |= jh_rapl_delta(a->pkg[i], b->pkg[i], l->range[i]);
 		}
+		mv->rapl_still = d == 0;
 		mv->rapl_stale = d == 0 && mv->ms >= STALE_MS;
 	}
 	d = 0;
@@ -1317,13 +1319,18 @@ moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
 				mv->gpu_back = 1;
 			d |= b->gpu_mj[i] - a->gpu_mj[i];
 		}
+		mv->gpu_still = d == 0;
 		mv->gpu_stale = d == 0 && mv->ms >= STALE_MS;
 	}
 }
 
-/* Why a live hardware rung gave no reading over the interval, or NULL. */
+/*
+ * Why a live hardware rung gave no reading over the interval, or NULL.
+ * Strict (a run): a counter that did not move is no reading, however
+ * short the interval; a probe only calls a still counter stale.
+ */
 static const char *
-hw_failed(char *b, size_t sz, int rung, const struct moved *mv)
+hw_failed(char *b, size_t sz, int rung, const struct moved *mv, int strict)
 {
 	if (rung == JH_RUNG_RAPL) {
 		if (!mv->rapl_ok)
@@ -1332,6 +1339,12 @@ hw_failed(char *b, size_t sz, int rung, const struct moved *mv)
 		if (mv->rapl_stale) {
 			snprintf(b, sz, "stale: the package counters did not "
 			    "advance in %llu ms", (unsigned long long)mv->ms);
+			return (b);
+		}
+		if (strict && mv->rapl_still) {
+			snprintf(b, sz, "the package counters did not advance "
+			    "in %llu ms, shorter than their update period: no "
+			    "reading", (unsigned long long)mv->ms);
 			return (b);
 		}
 	} else {
@@ -1344,6 +1357,12 @@ hw_failed(char *b, size_t sz, int rung, const struct moved *mv)
 		if (mv->gpu_stale) {
 			snprintf(b, sz, "stale: the GPU counters did not "
 			    "advance in %llu ms", (unsigned long long)mv->ms);
+			return (b);
+		}
+		if (strict && mv->gpu_still) {
+			snprintf(b, sz, "the GPU counters did not advance in "
+			    "%llu ms, shorter than their update period (about "
+			    "40 ms): no reading", (unsigned long long)mv->ms);
 			return (b);
 		}
 	}
@@ -1365,11 +1384,13 @@ ladder_open(struct jh_ladder *l, uint64_t mw)
 /*
  * The rungs as they stood over an interval: state[i] is "selected",
  * "live" or "declined", why[i] the reason.  The hardware rungs are live
- * only if their counters were read at both ends and moved.
+ * only if their counters were read at both ends and moved.  cmd: the
+ * interval of a command, which has no token counts and in which a still
+ * counter is no reading.
  */
 static int
 rungs(const char **state, char why[][288], const struct jh_ladder *l,
-    const struct moved *mv, int tokens)
+    const struct moved *mv, int cmd)
 {
 	char b[160];
 	const char *f;
@@ -1379,11 +1400,11 @@ rungs(const char **state, char why[][288], const struct jh_ladder *l,
 		snprintf(why[i], 288, "%s", l->why[i]);
 		state[i] = l->live[i] ? "live" : "declined";
 		if (l->live[i] && i <= JH_RUNG_NVML &&
-		    (f = hw_failed(b, sizeof(b), i, mv)) != NULL) {
+		    (f = hw_failed(b, sizeof(b), i, mv, cmd)) != NULL) {
 			snprintf(why[i], 288, "%s", f);
 			state[i] = "declined";
 		}
-		if (i == JH_RUNG_TOKENS && !tokens) {
+		if (i == JH_RUNG_TOKENS && cmd) {
 			snprintf(why[i], 288, "a command has no token counts");
 			state[i] = "declined";
 		}
@@ -1415,6 +1436,7 @@ cmd_run(int argc, char **argv)
 	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
 	uint64_t mw;
 	pid_t pid;
+	void (*sigint)(int), (*sigquit)(int);
 	int ch, st, i, sel, code, hw;
 
 	memset(&t, 0, sizeof(t));
@@ -1433,10 +1455,21 @@ cmd_run(int argc, char **argv)
 	fflush(stdout);
 	fflush(stderr);
 	jh_ladder_sample(&l, &a);
+	/*
+	 * As time(1) does, the meter outlives an interrupt the command gets,
+	 * so the unit is still printed; and the standard output is the
+	 * units', so the command writes its own to the standard error.
+	 */
+	sigint = signal(SIGINT, SIG_IGN);
+	sigquit = signal(SIGQUIT, SIG_IGN);
 	if ((pid = fork()) == -1)
 		err(2, "fork");
 	if (pid == 0) {
-		jh_ladder_close(&l);
+		/* No library calls here: NVML may hold threads and locks. */
+		signal(SIGINT, sigint);
+		signal(SIGQUIT, sigquit);
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
+			_exit(126);
 		execvp(argv[0], argv);
 		warn("%s", argv[0]);
 		_exit(errno == ENOENT ? 127 : 126);
@@ -1444,15 +1477,17 @@ cmd_run(int argc, char **argv)
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			err(2, "waitpid");
+	signal(SIGINT, sigint);
+	signal(SIGQUIT, sigquit);
 	jh_ladder_sample(&l, &b);
 	moved(&mv, &l, &a, &b);
-	/* A stale counter is no reading: sampled as unread at the end. */
-	if (mv.rapl_stale)
+	/* A still counter is no reading: sampled as unread at the end. */
+	if (mv.rapl_still)
 		b.rapl_ok = 0;
-	if (mv.gpu_stale || mv.gpu_back)
+	if (mv.gpu_still || mv.gpu_back)
 		b.gpu_ok = 0;
 	jh_ladder_energy(&en, &l, &a, &b, 0, 0, 0);
-	sel = rungs(state, why, &l, &mv, 0);
+	sel = rungs(state, why, &l, &mv, 1);
 	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	jh_unit_init(&x, session, "run");
 	x.en = en;
@@ -1526,7 +1561,7 @@ cmd_probe(int argc, char **argv)
 		;
 	jh_ladder_sample(&l, &b);
 	moved(&mv, &l, &a, &b);
-	sel = rungs(state, why, &l, &mv, 1);
+	sel = rungs(state, why, &l, &mv, 0);
 	o = json_object();
 	arr = json_array();
 	json_object_set_new(o, "selected", json_string(jh_rung_name(sel)));

@@ -289,6 +289,12 @@ tsv() {
 	STANDIN_NVML_MODE=noenergy run -0 --separate-stderr jh-meter run -- true
 	[[ $stderr == *"run: nvml declined: GPU 0: no total-energy counter (NVML error 3"* ]]
 	run -127 --separate-stderr jh-meter run -- "$T/no-such-command"
+	# the standard output is the unit's; an interrupt ends the command only
+	run -130 --separate-stderr jh-meter run -- sh -c 'echo from-the-command; kill -INT $$'
+	assert_equal "$(jq -c '[.verdict, .completed, .note]' <<<"$output")" '["error",0,"signal 2; rung time"]'
+	[[ $stderr == "from-the-command"* ]]
+	# the GPU counter did not move in so short a run: no reading, not 0 J
+	[[ $stderr == *"run: nvml declined: the GPU counters did not advance in "*" ms, shorter than their update period (about 40 ms): no reading"* ]]
 	run -2 jh-meter run
 }
 
