@@ -503,7 +503,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
  * observed, then the session so far is rolled into one task-level unit
  * whose outcome anchor is the grant's outcome command (jh-meter(1)).
  */
-static void
+static const char *
 meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 {
 	struct jh_buf out;
@@ -512,7 +512,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	int st[NSTAGES], i;
 
 	if (!c->meter || r->transcript[0] == '\0')
-		return;
+		return (NULL);
 	jh_log_name(name, (const uint8_t *)r->session, strlen(r->session));
 	if ((size_t)snprintf(off, sizeof(off), "%s/meter", c->state) >=
 	    sizeof(off) || (mkdir(off, 0700) == -1 && errno != EEXIST))
@@ -551,8 +551,10 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	jh_buf_init(&out);
 	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
 	for (i = 0; i < 3; i++)
-		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) != 0)
-			deny(r, "metering the transcript failed (%s)", pv[i]);
+		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) != 0) {
+			jh_buf_free(&out);
+			return ("metering the transcript failed");
+		}
 	a0[1] = "aggregate";
 	a0[2] = "-l";
 	a0[3] = log;
@@ -564,10 +566,11 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 	jh_buf_reset(&out);
 	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
 	/* jh-meter aggregate exits 1 when there was nothing to roll up. */
+	jh_buf_free(&out);
 	for (i = 0; i < 3; i++)
 		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) > (i == 0))
-			deny(r, "sealing the task's unit failed (%s)", pv[i]);
-	jh_buf_free(&out);
+			return ("sealing the task's unit failed");
+	return (NULL);
 }
 
 int
@@ -583,7 +586,7 @@ main(int argc, char *argv[])
 	struct jh_err e;
 	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
 	char *args[NSTAGES][2 * MAX_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
-	const char *cfg = NULL, *hname = "claude-code";
+	const char *cfg = NULL, *hname = "claude-code", *mwhy = NULL;
 	const char *const *names;
 	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES];
 	uint64_t deadline;
@@ -696,9 +699,12 @@ main(int argc, char *argv[])
 		    &r.answer, deadline, sts);
 		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
 			deny(&r, "closing the session's asks failed");
+		/* A meter that fails still leaves the checkpoint to make. */
 		if (strcmp(r.event, "SessionEnd") != 0)
-			meter(&r, &c, lockms, deadline);
+			mwhy = meter(&r, &c, lockms, deadline);
 		checkpoint(&r, &c, lockms, deadline);
+		if (mwhy != NULL)
+			deny(&r, "%s (the checkpoint was written)", mwhy);
 		jh_buf_free(&r.payload);
 		jh_buf_free(&r.answer);
 		return (0);

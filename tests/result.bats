@@ -413,3 +413,16 @@ PermissionDenied	denied	match	refused"
 	run -0 jq -r 'select(.kind == "decision/1" and .core.tool_use_id == "toolu_o3") | .core.outcome // "none"' <<<"$output"
 	assert_output none
 }
+
+@test "a Stop whose meter fails still writes its checkpoint, and says what failed (exit 1)" {
+	write_conf "meter=transcript"
+	hook "$(payload PreToolUse Bash '{"command":"echo c"}' toolu_c1)"
+	stop=$(jq -nc --arg s "$SID" '{session_id: $s, cwd: "/",
+	    transcript_path: "/nonexistent/t.jsonl", hook_event_name: "Stop",
+	    stop_hook_active: false}')
+	hook "$stop"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"metering the transcript failed (the checkpoint was written)"* ]]
+	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
+	assert_output --partial "matches the checkpoint"
+}
