@@ -1802,6 +1802,7 @@ agg_log(struct agg *g, const char *path, const char *session)
 			errx(1, "%s: entry %llu: %s", path,
 			    (unsigned long long)idx, e.msg);
 		jh_arena_reset(&a);
+		memset(&env, 0, sizeof(env));
 		if (jh_verify_env(&v, &env, &a, item, len, &e) == -1 ||
 		    strcmp(env.kind, "chain/1") != 0 ||
 		    jh_lv_entry(&lv, &v, &env, item, len, &inner, &a,
