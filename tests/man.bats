@@ -35,6 +35,8 @@ install_layout() {
 	ln -s "$PROJECT_ROOT/scripts/jh-install" "$T/inst/bin/jh-install"
 	ln -s "$PROJECT_ROOT/hosts/claude-code" \
 	    "$T/inst/share/joulehook/hosts/claude-code"
+	ln -s "$PROJECT_ROOT/lib/coefficients.json" \
+	    "$T/inst/share/joulehook/coefficients.json"
 	PATH="$T/inst/bin:$PATH"
 }
 
