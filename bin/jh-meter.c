@@ -60,8 +60,8 @@ coeffs(void)
 	if (have_coeffs)
 		return;
 	if (jh_coeffs_path(path, sizeof(path)) == NULL)
-		errx(2, "no coefficient file (share/joulehook/coefficients.json "
-		    "beside bin/)");
+		errx(2, "no coefficient file (coefficients.json or "
+		    "share/joulehook/coefficients.json beside bin/)");
 	if (jh_coeffs_load(&C, path, &e) == -1)
 		errx(2, "%s", e.msg);
 	have_coeffs = 1;

@@ -494,3 +494,14 @@ unit() {
 	run grep -c 'observed, not enforced$' "$T/all.err"
 	assert_output "$(wc -l <"$T/all.err")"
 }
+
+@test "an installed copy in JH_HOME/bin reads JH_HOME/coefficients.json, as jh-install lays them out; none is an error" {
+	mkdir -p "$T/inst/bin"
+	cp "$JH_BIN/jh-meter" "$T/inst/bin/"
+	run -2 "$T/inst/bin/jh-meter" tokens -o 1
+	assert_output --partial 'no coefficient file'
+	jq '.families |= map(if .family == "default" then .output.uj = 7 else . end)' \
+	    "$PROJECT_ROOT/lib/coefficients.json" >"$T/inst/coefficients.json"
+	run -0 --separate-stderr "$T/inst/bin/jh-meter" tokens -o 3
+	assert_equal "$(jq -c '[.energy.estimated_uj, .coeff]' <<<"$output")" '[21,"joulehook-coefficients/2026-11#default"]'
+}
