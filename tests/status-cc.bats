@@ -6,7 +6,8 @@
 # line.
 #
 #  (a) the status line, interactive under tmux: what Claude Code draws on
-#      the screen after a turn shows the figures of the session's log;
+#      the screen after a turn shows the figures of the session's log, in
+#      the meter's three states (unmetered, observed, enforced);
 #  (b) the MCP server, started by Claude Code from the plugin: the model
 #      (the mock's script) calls the resource tools and the verify tool;
 #      what Claude Code sent back to the model (the mock's log of the next
