@@ -1286,7 +1286,6 @@ static const char *const provs[JH_RUNGS] = { "HwShunt", "HwShunt",
  */
 struct moved {
 	int rapl_ok, gpu_ok;		/* read at both ends */
-	int rapl_stale, gpu_stale;
 	int rapl_still, gpu_still;	/* did not advance at all */
 	int rapl_wrapped, gpu_back;
 	uint64_t ms;
@@ -1310,7 +1309,6 @@ moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
 			d |= jh_rapl_delta(a->pkg[i], b->pkg[i], l->range[i]);
 		}
 		mv->rapl_still = d == 0;
-		mv->rapl_stale = d == 0 && mv->ms >= STALE_MS;
 	}
 	d = 0;
 	if (mv->gpu_ok) {
@@ -1320,7 +1318,6 @@ moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
 			d |= b->gpu_mj[i] - a->gpu_mj[i];
 		}
 		mv->gpu_still = d == 0;
-		mv->gpu_stale = d == 0 && mv->ms >= STALE_MS;
 	}
 }
 
@@ -1332,39 +1329,28 @@ moved(struct moved *mv, const struct jh_ladder *l, const struct jh_sample *a,
 static const char *
 hw_failed(char *b, size_t sz, int rung, const struct moved *mv, int strict)
 {
-	if (rung == JH_RUNG_RAPL) {
-		if (!mv->rapl_ok)
-			return ("a package counter could not be read at both "
-			    "ends of the interval");
-		if (mv->rapl_stale) {
-			snprintf(b, sz, "stale: the package counters did not "
-			    "advance in %llu ms", (unsigned long long)mv->ms);
-			return (b);
-		}
-		if (strict && mv->rapl_still) {
-			snprintf(b, sz, "the package counters did not advance "
-			    "in %llu ms, shorter than their update period: no "
-			    "reading", (unsigned long long)mv->ms);
-			return (b);
-		}
-	} else {
-		if (!mv->gpu_ok)
-			return ("a GPU counter could not be read at both ends "
-			    "of the interval");
-		if (mv->gpu_back)
-			return ("a GPU counter went backwards (a driver "
-			    "reload): no reading");
-		if (mv->gpu_stale) {
-			snprintf(b, sz, "stale: the GPU counters did not "
-			    "advance in %llu ms", (unsigned long long)mv->ms);
-			return (b);
-		}
-		if (strict && mv->gpu_still) {
-			snprintf(b, sz, "the GPU counters did not advance in "
-			    "%llu ms, shorter than their update period (about "
-			    "40 ms): no reading", (unsigned long long)mv->ms);
-			return (b);
-		}
+	int gpu = rung != JH_RUNG_RAPL;
+	int still = gpu ? mv->gpu_still : mv->rapl_still;
+	const char *what = gpu ? "GPU" : "package";
+
+	if (!(gpu ? mv->gpu_ok : mv->rapl_ok)) {
+		snprintf(b, sz, "a %s counter could not be read at both ends "
+		    "of the interval", what);
+		return (b);
+	}
+	if (gpu && mv->gpu_back)
+		return ("a GPU counter went backwards (a driver reload): no "
+		    "reading");
+	if (still && mv->ms >= STALE_MS) {
+		snprintf(b, sz, "stale: the %s counters did not advance in "
+		    "%llu ms", what, (unsigned long long)mv->ms);
+		return (b);
+	}
+	if (still && strict) {
+		snprintf(b, sz, "the %s counters did not advance in %llu ms, "
+		    "shorter than their update period%s: no reading", what,
+		    (unsigned long long)mv->ms, gpu ? " (about 40 ms)" : "");
+		return (b);
 	}
 	return (NULL);
 }
