@@ -153,12 +153,15 @@ result() {
 	# the session: the status line's figures
 	run -0 result toolu_cc_sess
 	run -0 jq -c '.content | fromjson | .contents[0].text | fromjson | [.session, .chain.state, .meter, .ledger.budget_uj]' <<<"$output"
-	assert_output "[\"$SID\",\"ok\",\"unmetered\",20000000000000]"
+	# the first run's Stop metered its model calls from the transcript
+	local word=unmetered
+	grep -qx meter=transcript "$JH_HOME/hook.conf" && word=observed
+	assert_output "[\"$SID\",\"ok\",\"$word\",20000000000000]"
 	# verify: the whole log, every entry when the tool ran
 	run -0 result toolu_cc_verify
 	assert_equal "$(jq -r .is_error <<<"$output")" false
 	run -0 jq -c '.content | fromjson | [.total.ok, .total.logs, (.logs[0].session), (.logs[0].entries >= 5), .total.meter]' <<<"$output"
-	assert_output "[true,1,\"$SID\",true,\"unmetered\"]"
+	assert_output "[true,1,\"$SID\",true,\"$word\"]"
 }
 
 # screen: the tmux pane's text now.
