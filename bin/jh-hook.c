@@ -503,8 +503,38 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
  * observed, then the session so far is rolled into one task-level unit
  * whose outcome anchor is the grant's outcome command (jh-meter(1)).
  */
+/*
+ * The host writes its transcript asynchronously (Claude Code: a reply's
+ * lines land after its last event), so the last call of a turn may not
+ * be there yet when Stop runs: wait until the file has not grown for
+ * 150 ms, at most 1 s.  What still comes late is read at the next Stop
+ * or at SessionEnd, from the offset.
+ */
+static void
+settle_file(const char *path, uint64_t deadline)
+{
+	struct stat st;
+	off_t last = -1;
+	uint64_t until = mono_ms() + 1000, quiet = 0;
+
+	if (until > deadline)
+		until = deadline;
+	while (mono_ms() < until) {
+		if (stat(path, &st) == -1)
+			return;
+		if (st.st_size == last) {
+			if ((quiet += 50) >= 150)
+				return;
+		} else
+			quiet = 0;
+		last = st.st_size;
+		usleep(50000);
+	}
+}
+
 static const char *
-meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
+meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
+    int roll)
 {
 	struct jh_buf out;
 	char p[3][PATH_MAX], off[PATH_MAX], log[PATH_MAX], unit[160];
@@ -513,6 +543,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 
 	if (!c->meter || r->transcript[0] == '\0')
 		return (NULL);
+	settle_file(r->transcript, deadline);
 	jh_log_name(name, (const uint8_t *)r->session, strlen(r->session));
 	if ((size_t)snprintf(off, sizeof(off), "%s/meter", c->state) >=
 	    sizeof(off) || (mkdir(off, 0700) == -1 && errno != EEXIST))
@@ -555,6 +586,10 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline)
 			jh_buf_free(&out);
 			return ("metering the transcript failed");
 		}
+	if (!roll) {
+		jh_buf_free(&out);
+		return (NULL);
+	}
 	a0[1] = "aggregate";
 	a0[2] = "-l";
 	a0[3] = log;
@@ -699,9 +734,12 @@ main(int argc, char *argv[])
 		    &r.answer, deadline, sts);
 		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
 			deny(&r, "closing the session's asks failed");
-		/* A meter that fails still leaves the checkpoint to make. */
-		if (strcmp(r.event, "SessionEnd") != 0)
-			mwhy = meter(&r, &c, lockms, deadline);
+		/*
+		 * A meter that fails still leaves the checkpoint to make.
+		 * SessionEnd's time is short: the transcript's tail only.
+		 */
+		mwhy = meter(&r, &c, lockms, deadline,
+		    strcmp(r.event, "SessionEnd") != 0);
 		checkpoint(&r, &c, lockms, deadline);
 		if (mwhy != NULL)
 			deny(&r, "%s (the checkpoint was written)", mwhy);

@@ -364,13 +364,19 @@ PermissionDenied	denied	match	refused"
 	[ "$(grep -c '^transcript' <<<"$output")" -eq "$want" ]
 	[ "$(grep -c '^aggregate' <<<"$output")" -eq 2 ]
 	run -0 jh-verify -q "$LOG"
-	# SessionEnd does not meter (its time budget is short): checkpoint only
+	# A reply the host wrote after the last Stop (transcripts are written
+	# asynchronously) is read at SessionEnd, whose short time budget rolls
+	# up nothing.
+	jq -c 'select(.type == "assistant")' "$T/t.jsonl" | tail -1 |
+	    jq -c '.message.id = "msg_late" | .requestId = "req_late"' >>"$T/t.jsonl"
 	end=$(jq -nc --arg s "$SID" --arg t "$T/t.jsonl" '{session_id: $s,
 	    transcript_path: $t, cwd: "/", hook_event_name: "SessionEnd",
 	    reason: "other"}')
 	hook "$end"
 	assert_success
 	run -0 effs
+	[ "$(grep -c '^transcript' <<<"$output")" -eq "$((want + 1))" ]
+	assert_line --partial "msg_late"
 	[ "$(grep -c '^aggregate' <<<"$output")" -eq 2 ]
 }
 
