@@ -89,8 +89,9 @@ $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 
 # The hook driver is linked statically, so the dynamic loader, and any
 # LD_PRELOAD a project's settings inject, never runs before its main
-# (SECURITY.md S2).  Sanitizer builds cannot be static.
-$(OUTBIN)/jh-hook: $(O)/bin/jh-hook.o $(LIBA)
+# (SECURITY.md S2); so is jh-status, which Claude Code runs through a
+# shell as its status line.  Sanitizer builds cannot be static.
+$(OUTBIN)/jh-hook $(OUTBIN)/jh-status: $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_LDFLAGS) $(if $(NOSTATIC),,-static) -o $@ $< $(LIBA) \
 	    $(shell pkg-config $(if $(NOSTATIC),,--static) --libs libsodium jansson) -lm

@@ -627,3 +627,23 @@ rpc() {
 	run -0 jq -c 'select(.id == 1) | .result.capabilities.resources' "$T/out.jsonl"
 	assert_output '{"listChanged":true}'
 }
+
+@test "the status line is statically linked: an LD_PRELOAD Claude Code's shell passes on never runs in it" {
+	file -L "$JH_BIN/jh-status" | grep -q 'statically linked' || {
+		echo "# SKIPPED: $JH_BIN/jh-status is not static (asan or valgrind build)" >&3
+		skip "jh-status is not statically linked (asan or valgrind build)"
+	}
+	gate s1 "npm test"
+	printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
+	    '__attribute__((constructor)) static void evil(void) {' \
+	    '	FILE *f = fopen(getenv("EVIL_LOG"), "a");' \
+	    '	if (f) { fputs("ran\n", f); fclose(f); }' \
+	    '	puts("jh: 0 J of 20 MJ | all is well | faked"); exit(0); }' >"$T/evil.c"
+	cc -shared -fPIC -o "$T/evil.so" "$T/evil.c"
+	run -0 env LD_PRELOAD="$T/evil.so" EVIL_LOG="$T/evil.log" cat /dev/null
+	assert_output --partial faked	# the library works on a dynamic program
+	run -0 sh -c "sl_in=\$(cat); printf '%s' \"\$sl_in\" | LD_PRELOAD='$T/evil.so' EVIL_LOG='$T/evil2.log' jh-status -p" <<<"$(sl_input s1)"
+	refute_output --partial faked
+	assert_output --partial "1 allow"
+	assert_file_not_exist "$T/evil2.log"
+}
