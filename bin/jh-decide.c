@@ -121,26 +121,6 @@ sget(const json_t *o, const char *k)
 	return (json_is_string(v) ? json_string_value(v) : NULL);
 }
 
-static int
-is_protected(const struct opts *o, const char *root, const char *path)
-{
-	char p[PATH_MAX + 16];
-	size_t i;
-
-	for (i = 0; i < o->nprotect; i++)
-		if (jh_path_under(path, o->protect[i]))
-			return (1);
-	if (root != NULL) {
-		snprintf(p, sizeof(p), "%s/.claude", root);
-		if (jh_path_under(path, p))
-			return (1);
-		snprintf(p, sizeof(p), "%s/.mcp.json", root);
-		if (strcmp(path, p) == 0)
-			return (1);
-	}
-	return (0);
-}
-
 /*
  * The project root: pinned once per session at its first event, in
  * JH_STATE/roots/<digest of the session id>; never the per-event cwd
@@ -202,6 +182,18 @@ pinned_root(const struct opts *o, const char *session, const char *cwd,
 	return (0);
 }
 
+/* The shell checks' context: this event's protection and targets. */
+static void
+shck_init(struct jh_shck *sc, struct dec *d, const struct opts *o,
+    const char *root)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->protect = o->protect;
+	sc->nprotect = o->nprotect;
+	sc->root = root;
+	sc->targets = d->targets;
+}
+
 /* A target of the action: resolved, checked against protection. */
 static int
 add_target(struct dec *d, const struct opts *o, const char *root,
@@ -213,7 +205,7 @@ add_target(struct dec *d, const struct opts *o, const char *root,
 	if (jh_path_resolve(r, sizeof(r), base, path, &e) == -1)
 		return (fail(d, JH_D_UNSAFE, "cannot resolve %.200s: %s", path,
 		    e.msg));
-	if (is_protected(o, root, r))
+	if (jh_path_protected(o->protect, o->nprotect, root, r))
 		return (fail(d, JH_D_PROTECTED, "%.200s is protected: "
 		    "joulehook's own files and the host's configuration are "
 		    "never granted", r));
@@ -224,116 +216,6 @@ add_target(struct dec *d, const struct opts *o, const char *root,
 	json_array_append_new(d->targets, json_string(r));
 	(*n)++;
 	return (0);
-}
-
-/* The literal directory prefix of a glob pattern. */
-static void
-glob_prefix(char *out, size_t sz, const char *pat)
-{
-	size_t i, last = 0;
-	int seen = 0;
-
-	for (i = 0; pat[i] != '\0'; i++) {
-		if (strchr("*?[{", pat[i]) != NULL)
-			break;
-		if (pat[i] == '/') {
-			last = i;
-			seen = 1;
-		}
-	}
-	if (pat[i] == '\0') {
-		snprintf(out, sz, "%s", pat);
-		return;
-	}
-	if (!seen) {
-		snprintf(out, sz, ".");
-		return;
-	}
-	snprintf(out, sz, "%.*s", last == 0 ? 1 : (int)last, pat);
-}
-
-static const char *
-cmd_base(char *buf, size_t sz, const char *cwd, const struct jh_sh_cmd *c)
-{
-	if (c->flags & JH_SHC_CWD_UNKNOWN)
-		return (NULL);
-	if (c->cwd == NULL)
-		return (cwd);
-	if (c->cwd[0] == '/')
-		return (c->cwd);
-	snprintf(buf, sz, "%s/%s", cwd, c->cwd);
-	return (buf);
-}
-
-static int
-word_bad(const struct jh_sh_word *w, int glob_ok, struct dec *d)
-{
-	if (w->flags & JH_SHW_EXPAND)
-		return (fail(d, JH_D_UNPROVABLE, "'%.100s' is not literal: "
-		    "its value is only known when it runs", w->s));
-	if ((w->flags & (JH_SHW_GLOB | JH_SHW_BRACE | JH_SHW_TILDE)) &&
-	    !glob_ok)
-		return (fail(d, JH_D_UNPROVABLE, "'%.100s' expands (glob, "
-		    "brace or tilde) and the capability does not opt in "
-		    "with \"glob\":1", w->s));
-	return (0);
-}
-
-/*
- * Protection for a shell line: command words that are joulehook's own
- * programs, and any literal word (or the value after '=' in an option)
- * that resolves into a protected place.
- */
-static int
-shell_protected(struct dec *d, const struct opts *o, const char *root,
-    const char *cwd, const struct jh_sh_script *sh)
-{
-	size_t i, k;
-	char bbuf[PATH_MAX * 2], r[PATH_MAX + 1];
-	struct jh_err e;
-
-	for (i = 0; i < sh->n; i++) {
-		const struct jh_sh_cmd *c = &sh->cmd[i];
-		const char *base = cmd_base(bbuf, sizeof(bbuf), cwd, c);
-
-		if (c->argc > 0) {
-			const char *w = c->argv[0].s, *slash = strrchr(w, '/');
-			if (strncmp(slash ? slash + 1 : w, "jh-", 3) == 0)
-				return (fail(d, JH_D_PROTECTED, "%.100s is one "
-				    "of joulehook's own programs", w));
-		}
-		for (k = 0; k < c->argc + c->nredir; k++) {
-			const struct jh_sh_word *w = k < c->argc ?
-			    &c->argv[k] : &c->redir[k - c->argc].target;
-			const char *s = w->s, *eq;
-
-			if (s == NULL || *s == '\0' || (w->flags & JH_SHW_EXPAND))
-				continue;
-			if (s[0] == '-' && (eq = strchr(s, '=')) != NULL)
-				s = eq + 1;
-			if (s[0] != '/' && base == NULL)
-				continue;
-			if (jh_path_resolve(r, sizeof(r), base ? base : "/", s,
-			    &e) == 0 && is_protected(o, root, r))
-				return (fail(d, JH_D_PROTECTED, "%.200s is "
-				    "protected: joulehook's own files and the "
-				    "host's configuration are never granted",
-				    r));
-		}
-	}
-	return (0);
-}
-
-static int
-find_cap(const struct jh_grant *g, const struct jh_action *a, char **w,
-    size_t n, int openargs)
-{
-	size_t i;
-
-	for (i = 0; g->caps != NULL && i < g->caps->len; i++)
-		if (jh_cap_match(&g->caps->v[i], a, w, n, openargs))
-			return ((int)i);
-	return (-1);
 }
 
 static uint64_t
@@ -351,132 +233,6 @@ cap_cost(const struct jh_grant *g, int idx, const char *class)
 	    v->type == JH_CBOR_UINT)
 		return (v->u);
 	return (DEFAULT_COST);
-}
-
-/* A redirect target needs a capability of its own class. */
-static int
-redir_ok(struct dec *d, const struct opts *o, const struct jh_grant *g,
-    const struct jh_action *act, const char *base,
-    const struct jh_sh_redir *r)
-{
-	char *t[1];
-	char path[PATH_MAX + 1];
-	struct jh_action sub = *act;
-	struct jh_err e;
-	struct stat st;
-	const char *s = r->target.s;
-	int rc;
-
-	(void)o;
-	if (r->kind == JH_SHR_DUP || r->kind == JH_SHR_HEREDOC)
-		return (0);
-	if ((rc = word_bad(&r->target, 0, d)) != 0)
-		return (rc);
-	if (strcmp(s, "/dev/null") == 0 || strcmp(s, "/dev/stdout") == 0 ||
-	    strcmp(s, "/dev/stderr") == 0 || strcmp(s, "/dev/stdin") == 0)
-		return (0);
-	if (strncmp(s, "/dev/tcp/", 9) == 0 || strncmp(s, "/dev/udp/", 9) == 0)
-		return (fail(d, JH_D_NOTGRANTED, "a redirect to %.100s is "
-		    "network I/O", s));
-	if (s[0] != '/' && base == NULL)
-		return (fail(d, JH_D_UNPROVABLE, "a relative redirect after a "
-		    "cd this gate cannot follow"));
-	if (jh_path_resolve(path, sizeof(path), base ? base : "/", s,
-	    &e) == -1)
-		return (fail(d, JH_D_UNSAFE, "redirect %.100s: %s", s, e.msg));
-	json_array_append_new(d->targets, json_string(path));
-	t[0] = path;
-	sub.targets = t;
-	sub.ntargets = 1;
-	sub.class = r->kind == JH_SHR_READ ? "read" : "write";
-	if (find_cap(g, &sub, NULL, 0, 0) == -1) {
-		sub.class = "edit";
-		if (r->kind == JH_SHR_READ || find_cap(g, &sub, NULL, 0, 0) ==
-		    -1)
-			return (fail(d, JH_D_NOTGRANTED, "no capability to %s "
-			    "%.200s", r->kind == JH_SHR_READ ? "read" :
-			    "write", path));
-	}
-	if (r->kind == JH_SHR_WRITE && stat(path, &st) == 0 &&
-	    (!S_ISREG(st.st_mode) || st.st_nlink != 1))
-		return (fail(d, JH_D_UNSAFE, "%.200s is not a regular file "
-		    "with one link", path));
-	return (0);
-}
-
-/* Every simple command of the line must be granted. */
-static int
-shell_caps(struct dec *d, const struct opts *o, const struct jh_grant *g,
-    const struct jh_action *act, const char *cwd,
-    const struct jh_sh_script *sh, int *first_cap)
-{
-	char bbuf[PATH_MAX * 2], *w[512];
-	size_t i, k, n;
-	int rc, idx, globs;
-
-	*first_cap = -1;
-	/* What cannot be proven is named before what is not granted. */
-	for (i = 0; i < sh->n; i++)
-		for (k = 0; k < sh->cmd[i].argc + sh->cmd[i].nassign; k++) {
-			const struct jh_sh_word *wd = k < sh->cmd[i].argc ?
-			    &sh->cmd[i].argv[k] :
-			    &sh->cmd[i].assign[k - sh->cmd[i].argc];
-			if (wd->flags & JH_SHW_EXPAND)
-				return (word_bad(wd, 0, d));
-		}
-	for (i = 0; i < sh->n; i++) {
-		const struct jh_sh_cmd *c = &sh->cmd[i];
-		const char *base = cmd_base(bbuf, sizeof(bbuf), cwd, c);
-
-		n = 0;
-		globs = 0;
-		for (k = 0; k < c->nassign; k++) {
-			if ((rc = word_bad(&c->assign[k], 0, d)) != 0)
-				return (rc);
-			if (!jh_inert_env(c->assign[k].s) && n < 512)
-				w[n++] = c->assign[k].s;
-		}
-		for (k = 0; k < c->argc && n < 512; k++) {
-			if (c->argv[k].flags & JH_SHW_EXPAND)
-				return (word_bad(&c->argv[k], 0, d));
-			if (c->argv[k].flags & (JH_SHW_GLOB | JH_SHW_BRACE |
-			    JH_SHW_TILDE))
-				globs = 1;
-			w[n++] = c->argv[k].s;
-		}
-		if (n > 0 && !(c->nassign == 0 && c->argc > 0 &&
-		    jh_free_builtin(c->argv[0].s))) {
-			idx = find_cap(g, act, w, n, (c->flags &
-			    JH_SHC_OPENARGS) != 0);
-			if (idx == -1) {
-				char line[300];
-				size_t l = 0;
-				for (k = 0; k < n && l < sizeof(line) - 2; k++)
-					l += (size_t)snprintf(line + l,
-					    sizeof(line) - l, "%s%s", k ? " " :
-					    "", w[k]);
-				return (fail(d, JH_D_NOTGRANTED, "command not "
-				    "granted: %.200s", line));
-			}
-			if (globs) {
-				const struct jh_cbor *gv = jh_cbor_get(
-				    &g->caps->v[idx], "glob");
-				int ok = gv != NULL && gv->type ==
-				    JH_CBOR_UINT && gv->u == 1;
-				for (k = 0; k < c->argc; k++)
-					if ((rc = word_bad(&c->argv[k], ok,
-					    d)) != 0)
-						return (rc);
-			}
-			if (*first_cap == -1)
-				*first_cap = idx;
-		}
-		for (k = 0; k < c->nredir; k++)
-			if ((rc = redir_ok(d, o, g, act, base,
-			    &c->redir[k])) != 0)
-				return (rc);
-	}
-	return (0);
 }
 
 /* Everything an action targets, by class (SECURITY.md S6, U3). */
@@ -509,7 +265,7 @@ collect_targets(struct dec *d, const struct opts *o, const char *root,
 			return (rc);
 		if ((p = sget(in, "pattern")) != NULL && strcmp(tool,
 		    "Glob") == 0) {
-			glob_prefix(pre, sizeof(pre), p);
+			jh_glob_prefix(pre, sizeof(pre), p);
 			if (jh_path_resolve(bres, sizeof(bres), cwd, base,
 			    &e) == -1)
 				return (fail(d, JH_D_UNSAFE, "%s", e.msg));
@@ -547,6 +303,7 @@ check_input(struct dec *d, const struct opts *o, const struct jh_grant *g,
     const char *root, int *capidx)
 {
 	struct jh_sh_script sh;
+	struct jh_shck sc;
 	struct jh_err e;
 	size_t i;
 	int rc = 0, have_sh = 0, ask = -1;
@@ -559,12 +316,14 @@ check_input(struct dec *d, const struct opts *o, const struct jh_grant *g,
 		if (jh_sh_parse(&sh, cmd, strlen(cmd), &e) == -1)
 			return (fail(d, JH_D_UNPROVABLE, "%s", e.msg));
 		have_sh = 1;
-		if ((rc = shell_protected(d, o, root, cwd, &sh)) != 0)
+		shck_init(&sc, d, o, root);
+		if (jh_shell_protected(&sc, cwd, &sh) != 0 ||
+		    jh_shell_caps(&sc, g, act, cwd, &sh, capidx) != 0) {
+			rc = fail(d, sc.code, "%s", sc.reason);
 			goto out;
-		if ((rc = shell_caps(d, o, g, act, cwd, &sh, capidx)) != 0)
-			goto out;
+		}
 	} else {
-		if ((*capidx = find_cap(g, act, NULL, 0, 0)) == -1) {
+		if ((*capidx = jh_find_cap(g, act, NULL, 0, 0)) == -1) {
 			rc = fail(d, JH_D_NOTGRANTED, "no capability grants "
 			    "%s%s%.200s", act->tool, act->ntargets ? " on " :
 			    "", act->ntargets ? act->targets[0] : "");
@@ -738,41 +497,6 @@ out:
 	return (rc);
 }
 
-/*
- * Whether the command that will run is the grant's outcome command (the
- * task's test, say): one simple command that an outcome pattern matches.
- * Its result/1 then anchors the task-level efficiency unit (jh-meter(1)).
- */
-static int
-is_outcome(const struct jh_grant *g, const char *class, const json_t *in)
-{
-	struct jh_sh_script sh;
-	struct jh_err e;
-	const char *cmd = sget(in, "command");
-	size_t i;
-	int hit = 0;
-
-	if (g->outcome == NULL || class == NULL || strcmp(class, "shell") != 0 ||
-	    cmd == NULL || jh_sh_parse(&sh, cmd, strlen(cmd), &e) == -1)
-		return (0);
-	if (sh.n == 1 && sh.cmd[0].argc > 0 && sh.cmd[0].nassign == 0)
-		for (i = 0; i < g->outcome->len && !hit; i++) {
-			char pat[1024];
-			const struct jh_cbor *p = &g->outcome->v[i];
-			if (p->len >= sizeof(pat))
-				continue;
-			memcpy(pat, p->p, p->len);
-			pat[p->len] = '\0';
-			char *w[512];
-			size_t k, n = sh.cmd[0].argc < 512 ? sh.cmd[0].argc : 512;
-			for (k = 0; k < n; k++)
-				w[k] = sh.cmd[0].argv[k].s;
-			hit = jh_cmd_match(pat, w, n, 0);
-		}
-	jh_sh_free(&sh);
-	return (hit);
-}
-
 /* Decides one PreToolUse event. */
 static void
 decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
@@ -867,15 +591,19 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 	if (strcmp(class, "shell") == 0 && sget(in, "command") != NULL) {
 		/* Protection comes before any grant (S1b): parse now. */
 		struct jh_sh_script sh;
+		struct jh_shck sc;
 		const char *c = sget(in, "command");
 		if (jh_sh_parse(&sh, c, strlen(c), &e) == -1) {
 			fail(d, JH_D_UNPROVABLE, "%s", e.msg);
 			goto out;
 		}
-		r = shell_protected(d, o, root, cwd, &sh);
+		shck_init(&sc, d, o, root);
+		r = jh_shell_protected(&sc, cwd, &sh);
 		jh_sh_free(&sh);
-		if (r != 0)
+		if (r != 0) {
+			fail(d, sc.code, "%s", sc.reason);
 			goto out;
+		}
 	}
 	if (strcmp(class, "agent") == 0 && (v = json_object_get(in,
 	    "isolation")) != NULL && json_is_string(v) &&
@@ -991,7 +719,7 @@ decide(struct dec *d, const struct opts *o, json_t *ev, struct gcache *gc)
 	}
 	/* 11. budget -> debit (allow, rewrite) or hold (ask) */
 	if (budget(d, o, g, tuid, now) == 0)
-		d->outcome = is_outcome(g, class, d->updated ? d->updated : in);
+		d->outcome = jh_is_outcome(g, class, d->updated ? d->updated : in);
 out:
 	for (i = 0; i < nt; i++)
 		free(targets[i]);

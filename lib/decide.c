@@ -5,9 +5,10 @@
  *
  * This file holds the parts that need no I/O beyond the file system
  * reads that path resolution and content hashing make: loading and
- * checking a grant, resolving an event's targets, the protected-path
- * rule, capability and policy matching, rewrites.  bin/jh-decide.c
- * orders the checks and owns the ledger transaction.
+ * checking a grant, resolving an event's targets, capability and policy
+ * matching, rewrites; shellcheck.c holds the protected-path rule and a
+ * shell line's checks.  bin/jh-decide.c orders the checks and owns the
+ * ledger transaction.
  */
 #include <sys/stat.h>
 
@@ -391,6 +392,19 @@ jh_cap_match(const struct jh_cbor *cap, const struct jh_action *act,
 	    act->content_id)))
 		return (0);
 	return (1);
+}
+
+/* The index of the first capability that grants the action, or -1. */
+int
+jh_find_cap(const struct jh_grant *g, const struct jh_action *a, char **w,
+    size_t n, int openargs)
+{
+	size_t i;
+
+	for (i = 0; g->caps != NULL && i < g->caps->len; i++)
+		if (jh_cap_match(&g->caps->v[i], a, w, n, openargs))
+			return ((int)i);
+	return (-1);
 }
 
 /*

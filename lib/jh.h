@@ -688,6 +688,8 @@ int	jh_audience_ok(const struct jh_grant *, const char *);
 int	jh_cmd_match(const char *, char **, size_t, int);
 int	jh_cap_match(const struct jh_cbor *, const struct jh_action *,
 	    char **, size_t, int);
+int	jh_find_cap(const struct jh_grant *, const struct jh_action *,
+	    char **, size_t, int);
 int	jh_when_match(const struct jh_cbor *, const struct jh_action *,
 	    const json_t *, const struct jh_sh_script *);
 int	jh_file_content_id(char *, const char *);
@@ -695,6 +697,25 @@ int	jh_inert_env(const char *);
 int	jh_free_builtin(const char *);
 int	jh_rewrite(struct jh_buf *, const char *, const char *, const char *,
 	    struct jh_err *);
+
+/* shellcheck.c: a shell line against protection and a grant. */
+struct jh_shck {
+	char *const *protect;	/* protected paths beyond the built-in ones */
+	size_t nprotect;
+	const char *root;	/* the pinned project root, or NULL */
+	json_t *targets;	/* resolved redirect targets are appended */
+	int code;		/* the first failure's JH_D_* code */
+	char reason[512];
+};
+
+int	jh_path_protected(char *const *, size_t, const char *, const char *);
+void	jh_glob_prefix(char *, size_t, const char *);
+int	jh_shell_protected(struct jh_shck *, const char *,
+	    const struct jh_sh_script *);
+int	jh_shell_caps(struct jh_shck *, const struct jh_grant *,
+	    const struct jh_action *, const char *,
+	    const struct jh_sh_script *, int *);
+int	jh_is_outcome(const struct jh_grant *, const char *, const json_t *);
 
 /* util.c */
 uint64_t jh_now_ms(void);
