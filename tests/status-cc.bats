@@ -203,12 +203,11 @@ expected_line() {
 	    "$JH_HOME/bin/jh-status" -c "$JH_HOME/hook.conf"
 }
 
-# interactive [ENV...]: Claude Code's REPL in a tmux pane, in $P, for
+# repl_start [ENV...]: Claude Code's REPL in a tmux pane, in $P, for
 # session $SID, with HOME's settings and ENV (ANTHROPIC_BASE_URL, unless
-# the settings' env names it); checks the line before the first turn,
-# runs one turn ("run the touch"), settles (see settle) and stops Claude
-# Code, so the log holds still.  Sets got and want.
-interactive() {
+# the settings' env names it); returns once the status line is drawn,
+# after checking that it says the session has no receipt yet.
+repl_start() {
 	local i
 	claude_home_interactive "$P"
 	TMUX_SOCK="$T/tmux.sock"
@@ -229,6 +228,13 @@ interactive() {
 	# before any receipt: the line says so, with the budget
 	run -0 grep -o 'jh ⚡.*' "$T/screen0.txt"
 	assert_output --partial "jh ⚡ no receipts yet in this session · budget 20 MJ"
+}
+
+# interactive [ENV...]: repl_start, then one turn ("run the touch"),
+# settled (see settle), and Claude Code stopped, so the log holds still.
+# Sets got and want.
+interactive() {
+	repl_start "$@"
 	tmux -S "$TMUX_SOCK" send-keys -t jh "run the touch" Enter
 	settle "the command ran"
 	screen >"$T/screen1.txt"
@@ -418,4 +424,48 @@ model_matches() {
 	assert_output --partial "removed the joulehook status line"
 	run -0 jq -c 'has("statusLine")' "$HOME/.claude/settings.json"
 	assert_output false
+}
+
+# Issue 6 / SECURITY.md S9, G5: an ask in the interactive REPL.  Claude
+# Code shows its dialog; the human (tmux keys) says yes; the command runs,
+# and the PostToolUse stage settles the ask's hold into a debit and seals
+# the answer: result/1 answer "approved", bound to the ask's entry.
+@test "(c) interactive: an ask the human approves runs; its hold settles and the answer is sealed" {
+	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
+	claude_install
+	jq -n --arg root "$P" '{audience: "joulehook:claude-code", nbf: 0,
+	    exp: 4102444800, budget_uj: 20000000000000,
+	    costs: {shell: 2000000, default: 100000}, root: $root,
+	    caps: [{class: "shell", command: ["touch *"]}],
+	    policies: [{id: "ask-secrets", when: {class: "shell", command: ["touch *secret*"]},
+	      verdict: "ask", reason: "a human must approve secrets"}]}' >"$T/grant.json"
+	jh_install
+	jq -nc '[{tool_use: [{id: "toolu_cc_ask", name: "Bash", input: {command: "touch secret", description: "t"}}]},
+	  {text: "the command ran"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	repl_start ANTHROPIC_BASE_URL="$MOCK_URL"
+	tmux -S "$TMUX_SOCK" send-keys -t jh "run the touch" Enter
+	for ((i = 0; i < 120; i++)); do
+		screen | grep -q "a human must approve secrets" && break
+		sleep 0.5
+	done
+	screen >"$T/dialog.txt"
+	run -0 grep -c "Do you want to proceed" "$T/dialog.txt"
+	# while the human thinks, the cost is held, not spent
+	jh-verify -L "$JH_STATE/ledger" "$LOG" >"$T/v0.jsonl"
+	run -0 jq -s -c '[.[] | select(.ledger)] | .[0].ledger | [.held_uj, .spent_uj]' "$T/v0.jsonl"
+	assert_output "[2000000,0]"
+	tmux -S "$TMUX_SOCK" send-keys -t jh "1"
+	for ((i = 0; i < 120; i++)); do
+		screen | grep -q "the command ran" && [ -s "$LOG" ] &&
+		    jh-verify "$LOG" 2>/dev/null | jq -e 'select(.kind == "result/1")' >/dev/null && break
+		sleep 0.5
+	done
+	stop_claude
+	assert_file_exist "$P/secret"
+	jh-verify -L "$JH_STATE/ledger" "$LOG" >"$T/v.jsonl"
+	run -0 jq -r 'select(.kind == "result/1") | [.core.tool_use_id, .core.decided, .core.answer, .core.status, .core.check, .core.debited_uj] | @tsv' "$T/v.jsonl"
+	assert_output "$(printf 'toolu_cc_ask\task\tapproved\tok\tmatch\t2000000')"
+	run -0 jq -s -c '[.[] | select(.ledger)] | .[0].ledger | [.ok, .held_uj, .spent_uj, .receipts_uj]' "$T/v.jsonl"
+	assert_output "[true,0,2000000,2000000]"
 }
