@@ -1,0 +1,203 @@
+/*
+ * jh-proxy's parts: what bin/jh-proxy.c (options, the listening socket,
+ * signals, main) shares with the library files that do the work:
+ * proxyhold.c (the grant, the ledger hold and its settlement, the
+ * receipt), proxyup.c (the upstream call, the relay) and proxyserve.c
+ * (the listener's handlers).  Only jh-proxy links them, so only it maps
+ * libcurl and libmicrohttpd (SECURITY.md P2).
+ */
+#ifndef JH_PROXY_H
+#define JH_PROXY_H
+
+#include <sys/stat.h>
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include <curl/curl.h>
+#include <microhttpd.h>
+
+#include "jh.h"
+
+#define PROG		"jh-proxy"
+#define SESSION_MAX	128		/* bytes of a session id */
+#define POOL_MAX	64
+
+enum route {
+	R_NONE, R_PROBE, R_MESSAGES, R_COUNT, R_MODELS, R_CHAT, R_RESPONSES
+};
+
+struct opts {
+	const char *upstream;
+	const char *listen;
+	const char *unixpath;
+	const char *grantfile;
+	const char *trustfile;
+	const char *revdir;
+	const char *ledgerdir;
+	const char *statedir;
+	const char *stewards;
+	const char *keyfile;
+	const char *tokenfile;
+	const char *coeffile;
+	const char *host;
+	size_t maxbody;
+	uint64_t cap_uj;
+	uint64_t default_out;
+	uint64_t idle_ms;
+	unsigned newlogs;
+	unsigned wait_ms;
+	uint64_t calibrated_mw;
+	int ladder;
+	int refuse_status;
+	char token[65];
+	size_t toklen;
+	struct jh_key key;
+	struct jh_keyset keys;		/* receipt signers, for log heads */
+	struct jh_coeffs coeffs;
+	struct jh_ladder lad;
+	uint64_t default_mw;
+	char session[64];		/* for callers that name none */
+	char homebuf[PATH_MAX], statebuf[PATH_MAX], ledgerbuf[PATH_MAX];
+	char trustbuf[PATH_MAX], revbuf[PATH_MAX], keybuf[PATH_MAX];
+	char grantbuf[PATH_MAX], stewbuf[PATH_MAX], tokbuf[PATH_MAX];
+	char coefbuf[PATH_MAX];
+};
+
+/* A grant loaded once and reloaded when its file changes. */
+struct gcache {
+	pthread_mutex_t mu;
+	int loaded;
+	int rc;
+	struct jh_err e;
+	struct stat gst, tst;
+	struct jh_grant g;
+	struct jh_keyset trust;
+};
+
+struct upconn {			/* a libcurl handle pair kept for reuse */
+	CURLM *m;
+	CURL *h;
+};
+
+struct sess {			/* session ids seen, for the new-log limit */
+	uint8_t h[16];
+};
+
+
+struct rhdr {
+	char *name;
+	char *value;
+};
+
+struct call {
+	char *uri;			/* as received: path and query */
+	char path[256];
+	enum route route;
+	int api;
+	int started;
+	int done;			/* the request was answered */
+	struct MHD_Connection *con;
+	struct jh_buf body;
+	int too_big;
+	char session[SESSION_MAX + 1];
+	char id[48];			/* jhp-<pid>-<n>: the hold */
+	char model[128];
+	uint64_t t0;			/* ms, monotonic */
+	/* metering */
+	int metered;
+	int forwarded;			/* a hold was placed: it went upstream */
+	int held;			/* the hold is open */
+	int clamped;
+	uint64_t in_est, out_worst, worst, hold;
+	const struct jh_coeff *fam;
+	uint8_t grant[JH_HASH_LEN];
+	char grant_id[JH_ID_LEN];
+	uint64_t budget;		/* the grant's, as checked */
+	int have_grant;
+	uint64_t remaining;
+	int have_remaining;
+	struct jh_sample s0;
+	uint64_t starts_at;
+	int overlapped;
+	int client_stream;
+	/* upstream */
+	struct upconn up;
+	struct curl_slist *hdrs;
+	char *fwd;			/* the body sent, when rewritten */
+	size_t fwdlen;
+	int status;
+	int headers_done;
+	int up_done;
+	CURLcode result;
+	char curl_err[CURL_ERROR_SIZE];
+	struct rhdr *rh;
+	size_t nrh;
+	int sse;
+	struct jh_buf out;
+	size_t out_pos;
+	int paused;
+	struct jh_sse sse_state;
+	struct jh_buf copy;
+	int copy_lost;
+	struct jh_wire w;
+	uint64_t last_data;
+	int client_fd;
+	int watch_client;
+	int client_gone;
+	int cut;			/* shutdown cut the call */
+	int idle;			/* upstream went quiet */
+	const char *note;		/* what happened, for the receipt */
+	int answered;			/* the status the client got */
+	int finished;
+};
+
+struct hdrctx {
+	struct call *c;
+	const char *conn;
+	int oom;
+};
+
+/* The proxy's state, shared by its threads, each in its part's file. */
+extern struct opts jh_px_opts;
+extern struct gcache jh_px_gcache;
+extern pthread_mutex_t jh_px_mu;	/* what follows */
+extern struct upconn jh_px_pool[POOL_MAX];
+extern size_t jh_px_npool;
+extern struct sess *jh_px_sessions;
+extern double jh_px_bucket;
+extern uint64_t jh_px_bucket_ms;
+extern uint64_t jh_px_inflight, jh_px_starts;
+extern uint64_t jh_px_active;		/* requests being answered */
+/* jh_px_stopping is 1: stop taking calls; 2: cut the rest. */
+extern atomic_int jh_px_stopping;
+
+/* proxyhold.c */
+uint64_t jh_px_mono_ms(void);
+void	jh_px_log(const char *, ...) __attribute__((format(printf, 1, 2)));
+const char *jh_px_joules(char *, size_t, uint64_t);
+int	jh_px_grant_check(struct call *, char *, size_t);
+int	jh_px_hold(struct call *, char *, size_t);
+void	jh_px_finish(struct call *, const char *);
+
+/* proxyup.c */
+enum MHD_Result jh_px_req_header(void *, enum MHD_ValueKind, const char *,
+	    const char *);
+size_t	jh_px_on_header(char *, size_t, size_t, void *);
+size_t	jh_px_on_body(char *, size_t, size_t, void *);
+int	jh_px_pump(struct call *, int);
+ssize_t	jh_px_relay(void *, uint64_t, char *, size_t);
+void	jh_px_up_get(struct call *);
+void	jh_px_call_free(struct call *);
+
+/* proxyserve.c */
+int	jh_px_admit(const char *);
+enum MHD_Result jh_px_handler(void *, struct MHD_Connection *, const char *,
+	    const char *, const char *, const char *, size_t *, void **);
+void	*jh_px_on_uri(void *, const char *, struct MHD_Connection *);
+void	jh_px_completed(void *, struct MHD_Connection *, void **,
+	    enum MHD_RequestTerminationCode);
+void	jh_px_mhd_log(void *, const char *, va_list);
+
+#endif /* !JH_PROXY_H */

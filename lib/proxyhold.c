@@ -1,0 +1,481 @@
+/*
+ * jh-proxy: a call's account (DESIGN.md 5, SECURITY.md R2, R3): the
+ * grant check jh-decide makes, the hold placed on the ledger before the
+ * provider is reached, its settlement to the metered figure (synced),
+ * and the efficiency/1 receipt sealed into the session's log.
+ */
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <sodium.h>
+
+#include "jh.h"
+#include "proxy.h"
+
+struct opts jh_px_opts;
+struct gcache jh_px_gcache = { .mu = PTHREAD_MUTEX_INITIALIZER };
+pthread_mutex_t jh_px_mu = PTHREAD_MUTEX_INITIALIZER;
+uint64_t jh_px_inflight, jh_px_starts;
+
+/* The options main set, and the grant cache. */
+static struct opts *const O = &jh_px_opts;
+static struct gcache *const G = &jh_px_gcache;
+
+uint64_t
+jh_px_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+/* One line to stderr, whole (stdio's lock keeps lines apart). */
+void
+jh_px_log(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s: ", PROG);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
+}
+
+const char *
+jh_px_joules(char *buf, size_t sz, uint64_t uj)
+{
+	if (uj >= 1000000000000ULL)
+		snprintf(buf, sz, "%.2f MJ", (double)uj / 1e12);
+	else if (uj >= 1000000000ULL)
+		snprintf(buf, sz, "%.2f kJ", (double)uj / 1e9);
+	else
+		snprintf(buf, sz, "%.3f J", (double)uj / 1e6);
+	return (buf);
+}
+
+/* --- the grant -------------------------------------------------------- */
+
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return (a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec);
+}
+
+/*
+ * The check jh-decide makes (SECURITY.md S9 v): signature, trust,
+ * revocation, audience, nbf/exp.  The grant and the trust list are
+ * reloaded when their files change, by (dev, inode, size, mtime).
+ */
+int
+jh_px_grant_check(struct call *c, char *why, size_t sz)
+{
+	struct stat gst, tst;
+	struct jh_err e;
+	uint64_t now = jh_now_ms() / 1000;
+	int r, rc;
+
+	pthread_mutex_lock(&G->mu);
+	memset(&tst, 0, sizeof(tst));
+	if (stat(O->grantfile, &gst) == -1) {
+		snprintf(why, sz, "no grant: %s: %s", O->grantfile,
+		    strerror(errno));
+		rc = JH_D_NOGRANT;
+		goto out;
+	}
+	(void)stat(O->trustfile, &tst);
+	if (!G->loaded || !same_file(&gst, &G->gst) || !same_file(&tst,
+	    &G->tst)) {
+		if (G->loaded)
+			jh_grant_free(&G->g);
+		jh_keyset_free(&G->trust);
+		jh_keyset_init(&G->trust);
+		G->loaded = 1;
+		G->gst = gst;
+		G->tst = tst;
+		if (access(O->trustfile, F_OK) == 0 &&
+		    jh_keyset_load(&G->trust, O->trustfile, JH_ROLE_ISSUER,
+		    &G->e) == -1) {
+			G->rc = JH_D_GATEFAIL;
+			memset(&G->g, 0, sizeof(G->g));
+		} else
+			G->rc = jh_grant_load(&G->g, O->grantfile, &G->trust,
+			    &G->e);
+	}
+	if ((rc = G->rc) != 0) {
+		snprintf(why, sz, "%s", G->e.msg);
+		goto out;
+	}
+	memcpy(c->grant, G->g.id, JH_HASH_LEN);
+	memcpy(c->grant_id, G->g.idtext, JH_ID_LEN);
+	c->budget = G->g.budget;
+	c->have_grant = 1;
+	if ((r = jh_grant_revoked(&G->g, O->revdir, &e)) != 0) {
+		rc = r == 1 ? JH_D_REVOKED : JH_D_GATEFAIL;
+		snprintf(why, sz, "%s", r == 1 ? "the grant is revoked" :
+		    e.msg);
+	} else if (!jh_audience_ok(&G->g, O->host)) {
+		rc = JH_D_AUDIENCE;
+		snprintf(why, sz, "the grant's audience does not include "
+		    "joulehook:%s", O->host);
+	} else if (now < G->g.nbf) {
+		rc = JH_D_NOTYET;
+		snprintf(why, sz, "the grant is not valid before %llu",
+		    (unsigned long long)G->g.nbf);
+	} else if (now >= G->g.exp) {
+		rc = JH_D_EXPIRED;
+		snprintf(why, sz, "the grant expired at %llu",
+		    (unsigned long long)G->g.exp);
+	}
+out:
+	pthread_mutex_unlock(&G->mu);
+	return (rc);
+}
+
+/* --- the ledger ------------------------------------------------------- */
+
+/*
+ * Places the call's hold, or refuses when it does not fit: under the
+ * ledger's lock, on this thread's own open file description, then
+ * unlocked before anything goes on the network.  Returns 0 held, 1 over
+ * budget, -1 could not (why says which).
+ */
+int
+jh_px_hold(struct call *c, char *why, size_t sz)
+{
+	struct jh_ledger *l;
+	struct jh_err e;
+	uint64_t rem;
+	int fd, rc = -1;
+
+	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+		snprintf(why, sz, "%s", e.msg);
+		return (-1);
+	}
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		close(fd);
+		snprintf(why, sz, "out of memory");
+		return (-1);
+	}
+	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	    jh_ledger_read(l, fd, &e) == -1) {
+		snprintf(why, sz, "ledger: %s", e.msg);
+		goto out;
+	}
+	if (memcmp(l->grant, c->grant, JH_HASH_LEN) != 0) {
+		snprintf(why, sz, "ledger: not this grant's");
+		goto out;
+	}
+	l->budget_uj = c->budget;
+	jh_ledger_reap(l, jh_now_ms());
+	rem = jh_ledger_remaining(l);
+	c->remaining = rem;
+	c->have_remaining = 1;
+	if (c->hold > rem) {
+		rc = 1;
+		goto out;
+	}
+	if (jh_ledger_hold(l, c->id, c->hold, (int)getpid(), jh_now_ms(),
+	    &e) == -1) {
+		snprintf(why, sz, "ledger: %s", e.msg);
+		goto out;
+	}
+	if (jh_ledger_write(fd, l, &e) == -1) {
+		snprintf(why, sz, "%s", e.msg);
+		goto out;
+	}
+	c->held = c->forwarded = 1;
+	c->remaining = jh_ledger_remaining(l);
+	rc = 0;
+out:
+	close(fd);			/* drops the lock */
+	free(l);
+	return (rc);
+}
+
+/* Settles the hold to what was metered, synced, before any receipt. */
+static int
+ledger_settle(struct call *c, uint64_t debit)
+{
+	struct jh_ledger *l;
+	struct jh_err e;
+	int fd, rc = -1;
+
+	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
+		return (-1);
+	}
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		close(fd);
+		return (-1);
+	}
+	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	    jh_ledger_read(l, fd, &e) == -1 ||
+	    jh_ledger_settle(l, c->id, debit, 0, jh_now_ms(), &e) == -1 ||
+	    jh_ledger_write(fd, l, &e) == -1) {
+		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
+		goto out;
+	}
+	c->remaining = jh_ledger_remaining(l);
+	c->have_remaining = 1;
+	c->held = 0;
+	rc = 0;
+out:
+	close(fd);
+	free(l);
+	return (rc);
+}
+
+/* --- receipts --------------------------------------------------------- */
+
+/* Seals an efficiency/1 core and appends it to the session's log. */
+static int
+chain_receipt(json_t *o, const char *session)
+{
+	struct jh_buf core, env, entry;
+	struct jh_arena a;
+	struct jh_cbor *cc;
+	struct jh_log *l = NULL;
+	struct jh_err e;
+	uint8_t nonce[JH_NONCE_LEN];
+	uint64_t ts = jh_now_ms(), cut;
+	int rc = -1, locked = 0;
+
+	jh_buf_init(&core);
+	jh_buf_init(&env);
+	jh_buf_init(&entry);
+	jh_arena_init(&a);
+	jh_nonce(nonce);
+	if (jh_kind_prepare(o, JH_KIND_EFFICIENCY, &O->key, ts, nonce,
+	    &e) == -1 || jh_core_build(&core, o, JH_KIND_EFFICIENCY, &O->key,
+	    ts, nonce, &e) == -1 || jh_cbor_decode_all(&cc, &a, core.p,
+	    core.len, 0, &e) == -1 || jh_kind_check(cc, JH_KIND_EFFICIENCY,
+	    &e) == -1 || jh_seal(&env, &O->key, core.p, core.len, &e) == -1)
+		goto out;
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		jh_errf(&e, "out of memory");
+		goto out;
+	}
+	if (jh_log_open(l, O->statedir, NULL, (const uint8_t *)session,
+	    strlen(session), 1, &e) == -1) {
+		free(l);
+		l = NULL;
+		goto out;
+	}
+	if (jh_tflock(l->fd, LOCK_EX, O->wait_ms, &e) == -1)
+		goto out;
+	locked = 1;
+	if (jh_log_head(l, &O->keys, 1, &cut, &e) == -1)
+		goto out;
+	if (cut > 0)
+		jh_px_log("%s: cut a torn tail of %llu bytes", l->name,
+		    (unsigned long long)cut);
+	if (l->head.count > 0 && (l->slen != strlen(session) ||
+	    memcmp(l->session, session, l->slen) != 0)) {
+		jh_errf(&e, "%s is another session's log", l->name);
+		goto out;
+	}
+	jh_nonce(nonce);
+	if (jh_log_append(l, &O->key, env.p, env.len, cc, jh_now_ms(), nonce,
+	    &entry, &e) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1)
+		jh_px_log("receipt not chained: %s", e.msg);
+	if (l != NULL) {
+		if (locked)
+			flock(l->fd, LOCK_UN);
+		jh_log_close(l);
+		free(l);
+	}
+	jh_arena_free(&a);
+	jh_buf_free(&core);
+	jh_buf_free(&env);
+	jh_buf_free(&entry);
+	return (rc);
+}
+
+/*
+ * The call's end: meter it, settle its hold (synced), chain its receipt
+ * and log one line.  Runs once, on the connection's thread.
+ */
+void
+jh_px_finish(struct call *c, const char *verdict)
+{
+	struct jh_sample s1;
+	struct jh_energy en;
+	struct jh_usage u;
+	struct jh_unit x;
+	json_t *o;
+	uint64_t debit = 0, est_out, dur;
+	int reached, estimated, enforced, completed, accepted;
+	char b1[32], b2[32], b3[32];
+
+	if (c->finished)
+		return;
+	c->finished = 1;
+	dur = jh_px_mono_ms() - c->t0;
+	memset(&u, 0, sizeof(u));
+	memset(&en, 0, sizeof(en));
+	en.provenance = "Estimator";
+	en.method = "tokens";
+	/* Did the request reach the provider?  Not if it never connected. */
+	reached = c->forwarded && (c->headers_done || !(c->result ==
+	    CURLE_COULDNT_CONNECT || c->result == CURLE_COULDNT_RESOLVE_HOST ||
+	    c->result == CURLE_COULDNT_RESOLVE_PROXY ||
+	    c->result == CURLE_FAILED_INIT));
+	if (c->metered && c->forwarded) {
+		if (!c->sse && c->headers_done && !c->copy_lost && c->up_done)
+			jh_wire_body(&c->w, c->copy.p, c->copy.len, c->status);
+		u = c->w.u;
+		estimated = c->w.usage_bad || !u.have_in || !u.have_out ||
+		    !c->w.done;
+		/* A missing usage is never 0 J: estimate what is missing. */
+		if (c->w.usage_bad) {
+			memset(&u, 0, sizeof(u));
+			est_out = (c->w.text_bytes + 3) / 4;
+		} else
+			est_out = u.out > (c->w.text_bytes + 3) / 4 ? u.out :
+			    (c->w.text_bytes + 3) / 4;
+		if (!reached) {
+			memset(&u, 0, sizeof(u));
+			estimated = 0;
+		} else if (estimated) {
+			if (!u.have_in)
+				u.in = c->in_est;
+			if (!c->w.done || !u.have_out)
+				u.out = est_out;
+		}
+		if (O->ladder)
+			jh_ladder_sample(&O->lad, &s1);
+		else
+			s1.t_ns = c->s0.t_ns + dur * 1000000;
+		pthread_mutex_lock(&jh_px_mu);
+		if (jh_px_starts != c->starts_at)
+			c->overlapped = 1;
+		jh_px_inflight--;
+		pthread_mutex_unlock(&jh_px_mu);
+		jh_ladder_energy(&en, O->ladder && !c->overlapped ? &O->lad :
+		    NULL, &c->s0, &s1, 1, jh_tokens_uj(c->fam, &u),
+		    O->default_mw);
+		debit = en.measured && en.measured_uj > en.estimated_uj ?
+		    en.measured_uj : en.estimated_uj;
+		if (ledger_settle(c, debit) == -1)
+			debit = 0;
+		if (verdict == NULL) {
+			if (c->client_gone || c->cut || c->idle ||
+			    (c->up_done && c->result != CURLE_OK &&
+			    c->headers_done) || (c->sse && c->status < 300 &&
+			    !c->w.done && c->w.err[0] == '\0'))
+				verdict = "partial";
+			else if (c->status >= 400 || c->w.err[0] != '\0' ||
+			    !c->headers_done)
+				verdict = "error";
+			else if (estimated)
+				verdict = "usage-estimated";
+			else
+				verdict = "ok";
+		}
+	} else {
+		estimated = 0;
+		if (verdict == NULL)
+			verdict = !c->metered ? "passed" : "error";
+	}
+	if (c->note == NULL) {
+		if (c->client_gone)
+			c->note = "client-disconnected";
+		else if (c->cut)
+			c->note = "shutdown";
+		else if (c->idle)
+			c->note = "upstream-idle";
+		else if (c->forwarded && !c->headers_done)
+			c->note = "upstream-unreachable";
+		else if (c->up_done && c->result != CURLE_OK)
+			c->note = "upstream-disconnected";
+		else if (c->w.err[0] != '\0')
+			c->note = c->status >= 400 ? "upstream-error" :
+			    "stream-error";
+		else if (c->w.usage_bad)
+			c->note = "usage-refused";
+	}
+	completed = c->forwarded && c->w.done && c->w.err[0] == '\0' &&
+	    !c->client_gone && !c->cut && c->status < 300;
+	accepted = completed && jh_wire_accepted(&c->w);
+	enforced = strcmp(verdict, "refused") == 0 ||
+	    (!c->clamped && debit <= c->hold);
+	if (c->session[0] != '\0' && c->metered) {
+		const char *rid = NULL;
+		size_t i;
+
+		/* The unit's JSON is lib/meter.c's, as jh-meter prints it. */
+		jh_unit_init(&x, c->session, "proxy");
+		x.unit = c->w.id[0] ? c->w.id : c->id;
+		for (i = 0; i < c->nrh; i++)
+			if (strcasecmp(c->rh[i].name, "request-id") == 0 ||
+			    strcasecmp(c->rh[i].name, "x-request-id") == 0)
+				rid = c->rh[i].value;
+		x.request_id = rid;
+		x.model = c->w.model[0] ? c->w.model : c->model;
+		x.u = u;
+		x.accepted = accepted ? u.out : 0;
+		x.en = en;
+		snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", O->coeffs.id,
+		    c->fam ? "#" : "", c->fam ? c->fam->family : "");
+		x.duration_ms = dur;
+		x.completed = completed;
+		x.verdict = verdict;
+		x.enforced = enforced;
+		x.debited = debit;
+		x.grant = c->have_grant ? c->grant_id : NULL;
+		x.have_remaining = c->have_remaining;
+		x.remaining = c->remaining;
+		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
+		x.note = c->note;
+		if ((o = jh_unit_json(&x)) != NULL) {
+			chain_receipt(o, c->session);
+			json_decref(o);
+		}
+	}
+	jh_px_log("%.8s %s %s %d %s%s%s in=%llu out=%llu cr=%llu cw=%llu "
+	    "energy=%s%s debit=%s remaining=%s %llu ms",
+	    c->session[0] ? c->session : "-", c->route == R_MODELS ? "GET" :
+	    "POST", c->path, c->answered, verdict, c->note ? "/" : "",
+	    c->note ? c->note : "", (unsigned long long)u.in,
+	    (unsigned long long)u.out, (unsigned long long)u.cache_read,
+	    (unsigned long long)u.cache_write,
+	    jh_px_joules(b1, sizeof(b1), en.measured ? en.measured_uj :
+	    en.estimated_uj), en.measured ? " (measured)" : "",
+	    jh_px_joules(b2, sizeof(b2), debit), c->have_remaining ?
+	    jh_px_joules(b3, sizeof(b3), c->remaining) : "-",
+	    (unsigned long long)dur);
+}
+

@@ -1,0 +1,630 @@
+/*
+ * jh-proxy: the listener's handlers (libmicrohttpd, one thread a
+ * connection): admit the caller and its session, read the request,
+ * decide, hold, forward; answer refusals in the API's own shape.
+ */
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <sodium.h>
+
+#include "jh.h"
+#include "proxy.h"
+
+struct sess *jh_px_sessions;
+double jh_px_bucket;
+uint64_t jh_px_bucket_ms;
+uint64_t jh_px_active;
+static size_t nsess, capsess;		/* under jh_px_mu */
+static uint64_t seq, last_authlog;	/* under jh_px_mu */
+
+static struct opts *const O = &jh_px_opts;	/* as main set them */
+
+/* --- the listener ----------------------------------------------------- */
+
+static enum MHD_Result
+respond(struct call *c, int status, const char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (r == NULL)
+		return (MHD_NO);
+	if (len > 0)
+		MHD_add_response_header(r, "Content-Type", "application/json");
+	ret = MHD_queue_response(c->con, (unsigned int)status, r);
+	MHD_destroy_response(r);
+	c->answered = status;
+	c->done = 1;
+	return (ret);
+}
+
+/* An answer of our own, in the shape of the API the client speaks. */
+static enum MHD_Result
+reply_error(struct call *c, int status, const char *type, const char *msg)
+{
+	struct jh_buf b;
+	enum MHD_Result r;
+
+	jh_buf_init(&b);
+	jh_wire_error(&b, c->api, type, msg);
+	r = b.oom ? MHD_NO : respond(c, status, (const char *)b.p, b.len);
+	jh_buf_free(&b);
+	return (r);
+}
+
+/* The type that goes with each refusal status in Anthropic's shape. */
+static const char *
+refusal_type(struct call *c, int budget)
+{
+	if (c->api != JH_API_ANTHROPIC)
+		return (budget ? "budget_exceeded" : "permission_denied");
+	switch (O->refuse_status) {
+	case 402:
+		return ("billing_error");
+	case 403:
+		return ("permission_error");
+	default:
+		return ("invalid_request_error");
+	}
+}
+
+static enum MHD_Result
+refuse(struct call *c, int budget, const char *note, const char *msg)
+{
+	enum MHD_Result r;
+
+	r = reply_error(c, O->refuse_status, refusal_type(c, budget), msg);
+	c->note = note;
+	jh_px_finish(c, "refused");
+	return (r);
+}
+
+static int
+session_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > SESSION_MAX)
+		return (0);
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '.' || s[i] == '_' || s[i] == ':' || s[i] == '-'))
+			return (0);
+	return (1);
+}
+
+/*
+ * A session seen before, or a new one within the rate of new logs
+ * (SECURITY.md S13: a caller cannot create one log file per invented id
+ * at will).
+ */
+int
+jh_px_admit(const char *s)
+{
+	uint8_t h[16];
+	uint64_t now = jh_px_mono_ms();
+	size_t i;
+	int ok = 0;
+
+	crypto_generichash(h, sizeof(h), (const uint8_t *)s, strlen(s),
+	    NULL, 0);
+	pthread_mutex_lock(&jh_px_mu);
+	for (i = 0; i < nsess; i++)
+		if (memcmp(jh_px_sessions[i].h, h, sizeof(h)) == 0) {
+			ok = 1;
+			goto out;
+		}
+	jh_px_bucket += (double)(now - jh_px_bucket_ms) * O->newlogs / 60000.0;
+	if (jh_px_bucket > O->newlogs)
+		jh_px_bucket = O->newlogs;
+	jh_px_bucket_ms = now;
+	if (jh_px_bucket < 1.0)
+		goto out;
+	jh_px_bucket -= 1.0;
+	if (nsess == capsess) {
+		size_t nc = capsess ? capsess * 2 : 256;
+		struct sess *x;
+		if (nc > 65536)
+			nsess = 0;	/* forget; the limit still holds */
+		else if ((x = realloc(jh_px_sessions, nc *
+		    sizeof(*x))) != NULL) {
+			jh_px_sessions = x;
+			capsess = nc;
+		} else
+			goto out;
+	}
+	memcpy(jh_px_sessions[nsess++].h, h, sizeof(h));
+	ok = 1;
+out:
+	pthread_mutex_unlock(&jh_px_mu);
+	return (ok);
+}
+
+/* Reads an optional token count: 1 read, 0 absent, -1 not a count. */
+static int
+tokens_field(const json_t *o, const char *k, uint64_t *v)
+{
+	json_t *j = json_object_get(o, k);
+
+	if (j == NULL || json_is_null(j))
+		return (0);
+	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
+	    (uint64_t)json_integer_value(j) > JH_TOKENS_MAX)
+		return (-1);
+	*v = (uint64_t)json_integer_value(j);
+	return (1);
+}
+
+/*
+ * The worst case of a call, labelled an estimate: the input at bytes / 4
+ * tokens at the dearer of the input and cache-write coefficients, plus
+ * the most output the request allows at the output coefficient, clamped
+ * by -c.  A request that names no output limit is held at -m tokens,
+ * which is not a true worst case.
+ */
+static int
+worst_case(struct call *c, json_t *req, char *why, size_t sz)
+{
+	uint64_t out = 0, n = 1, cin;
+	int r;
+
+	switch (c->api) {
+	case JH_API_ANTHROPIC:
+		r = tokens_field(req, "max_tokens", &out);
+		break;
+	case JH_API_CHAT:
+		if ((r = tokens_field(req, "max_completion_tokens", &out)) == 0)
+			r = tokens_field(req, "max_tokens", &out);
+		if (r >= 0 && tokens_field(req, "n", &n) == -1)
+			r = -1;
+		if (n == 0)
+			n = 1;
+		break;
+	default:
+		r = tokens_field(req, "max_output_tokens", &out);
+		break;
+	}
+	if (r == -1) {
+		snprintf(why, sz, "the output token limit is not a count");
+		return (-1);
+	}
+	if (r == 0) {
+		out = O->default_out;
+		c->clamped = 1;
+	}
+	c->out_worst = jh_mul_sat(out, n);
+	c->in_est = (c->body.len + 3) / 4;
+	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
+	    c->fam->in;
+	c->worst = jh_add_sat(jh_mul_sat(c->in_est, cin),
+	    jh_mul_sat(c->out_worst, c->fam->out));
+	c->hold = c->worst;
+	if (O->cap_uj > 0 && c->worst > O->cap_uj) {
+		c->hold = O->cap_uj;
+		c->clamped = 1;
+	}
+	return (0);
+}
+
+static enum MHD_Result
+forward(struct call *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct MHD_Response *r;
+	struct hdrctx x;
+	char *url;
+	size_t i, ul;
+	enum MHD_Result ret;
+
+	/* Until the transfer is started, nothing has gone upstream. */
+	c->result = CURLE_FAILED_INIT;
+	jh_px_up_get(c);
+	if (c->up.m == NULL || c->up.h == NULL)
+		return (reply_error(c, 500, "api_error", "joulehook: out of "
+		    "memory"));
+	ul = strlen(O->upstream) + strlen(c->uri) + 1;
+	if ((url = malloc(ul)) == NULL)
+		return (MHD_NO);
+	snprintf(url, ul, "%s%s", O->upstream, c->uri);
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.conn = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+	    "Connection");
+	MHD_get_connection_values(c->con, MHD_HEADER_KIND, jh_px_req_header,
+	    &x);
+	c->hdrs = curl_slist_append(c->hdrs, "Accept-Encoding: identity");
+	c->hdrs = curl_slist_append(c->hdrs, "Expect:");
+	curl_easy_setopt(c->up.h, CURLOPT_URL, url);
+	free(url);
+	curl_easy_setopt(c->up.h, CURLOPT_HTTPHEADER, c->hdrs);
+	curl_easy_setopt(c->up.h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->up.h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(c->up.h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c->up.h, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+	curl_easy_setopt(c->up.h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c->up.h, CURLOPT_ERRORBUFFER, c->curl_err);
+	curl_easy_setopt(c->up.h, CURLOPT_HEADERFUNCTION, jh_px_on_header);
+	curl_easy_setopt(c->up.h, CURLOPT_HEADERDATA, c);
+	curl_easy_setopt(c->up.h, CURLOPT_WRITEFUNCTION, jh_px_on_body);
+	curl_easy_setopt(c->up.h, CURLOPT_WRITEDATA, c);
+	if (c->route == R_MODELS)
+		curl_easy_setopt(c->up.h, CURLOPT_HTTPGET, 1L);
+	else {
+		curl_easy_setopt(c->up.h, CURLOPT_POST, 1L);
+		curl_easy_setopt(c->up.h, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)(c->fwd ? c->fwdlen : c->body.len));
+		curl_easy_setopt(c->up.h, CURLOPT_POSTFIELDS, c->fwd ? c->fwd :
+		    (c->body.len ? (char *)c->body.p : ""));
+	}
+	if (x.oom || curl_multi_add_handle(c->up.m, c->up.h) != CURLM_OK)
+		return (reply_error(c, 500, "api_error", "joulehook: cannot "
+		    "start the upstream call"));
+	c->result = CURLE_OK;
+	ci = MHD_get_connection_info(c->con,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	c->client_fd = ci ? ci->connect_fd : -1;
+	c->watch_client = c->client_fd >= 0;
+	c->last_data = jh_px_mono_ms();
+	if (jh_px_pump(c, 1) == -1) {
+		jh_px_finish(c, NULL);
+		return (MHD_NO);
+	}
+	if (!c->headers_done) {
+		char msg[CURL_ERROR_SIZE + 64];
+		snprintf(msg, sizeof(msg), "joulehook: the upstream did not "
+		    "answer: %s", c->curl_err[0] ? c->curl_err :
+		    curl_easy_strerror(c->result));
+		ret = reply_error(c, 502, c->api == JH_API_ANTHROPIC ?
+		    "api_error" : "server_error", msg);
+		jh_px_finish(c, NULL);
+		return (ret);
+	}
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+	    jh_px_relay, c, NULL);
+	if (r == NULL)
+		return (MHD_NO);
+	for (i = 0; i < c->nrh; i++)
+		MHD_add_response_header(r, c->rh[i].name, c->rh[i].value);
+	c->answered = c->status;
+	ret = MHD_queue_response(c->con, (unsigned int)c->status, r);
+	MHD_destroy_response(r);
+	c->done = 1;
+	return (ret);
+}
+
+/* The whole request is in: decide, hold, forward. */
+static enum MHD_Result
+dispatch(struct call *c)
+{
+	json_t *req, *v;
+	char why[512], msg[1024], b1[32], b2[32];
+	int r;
+
+	if (c->too_big) {
+		c->note = "body-too-large";
+		r = reply_error(c, 413, c->api == JH_API_ANTHROPIC ?
+		    "request_too_large" : "invalid_request_error",
+		    "joulehook: the request body is larger than this proxy "
+		    "accepts");
+		jh_px_finish(c, "error");
+		return (r);
+	}
+	if (!c->metered)
+		return (forward(c));
+	req = json_loadb((const char *)c->body.p, c->body.len, 0, NULL);
+	if (!json_is_object(req)) {
+		json_decref(req);
+		c->note = "malformed-body";
+		r = reply_error(c, 400, "invalid_request_error", "joulehook: "
+		    "the request body is not a JSON object");
+		jh_px_finish(c, "error");
+		return (r);
+	}
+	if (json_is_string(v = json_object_get(req, "model")))
+		snprintf(c->model, sizeof(c->model), "%s",
+		    json_string_value(v));
+	c->fam = jh_coeffs_find(&O->coeffs, c->model);
+	c->client_stream = json_is_true(json_object_get(req, "stream"));
+	if (worst_case(c, req, why, sizeof(why)) == -1) {
+		json_decref(req);
+		c->note = "malformed-body";
+		snprintf(msg, sizeof(msg), "joulehook: %s", why);
+		r = reply_error(c, 400, "invalid_request_error", msg);
+		jh_px_finish(c, "error");
+		return (r);
+	}
+	/* Usage on a Chat Completions stream must be asked for. */
+	if (c->api == JH_API_CHAT && c->client_stream) {
+		json_t *so = json_object_get(req, "stream_options");
+		if (!json_is_object(so) ||
+		    !json_is_true(json_object_get(so, "include_usage"))) {
+			if (!json_is_object(so)) {
+				so = json_object();
+				json_object_set_new(req, "stream_options", so);
+			}
+			json_object_set_new(so, "include_usage", json_true());
+			c->w.hide_usage = 1;
+			c->fwd = json_dumps(req, JSON_COMPACT);
+			c->fwdlen = c->fwd ? strlen(c->fwd) : 0;
+			if (c->fwd == NULL) {
+				json_decref(req);
+				return (MHD_NO);
+			}
+		}
+	}
+	json_decref(req);
+	if ((r = jh_px_grant_check(c, why, sizeof(why))) != 0) {
+		snprintf(msg, sizeof(msg), "joulehook: no model call is granted: "
+		    "%s", why);
+		return (refuse(c, 0, "grant", msg));
+	}
+	if ((r = jh_px_hold(c, why, sizeof(why))) != 0) {
+		if (r == -1 && strstr(why, "too many open holds") != NULL) {
+			/* Busy, not spent: an answer the client retries. */
+			c->note = "ledger-full";
+			r = reply_error(c, c->api == JH_API_ANTHROPIC ? 529 : 503,
+			    c->api == JH_API_ANTHROPIC ? "overloaded_error" :
+			    "server_error", "joulehook: too many calls in flight "
+			    "on this grant; try again");
+			jh_px_finish(c, "refused");
+			return (r);
+		}
+		if (r == -1) {
+			snprintf(msg, sizeof(msg), "joulehook: the joule budget "
+			    "cannot be checked: %s", why);
+			return (refuse(c, 0, "ledger", msg));
+		}
+		snprintf(msg, sizeof(msg), "joulehook: the joule budget is "
+		    "spent: this call could use up to %s (an estimate) and the "
+		    "grant has %s left. Ask for a new grant, or a lower "
+		    "max_tokens.", jh_px_joules(b1, sizeof(b1), c->hold),
+		    jh_px_joules(b2, sizeof(b2), c->remaining));
+		return (refuse(c, 1, "budget", msg));
+	}
+	pthread_mutex_lock(&jh_px_mu);
+	c->overlapped = jh_px_inflight > 0;
+	jh_px_inflight++;
+	c->starts_at = ++jh_px_starts;
+	pthread_mutex_unlock(&jh_px_mu);
+	if (O->ladder)
+		jh_ladder_sample(&O->lad, &c->s0);
+	else
+		c->s0.t_ns = jh_px_mono_ms() * 1000000;
+	return (forward(c));
+}
+
+/* The caller presents the install's token, or came over the socket. */
+static int
+authorized(struct call *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	const char *t;
+
+	ci = MHD_get_connection_info(c->con,
+	    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (O->unixpath != NULL || (ci != NULL && ci->client_addr != NULL &&
+	    ci->client_addr->sa_family == AF_UNIX))
+		return (1);
+	t = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+	    "X-Joulehook-Token");
+	return (t != NULL && strlen(t) == O->toklen &&
+	    sodium_memcmp(t, O->token, O->toklen) == 0);
+}
+
+static enum MHD_Result
+begin(struct call *c, const char *method)
+{
+	static const char *const sess_hdr[] = { "X-Claude-Code-Session-Id",
+	    "X-Joulehook-Session", "session-id", "x-session-id", NULL };
+	const char *q, *s, *cl;
+	size_t n, i;
+	uint64_t now;
+	int post = strcmp(method, "POST") == 0;
+	int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+
+	q = strchr(c->uri, '?');
+	n = q ? (size_t)(q - c->uri) : strlen(c->uri);
+	if (n >= sizeof(c->path))
+		n = sizeof(c->path) - 1;
+	memcpy(c->path, c->uri, n);
+	c->path[n] = '\0';
+	c->api = JH_API_ANTHROPIC;
+	if (get && (strcmp(c->path, "/") == 0 ||
+	    strcmp(c->path, "/api/hello") == 0))
+		return (respond(c, 200, "", 0));
+	if (post && strcmp(c->path, "/v1/messages") == 0)
+		c->route = R_MESSAGES;
+	else if (post && strcmp(c->path, "/v1/messages/count_tokens") == 0)
+		c->route = R_COUNT;
+	else if (get && (strcmp(c->path, "/v1/models") == 0 ||
+	    strncmp(c->path, "/v1/models/", 11) == 0))
+		c->route = R_MODELS;
+	else if (post && strcmp(c->path, "/v1/chat/completions") == 0) {
+		c->route = R_CHAT;
+		c->api = JH_API_CHAT;
+	} else if (post && strcmp(c->path, "/v1/responses") == 0) {
+		c->route = R_RESPONSES;
+		c->api = JH_API_RESPONSES;
+	}
+	c->w.api = c->api;
+	if (!authorized(c)) {
+		now = jh_px_mono_ms();
+		pthread_mutex_lock(&jh_px_mu);
+		if (now - last_authlog >= 1000) {
+			last_authlog = now;
+			pthread_mutex_unlock(&jh_px_mu);
+			jh_px_log("refused a caller without the token: "
+			    "%s %.64s", method, c->path);
+		} else
+			pthread_mutex_unlock(&jh_px_mu);
+		return (reply_error(c, 401, c->api == JH_API_ANTHROPIC ?
+		    "authentication_error" : "invalid_api_key", "joulehook: "
+		    "this proxy needs its X-Joulehook-Token header"));
+	}
+	if (c->route == R_NONE)
+		return (reply_error(c, 404, c->api == JH_API_ANTHROPIC ?
+		    "not_found_error" : "not_found", "joulehook: no such route "
+		    "through this proxy"));
+	if (atomic_load(&jh_px_stopping))
+		return (reply_error(c, 529, "overloaded_error", "joulehook: "
+		    "the proxy is stopping"));
+	c->metered = c->route == R_MESSAGES || c->route == R_CHAT ||
+	    c->route == R_RESPONSES;
+	if (c->metered) {
+		s = NULL;
+		for (i = 0; sess_hdr[i] != NULL && s == NULL; i++)
+			s = MHD_lookup_connection_value(c->con,
+			    MHD_HEADER_KIND, sess_hdr[i]);
+		if (s == NULL)
+			s = O->session;
+		if (!session_ok(s))
+			return (reply_error(c, 400, "invalid_request_error",
+			    "joulehook: the session id must be 1 to 128 of "
+			    "A-Z a-z 0-9 . _ : -"));
+		if (!jh_px_admit(s))
+			return (reply_error(c, O->refuse_status,
+			    refusal_type(c, 0), "joulehook: too many new "
+			    "sessions this minute"));
+		snprintf(c->session, sizeof(c->session), "%s", s);
+		pthread_mutex_lock(&jh_px_mu);
+		snprintf(c->id, sizeof(c->id), "jhp-%ld-%llu", (long)getpid(),
+		    (unsigned long long)++seq);
+		pthread_mutex_unlock(&jh_px_mu);
+	}
+	cl = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+	    "Content-Length");
+	if (cl != NULL && strtoull(cl, NULL, 10) > O->maxbody) {
+		c->too_big = 1;
+		return (dispatch(c));
+	}
+	return (MHD_YES);
+}
+
+enum MHD_Result
+jh_px_handler(void *cls, struct MHD_Connection *con, const char *url,
+    const char *method, const char *version, const char *up, size_t *upsz,
+    void **ptr)
+{
+	struct call *c = *ptr;
+
+	(void)cls;
+	(void)url;
+	(void)version;
+	if (c == NULL)
+		return (MHD_NO);
+	c->con = con;
+	if (!c->started) {
+		c->started = 1;
+		pthread_mutex_lock(&jh_px_mu);
+		jh_px_active++;
+		pthread_mutex_unlock(&jh_px_mu);
+		return (begin(c, method));
+	}
+	if (*upsz > 0) {
+		if (!c->too_big && !c->done) {
+			if (c->body.len + *upsz > O->maxbody) {
+				c->too_big = 1;
+				jh_buf_free(&c->body);
+				jh_buf_init(&c->body);
+			} else
+				jh_buf_add(&c->body, up, *upsz);
+		}
+		*upsz = 0;
+		return (MHD_YES);
+	}
+	if (c->done)
+		return (MHD_YES);
+	if (c->body.oom)
+		return (MHD_NO);
+	return (dispatch(c));
+}
+
+void *
+jh_px_on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	struct call *c;
+
+	(void)cls;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return (NULL);
+	if ((c->uri = strdup(uri)) == NULL) {
+		free(c);
+		return (NULL);
+	}
+	c->con = con;
+	c->t0 = jh_px_mono_ms();
+	c->client_fd = -1;
+	jh_buf_init(&c->body);
+	jh_buf_init(&c->out);
+	jh_buf_init(&c->copy);
+	return (c);
+}
+
+void
+jh_px_completed(void *cls, struct MHD_Connection *con, void **ptr,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct call *c = *ptr;
+
+	(void)cls;
+	(void)con;
+	if (c == NULL)
+		return;
+	if (c->started) {
+		pthread_mutex_lock(&jh_px_mu);
+		jh_px_active--;
+		pthread_mutex_unlock(&jh_px_mu);
+	}
+	if (!c->finished && c->metered && c->session[0] != '\0' &&
+	    c->started) {
+		if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+			c->client_gone = !c->up_done;
+		if (toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN)
+			c->cut = 1;
+		jh_px_finish(c, NULL);
+	}
+	jh_px_call_free(c);
+	*ptr = NULL;
+}
+
+void
+jh_px_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char m[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(m, sizeof(m), fmt, ap);
+	n = strlen(m);
+	while (n > 0 && m[n - 1] == '\n')
+		m[--n] = '\0';
+	jh_px_log("libmicrohttpd: %s", m);
+}
+
