@@ -266,9 +266,9 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 	}
 	if (!same(in.core, "host", o->host->name) || !same(in.core, "event",
 	    o->event != NULL ? o->event : o->host->gate_event)) {
-		fail(a, "the receipt is not a %s on a %s %s", in.kind,
-		    o->host->name, o->event != NULL ? o->event :
-		    o->host->gate_event);
+		fail(a, "the receipt is not a %s on a %s %s", o->event !=
+		    NULL ? "result" : "decision", o->host->name,
+		    o->event != NULL ? o->event : o->host->gate_event);
 		goto out;
 	}
 	now = jh_now_ms();
