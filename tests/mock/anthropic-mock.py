@@ -53,19 +53,18 @@ Responses carry a unique `request-id` header (req_...); messages a unique
 id (msg_...); tool_use blocks unique ids (toolu_...).
 """
 
-import argparse
 import itertools
 import json
-import os
 import secrets
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import mockhttp  # noqa: E402
+
 DEFAULT_MODEL = "claude-opus-5-5"
-REDACT = {"x-api-key", "authorization"}
 
 _counter = itertools.count(1)
 _lock = threading.Lock()
@@ -82,72 +81,14 @@ class _Disconnect(Exception):
     pass
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # headers and body go out in separate writes: without TCP_NODELAY,
-    # Nagle and the client's delayed ACK add 40 ms to every answer
-    disable_nagle_algorithm = True
+class Handler(mockhttp.Handler):
     server_version = "anthropic-mock/1"
+    name = "anthropic-mock"
+    redact = {"x-api-key", "authorization"}
+    sse_type = "text/event-stream; charset=utf-8"
+    chunked_requests = True
 
     # --- plumbing ------------------------------------------------------
-
-    def log_message(self, fmt, *args):  # quiet; the JSON log is the record
-        pass
-
-    def _read_body(self):
-        te = (self.headers.get("Transfer-Encoding") or "").lower()
-        if "chunked" in te:
-            data = b""
-            while True:
-                line = self.rfile.readline()
-                size = int(line.split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return data
-                data += self.rfile.read(size)
-                self.rfile.readline()
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n > 0 else b""
-
-    def _log(self, body_raw, response):
-        headers = {}
-        t_in = getattr(self, "_t_in", None)
-        for k, v in self.headers.items():
-            headers[k] = "REDACTED" if k.lower() in REDACT else v
-        try:
-            body = json.loads(body_raw) if body_raw else None
-        except ValueError:
-            body = body_raw.decode("utf-8", "replace")
-        rec = {
-            "time": time.time(),
-            "t_in": t_in,
-            "method": self.command,
-            "path": self.path,
-            "headers": headers,
-            "body": body,
-            "response": response,
-        }
-        line = json.dumps(rec, separators=(",", ":")) + "\n"
-        with _lock:
-            with open(self.server.log_path, "a", encoding="utf-8") as f:
-                f.write(line)
-
-    def _send_json(self, status, obj, request_id, extra_headers=None):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("request-id", request_id)
-        for k, v in (extra_headers or {}).items():
-            self.send_header(k, str(v))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    def _chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
 
     def _event(self, name, obj, pause):
         left = getattr(self, "_events_left", None)
@@ -160,11 +101,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(pause)
 
     def _load_script(self):
-        try:
-            with open(self.server.script_path, encoding="utf-8") as f:
-                script = json.load(f)
-        except (OSError, ValueError) as e:
-            sys.stderr.write("anthropic-mock: script unreadable: %s\n" % e)
+        script = self._read_script()
+        if script is None:
             return []
         if isinstance(script, dict):
             script = script.get("turns", [])
@@ -300,12 +238,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _stream(self, turn, blocks, stop, usage, mid, model, rid):
         pause = float(turn.get("chunk_pause_ms") or 0) / 1000.0
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("request-id", rid)
-        self.end_headers()
+        self._sse_start(rid)
         start_usage = dict(usage)
         start_usage["output_tokens"] = 1
         self._events_left = None
@@ -373,32 +306,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--port-file")
-    ap.add_argument("--pid-file")
-    a = ap.parse_args()
-
-    ThreadingHTTPServer.daemon_threads = True
-    srv = ThreadingHTTPServer((a.host, a.port), Handler)
-    srv.script_path = a.script
-    srv.log_path = a.log
-    open(a.log, "a").close()
-    if a.pid_file:
-        with open(a.pid_file + ".tmp", "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.replace(a.pid_file + ".tmp", a.pid_file)
-    if a.port_file:
-        with open(a.port_file + ".tmp", "w") as f:
-            f.write("%d\n" % srv.server_address[1])
-        os.replace(a.port_file + ".tmp", a.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    mockhttp.serve(Handler, __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":

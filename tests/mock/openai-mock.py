@@ -28,73 +28,27 @@ Every request is appended to --log as one JSON line: time, t_in, method,
 path, headers (authorization redacted), body, response {status, id}.
 """
 
-import argparse
 import itertools
 import json
-import os
 import secrets
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import mockhttp  # noqa: E402
+
 _counter = itertools.count(1)
-_lock = threading.Lock()
 
 
 def new_id(prefix):
     return "%s%04d%s" % (prefix, next(_counter), secrets.token_hex(6))
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # headers and body go out in separate writes: without TCP_NODELAY,
-    # Nagle and the client's delayed ACK add 40 ms to every answer
-    disable_nagle_algorithm = True
+class Handler(mockhttp.Handler):
     server_version = "openai-mock/1"
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def _read_body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n > 0 else b""
-
-    def _log(self, body_raw, response):
-        headers = {k: ("REDACTED" if k.lower() == "authorization" else v)
-                   for k, v in self.headers.items()}
-        try:
-            body = json.loads(body_raw) if body_raw else None
-        except ValueError:
-            body = body_raw.decode("utf-8", "replace")
-        rec = {"time": time.time(), "t_in": self._t_in, "method": self.command,
-               "path": self.path, "headers": headers, "body": body,
-               "response": response}
-        with _lock:
-            with open(self.server.log_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-
-    def _json(self, status, obj, rid):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("x-request-id", rid)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _sse_start(self, rid):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("x-request-id", rid)
-        self.end_headers()
-
-    def _chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
+    name = "openai-mock"
+    rid_header = "x-request-id"
 
     def _data(self, obj, event=None):
         s = ""
@@ -104,12 +58,7 @@ class Handler(BaseHTTPRequestHandler):
         self._chunk(s.encode())
 
     def _script(self):
-        try:
-            with open(self.server.script_path, encoding="utf-8") as f:
-                s = json.load(f)
-        except (OSError, ValueError) as e:
-            sys.stderr.write("openai-mock: script unreadable: %s\n" % e)
-            return {}
+        s = self._read_script()
         return s if isinstance(s, dict) else {}
 
     def do_GET(self):
@@ -117,11 +66,11 @@ class Handler(BaseHTTPRequestHandler):
         rid = new_id("req_")
         if urlsplit(self.path).path == "/v1/models":
             self._log(b"", {"status": 200})
-            self._json(200, {"object": "list", "data": [
+            self._send_json(200, {"object": "list", "data": [
                 {"id": "gpt-5.5", "object": "model", "owned_by": "mock"}]}, rid)
             return
         self._log(b"", {"status": 404})
-        self._json(404, {"error": {"message": "no route", "type": "invalid_request_error",
+        self._send_json(404, {"error": {"message": "no route", "type": "invalid_request_error",
                                    "param": None, "code": "not_found"}}, rid)
 
     def do_POST(self):
@@ -136,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
                 raise ValueError("not an object")
         except ValueError as e:
             self._log(raw, {"status": 400})
-            self._json(400, {"error": {"message": "mock: %s" % e,
+            self._send_json(400, {"error": {"message": "mock: %s" % e,
                                        "type": "invalid_request_error",
                                        "param": None, "code": None}}, rid)
             return
@@ -146,7 +95,7 @@ class Handler(BaseHTTPRequestHandler):
         if err:
             st = int(err.get("status", 500))
             self._log(raw, {"status": st})
-            self._json(st, {"error": {"message": err.get("message", "mock error"),
+            self._send_json(st, {"error": {"message": err.get("message", "mock error"),
                                       "type": err.get("type", "server_error"),
                                       "param": None, "code": err.get("code")}}, rid)
             return
@@ -156,7 +105,7 @@ class Handler(BaseHTTPRequestHandler):
             self._responses(req, raw, sc, rid)
         else:
             self._log(raw, {"status": 404})
-            self._json(404, {"error": {"message": "no route", "type": "invalid_request_error",
+            self._send_json(404, {"error": {"message": "no route", "type": "invalid_request_error",
                                        "param": None, "code": "not_found"}}, rid)
 
     def _usage_chat(self, raw, text, sc):
@@ -184,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
                         "role": "assistant", "content": text}, "finish_reason": fin}]}
             if usage is not None:
                 body["usage"] = usage
-            self._json(200, body, rid)
+            self._send_json(200, body, rid)
             return
         self._sse_start(rid)
         base = {"id": cid, "object": "chat.completion.chunk",
@@ -246,7 +195,7 @@ class Handler(BaseHTTPRequestHandler):
         full = {"id": resp_id, "object": "response", "created_at": int(time.time()),
                 "status": "completed", "model": model, "output": out, "usage": usage}
         if not stream:
-            self._json(200, full, rid)
+            self._send_json(200, full, rid)
             return
         self._sse_start(rid)
         seq = itertools.count(0)
@@ -279,31 +228,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--port-file")
-    ap.add_argument("--pid-file")
-    a = ap.parse_args()
-    ThreadingHTTPServer.daemon_threads = True
-    srv = ThreadingHTTPServer((a.host, a.port), Handler)
-    srv.script_path = a.script
-    srv.log_path = a.log
-    open(a.log, "a").close()
-    if a.pid_file:
-        with open(a.pid_file + ".tmp", "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.replace(a.pid_file + ".tmp", a.pid_file)
-    if a.port_file:
-        with open(a.port_file + ".tmp", "w") as f:
-            f.write("%d\n" % srv.server_address[1])
-        os.replace(a.port_file + ".tmp", a.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    mockhttp.serve(Handler, __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":
