@@ -21,17 +21,12 @@
 # PIE); npm leaves that file mode 0644 and the wrapper chmods it on its
 # first run, so the wrapper is what we call.
 
+. "${BASH_SOURCE[0]%/*}/npm.bash"
+
 CCUSAGE_VERSION="${CCUSAGE_VERSION:-20.0.24}"
 # Loaded before setup() replaces HOME: npm keeps the user's ~/.npmrc and
 # ~/.npm cache.
 _CCUSAGE_NPM_HOME="${_CCUSAGE_NPM_HOME:-$HOME}"
-
-_ccusage_skip() {
-	local msg="SKIPPED: cannot install ccusage from npm: $*"
-	echo "# $msg" >&3 2>/dev/null || true
-	echo "$msg" >&2
-	skip "$msg"
-}
 
 # ccusage_version BIN: what `BIN --version` says ("ccusage 20.0.24").
 _ccusage_version() {
@@ -41,47 +36,22 @@ _ccusage_version() {
 
 ccusage_install() {
 	local dir="${JH_NPM_CACHE:-$PROJECT_ROOT/tests/.cache}/ccusage-$CCUSAGE_VERSION"
-	local bin="$dir/node_modules/.bin/ccusage"
-	local stamp="$dir/.verified"
-	local log="$dir/npm-install.log" rc=0 v
-	# One failed attempt per bats run: later tests skip at once.
-	local failed="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/ccusage-install-failed"
-	# the stamp holds the verified wrapper's path
-	if [ -f "$stamp" ] && v=$(cat "$stamp") && [ -x "$v" ]; then
-		CCUSAGE_BIN="$v"
+	local bin="$dir/node_modules/.bin/ccusage" v
+	npm_install_once ccusage ccusage "$dir" "ccusage@$CCUSAGE_VERSION" \
+	    "$_CCUSAGE_NPM_HOME"
+	if [ "$NPM_DONE" = 1 ]; then
+		CCUSAGE_BIN="$NPM_BIN"
 		export CCUSAGE_BIN
 		return 0
 	fi
-	[ -f "$failed" ] && _ccusage_skip "$(cat "$failed") (not retried in this run)"
-	command -v npm >/dev/null 2>&1 || _ccusage_skip "npm is not installed"
-	mkdir -p "$dir" || _ccusage_skip "cannot create $dir"
-	# Several suites (bats -j) may install at once: one npm at a time.
-	(
-		flock -w 400 9 || exit 99
-		[ -f "$stamp" ] && [ -x "$(cat "$stamp")" ] && exit 0
-		HOME="$_CCUSAGE_NPM_HOME" timeout -k 10 300 npm install --prefix "$dir" \
-		    --no-audit --no-fund --no-save --fetch-retries=1 --fetch-timeout=60000 \
-		    "ccusage@$CCUSAGE_VERSION" >"$log" 2>&1
-	) 9>"$dir/.lock" </dev/null || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		case $rc in
-		124 | 137) v="npm install timed out after 300 s (log: $log)" ;;
-		99) v="timed out waiting for another install (lock $dir/.lock)" ;;
-		*) v="npm install exited $rc: $(grep -m1 -iE 'npm error|ERR!' "$log" 2>/dev/null || tail -n1 "$log" 2>/dev/null) (log: $log)" ;;
-		esac
-		echo "$v" >"$failed"
-		_ccusage_skip "$v"
-	fi
-	[ -f "$stamp" ] && [ -x "$(cat "$stamp")" ] && bin=$(cat "$stamp")
+	bin="${NPM_BIN:-$bin}"
 	v=$(_ccusage_version "$bin") || true
 	if [ "$v" != "ccusage $CCUSAGE_VERSION" ]; then
 		# the optional native package missing (npm skips an optional
 		# dependency it cannot fetch) shows up here
-		v="installed, but 'ccusage --version' says '${v:-nothing}' (log: $log)"
-		echo "$v" >"$failed"
-		_ccusage_skip "$v"
+		npm_fail ccusage ccusage "installed, but 'ccusage --version' says '${v:-nothing}' (log: $dir/npm-install.log)"
 	fi
-	echo "$bin" >"$stamp"
+	echo "$bin" >"$dir/.verified"
 	CCUSAGE_BIN="$bin"
 	export CCUSAGE_BIN
 }

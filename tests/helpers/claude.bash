@@ -31,56 +31,26 @@
 #   There is no --plugin-url use offline; `claude plugin ...` manages
 #   installed/marketplace plugins and is not needed for a directory.
 
+. "${BASH_SOURCE[0]%/*}/npm.bash"
+
 CLAUDE_VERSION="${CLAUDE_VERSION:-2.1.328}"
 # This file is loaded before setup() replaces HOME: npm keeps the user's
 # ~/.npmrc (registry, proxy) and ~/.npm cache.
 _CLAUDE_NPM_HOME="${_CLAUDE_NPM_HOME:-$HOME}"
 
-# Loud skip: bats shows the reason in the TAP line; fd 3 makes it visible
-# even with a pretty formatter.
-_claude_skip() {
-	local msg="SKIPPED: cannot install Claude Code from npm: $*"
-	echo "# $msg" >&3 2>/dev/null || true
-	echo "$msg" >&2
-	skip "$msg"
-}
-
 claude_install() {
 	local dir="${JH_NPM_CACHE:-$PROJECT_ROOT/tests/.cache}/claude-code-$CLAUDE_VERSION"
-	local bin="$dir/node_modules/.bin/claude"
-	local stamp="$dir/.verified"
-	local log="$dir/npm-install.log" rc=0 v
-	# One failed attempt per bats run: later tests skip at once.
-	local failed="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/claude-install-failed"
-	# the stamp holds the verified binary's path
-	if [ -f "$stamp" ] && v=$(cat "$stamp") && [ -x "$v" ]; then
-		CLAUDE_BIN="$v"
+	local bin="$dir/node_modules/.bin/claude" v
+	# EBADENGINE on node 20 (package wants >=22) is expected and harmless:
+	# the package ships a native binary, node only runs its postinstall.
+	npm_install_once "Claude Code" claude "$dir" \
+	    "@anthropic-ai/claude-code@$CLAUDE_VERSION" "$_CLAUDE_NPM_HOME"
+	if [ "$NPM_DONE" = 1 ]; then
+		CLAUDE_BIN="$NPM_BIN"
 		export CLAUDE_BIN
 		return 0
 	fi
-	[ -f "$failed" ] && _claude_skip "$(cat "$failed") (not retried in this run)"
-	command -v npm >/dev/null 2>&1 || _claude_skip "npm is not installed"
-	mkdir -p "$dir" || _claude_skip "cannot create $dir"
-	# Several suites (bats -j) may install at once: one npm at a time.
-	(
-		flock -w 400 9 || exit 99
-		[ -f "$stamp" ] && [ -x "$(cat "$stamp")" ] && exit 0
-		# EBADENGINE on node 20 (package wants >=22) is expected and harmless:
-		# the package ships a native binary, node only runs its postinstall.
-		HOME="$_CLAUDE_NPM_HOME" timeout -k 10 300 npm install --prefix "$dir" \
-		    --no-audit --no-fund --no-save --fetch-retries=1 --fetch-timeout=60000 \
-		    "@anthropic-ai/claude-code@$CLAUDE_VERSION" >"$log" 2>&1
-	) 9>"$dir/.lock" </dev/null || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		case $rc in
-		124 | 137) v="npm install timed out after 300 s (log: $log)" ;;
-		99) v="timed out waiting for another install (lock $dir/.lock)" ;;
-		*) v="npm install exited $rc: $(grep -m1 -iE 'npm error|ERR!' "$log" 2>/dev/null || tail -n1 "$log" 2>/dev/null) (log: $log)" ;;
-		esac
-		echo "$v" >"$failed"
-		_claude_skip "$v"
-	fi
-	[ -f "$stamp" ] && [ -x "$(cat "$stamp")" ] && bin=$(cat "$stamp")
+	bin="${NPM_BIN:-$bin}"
 	# npm may leave bin/claude.exe as the placeholder when the postinstall
 	# (which copies the platform binary over it) did not run; fall back to
 	# the platform package's binary then.
@@ -97,11 +67,9 @@ claude_install() {
 		done
 	fi
 	if [ "${v%% *}" != "$CLAUDE_VERSION" ]; then
-		v="installed, but 'claude --version' says '${v:-nothing}' (log: $log)"
-		echo "$v" >"$failed"
-		_claude_skip "$v"
+		npm_fail "Claude Code" claude "installed, but 'claude --version' says '${v:-nothing}' (log: $dir/npm-install.log)"
 	fi
-	echo "$bin" >"$stamp"
+	echo "$bin" >"$dir/.verified"
 	CLAUDE_BIN="$bin"
 	export CLAUDE_BIN
 }
