@@ -623,14 +623,8 @@ toolu_e2e_w PostToolUse ok match bound"
 	[ -s "$T/sink/checkpoints" ]
 	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
 	assert_output --partial "matches the checkpoint"
-	/usr/bin/python3 - "$LOG" "$T/short.jhl" <<-'EOF'
-	import sys, io, cbor2
-	data = open(sys.argv[1], 'rb').read()
-	f = io.BytesIO(data); ends = []
-	while f.tell() < len(data):
-	    cbor2.load(f); ends.append(f.tell())
-	open(sys.argv[2], 'wb').write(data[:ends[-2]])
-	EOF
+	/usr/bin/python3 "$PROJECT_ROOT/tests/helpers/cborseq.py" droplast \
+	    "$LOG" "$T/short.jhl"
 	run -1 jh-verify -c "$T/sink/checkpoints" "$T/short.jhl"
 	assert_output --partial "truncated"
 	# Without a proxy the session is observed from its transcript at Stop:

@@ -243,14 +243,8 @@ EOF
 	# A truncated copy of the log is caught against the sink.
 	n=$(jh-verify "$LOG" | jq -s '[.[] | select(.chain)] | length')
 	jh-verify "$LOG" >/dev/null
-	/usr/bin/python3 - "$LOG" "$T/short.jhl" <<'EOF'
-import sys, io, cbor2
-data = open(sys.argv[1], 'rb').read()
-f = io.BytesIO(data); ends = []
-while f.tell() < len(data):
-    cbor2.load(f); ends.append(f.tell())
-open(sys.argv[2], 'wb').write(data[:ends[-2]])
-EOF
+	/usr/bin/python3 "$PROJECT_ROOT/tests/helpers/cborseq.py" droplast \
+	    "$LOG" "$T/short.jhl"
 	run -1 jh-verify -c "$T/sink/checkpoints" "$T/short.jhl"
 	assert_output --partial "truncated"
 	[ "$n" -ge 3 ]

@@ -4,6 +4,8 @@
   cborseq.py split FILE DIR       writes DIR/0, DIR/1, ... (raw item bytes)
   cborseq.py count FILE           number of complete items
   cborseq.py receipt ENTRYFILE    the receipt bytes embedded in a chain/1 entry
+  cborseq.py droplast FILE OUT    FILE less its last item, to OUT (a log cut
+                                  short by one entry)
 """
 import io
 import sys
@@ -33,6 +35,9 @@ def main():
                 f.write(it)
     elif cmd == "count":
         print(len(items(data)))
+    elif cmd == "droplast":
+        with open(sys.argv[3], "wb") as f:
+            f.write(b"".join(items(data)[:-1]))
     elif cmd == "receipt":
         env = cbor2.loads(data)
         core = cbor2.loads(env.value[2])
