@@ -453,7 +453,7 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 			return (-1);
 		if (!one_of(jh_cbor_get(core, "source"), sources))
 			return (jh_errf(e, "field source must be proxy, otel, "
-			    "transcript, run or aggregate"));
+			    "transcript, run, tokens or aggregate"));
 		if (!one_of(jh_cbor_get(core, "verdict"), eff_verdicts))
 			return (jh_errf(e, "field verdict must be ok, error, "
 			    "partial, refused or usage-estimated"));
