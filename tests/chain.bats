@@ -71,7 +71,7 @@ logof() {
 	assert_output ""
 	[[ "$stderr" == *"not a trusted steward"* ]]
 	decision_json | jh-seal >"$T/r.cbor"
-	printf '\x00' | dd of="$T/r.cbor" bs=1 seek=200 conv=notrunc 2>/dev/null
+	flip_byte "$T/r.cbor" 200
 	run -1 jh-chain <"$T/r.cbor"
 	assert_output --partial "receipt 1: "
 }
@@ -99,7 +99,7 @@ logof() {
 	# is the last 64 bytes; the entry's own ts/nonce sit near its start
 	for at in 300 60 $((len2 - 10)); do
 		cp "$T/e/2" "$T/x"
-		printf '\xff' | dd of="$T/x" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		flip_byte "$T/x" "$at"
 		cat "$T/e/0" "$T/e/1" "$T/x" "$T/e/3" "$T/e/4" >"$T/log"
 		run -1 jh-verify "$T/log"
 		assert_line --index 2 --partial '"ok":false'

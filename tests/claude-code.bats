@@ -548,7 +548,7 @@ log_verifies() {
 	assert_output '[true,4000000,4000000]'
 	# tampering shows: one byte of the first entry's receipt changed
 	cp "$LOG" "$T/tampered.jhl"
-	printf 'X' | dd of="$T/tampered.jhl" bs=1 seek=200 conv=notrunc status=none
+	flip_byte "$T/tampered.jhl" 200
 	run -1 jh-verify -q "$T/tampered.jhl"
 }
 

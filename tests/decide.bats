@@ -109,7 +109,7 @@ bash_ev() {
 	assert_output "deny no-grant"
 	seal_grant "$T/grant.json"
 	cp "$JH_HOME/grant" "$T/good"
-	printf 'X' | dd of="$JH_HOME/grant" bs=1 seek=200 conv=notrunc 2>/dev/null
+	flip_byte "$JH_HOME/grant" 200
 	run decide_code Bash shell '{"command":"npm test"}'
 	assert_output "deny bad-signature"
 	cp "$T/good" "$JH_HOME/grant"

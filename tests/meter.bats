@@ -445,7 +445,7 @@ unit() {
 	run -0 --separate-stderr jh-meter aggregate -l "$T/s.jhl" -c 1
 	assert_equal "$(jq .energy.estimated_uj <<<"$output")" "$uj"
 	# a log that does not verify is not aggregated
-	printf 'x' | dd of="$T/s.jhl" bs=1 seek=200 conv=notrunc 2>/dev/null
+	flip_byte "$T/s.jhl" 200
 	run -1 jh-meter aggregate -l "$T/s.jhl" -c 1
 	assert_output --partial 'does not verify'
 	rm -f "$JH_HOME/stewards" "$JH_HOME/trust"

@@ -487,7 +487,7 @@ setup_reply() {
 	run -0 reply -s "$JH_HOME/stewards" <"$T/e"
 	n=$(stat -c %s "$T/e")
 	cp "$T/e" "$T/x"
-	printf '\x01' | dd of="$T/x" bs=1 seek=$((n - 10)) conv=notrunc 2>/dev/null
+	flip_byte "$T/x" $((n - 10))
 	run -2 --separate-stderr reply <"$T/x"
 	assert_output --partial '"permissionDecisionReason":"joulehook: the receipt does not verify'
 	rm "$JH_HOME/stewards"

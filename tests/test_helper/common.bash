@@ -46,3 +46,14 @@ decision_json() {
 	[ "$verdict" = deny ] && debit=0
 	printf '{"kind":"decision/1","session_id":"s1","tool":"Bash","input":{"command":"npm test"},"cwd":"/repo","content_id":null,"host":"claude-code","event":"PreToolUse","class":"shell","tool_use_id":"toolu_01","verdict":"%s","code":"ok","reason":"granted","grant":null,"cost_uj":2000000,"debited_uj":%s,"provenance":"Estimator","remaining_uj":1000,"rule":"caps[0]","target":null,"updated_input":null}\n' "$verdict" "$debit"
 }
+
+# flip_byte FILE OFFSET: complements one byte in place, so the file always
+# changes (writing a fixed byte leaves it as it was 1 time in 256 where
+# the bytes are a signature, a key or a nonce).
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	[ -n "$b" ] || return 1
+	printf "\\$(printf %03o $((b ^ 255)))" |
+	    dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
