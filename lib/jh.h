@@ -368,6 +368,9 @@ int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
 #define JH_SHW_TILDE	0x04	/* unquoted leading ~ */
 #define JH_SHW_EXPAND	0x08	/* $var, ${...}, $(...), `...`, $((...)):
 				   not literal; the value is unknown */
+#define JH_SHW_CMDSUB	0x10	/* with EXPAND: every unknown part of the
+				   word is a command substitution whose
+				   commands are listed (no variable) */
 
 struct jh_sh_word {
 	char *s;		/* quote-removed, NUL-terminated */
@@ -412,8 +415,15 @@ struct jh_sh_script {
 	size_t n;
 };
 
+/* What the parser may know of the world (NULL fields: nothing). */
+struct jh_sh_opts {
+	const char *home;	/* ~ and $HOME, and the directory of a bare cd */
+};
+
 int	jh_sh_parse(struct jh_sh_script *, const char *, size_t,
 	    struct jh_err *);
+int	jh_sh_parse_with(struct jh_sh_script *, const char *, size_t,
+	    const struct jh_sh_opts *, struct jh_err *);
 void	jh_sh_free(struct jh_sh_script *);
 
 /* paths.c */

@@ -2252,3 +2252,12 @@ jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
 		jh_sh_free(out);
 	return (r);
 }
+
+/* The parser with what it may know of the world (struct jh_sh_opts). */
+int
+jh_sh_parse_with(struct jh_sh_script *out, const char *s, size_t n,
+    const struct jh_sh_opts *o, struct jh_err *e)
+{
+	(void)o;
+	return (jh_sh_parse(out, s, n, e));
+}

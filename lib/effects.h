@@ -1,0 +1,81 @@
+/*
+ * joulehook: what an action does (jh-decide(1), "Effects").
+ *
+ * A parsed shell line (jh_sh_parse) or a file tool's action becomes a
+ * list of effects: reads, writes and deletes of resolved paths, execs of
+ * programs and of the files they run, the network, installs, and
+ * version-control effects, by the command table (cmdtab.h).  What the
+ * table does not know is an effect of kind JH_E_UNKNOWN, never a guess.
+ * Capabilities and policies are matched against these.
+ */
+#ifndef JH_EFFECTS_H
+#define JH_EFFECTS_H
+
+#include <stddef.h>
+
+enum jh_eff_kind {
+	JH_E_READ = 0,		/* read */
+	JH_E_WRITE,		/* write: create or change */
+	JH_E_DELETE,		/* delete */
+	JH_E_EXEC,		/* exec: a program, and the file it runs */
+	JH_E_NET,		/* net */
+	JH_E_INSTALL,		/* install */
+	JH_E_VCS_DESTROY,	/* vcs-local-destroy */
+	JH_E_VCS_REWRITE,	/* vcs-history-rewrite */
+	JH_E_VCS_REMOTE,	/* vcs-remote */
+	JH_E_VCS_FORCE,		/* vcs-remote-force */
+	JH_E_UNKNOWN,		/* unknown */
+	JH_E_NKINDS
+};
+
+#define JH_EF_TREE	0x01	/* path and everything under it */
+#define JH_EF_EXECUTED	0x02	/* a write or delete of a file that a
+				   program of the table executes */
+#define JH_EF_RUNS	0x04	/* exec: the program runs code (cmdtab
+				   JH_CT_RUNS), not only reads a file */
+
+struct jh_effect {
+	int kind;		/* enum jh_eff_kind */
+	int flags;		/* JH_EF_* */
+	size_t cmd;		/* the simple command it comes from */
+	char *path;		/* resolved absolute path, or NULL */
+	char *program;		/* exec, and every effect of a command: the
+				   program's name as the table knows it */
+	char *arg;		/* net: host or URL; unknown: why */
+};
+
+struct jh_effects {
+	struct jh_effect *v;
+	size_t n, cap;
+};
+
+/* What the extractor needs to know of the world. */
+struct jh_effctx {
+	const char *cwd;	/* absolute: where the line starts */
+	const char *root;	/* the project root, or NULL */
+	const char *home;	/* the user's home, or NULL */
+};
+
+const char *jh_eff_name(int);		/* "read", ..., "unknown" */
+int	jh_eff_kind(const char *);	/* -1 for a name not listed */
+void	jh_effects_init(struct jh_effects *);
+void	jh_effects_free(struct jh_effects *);
+
+struct jh_sh_script;
+struct jh_err;
+
+/*
+ * The effects of every simple command of a parsed line, in order.
+ * Returns 0, or -1 (out of memory, a path that cannot be resolved)
+ * with the reason; what the table does not know is an effect, not -1.
+ */
+int	jh_shell_effects(struct jh_effects *, const struct jh_effctx *,
+	    const struct jh_sh_script *, struct jh_err *);
+
+/* The table's entry for a program (basename, versions stripped). */
+const struct jh_cmddef *jh_cmd_lookup(const char *);
+
+/* Whether a path is a file some program of the table executes. */
+int	jh_path_executed(const char *);
+
+#endif
