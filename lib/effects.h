@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+struct jh_sh_script;
+struct jh_err;
+
 enum jh_eff_kind {
 	JH_E_READ = 0,		/* read */
 	JH_E_WRITE,		/* write: create or change */
@@ -33,6 +36,8 @@ enum jh_eff_kind {
 				   program of the table executes */
 #define JH_EF_RUNS	0x04	/* exec: the program runs code (cmdtab
 				   JH_CT_RUNS), not only reads a file */
+#define JH_EF_UNLISTED	0x08	/* unknown: the program itself is not in
+				   the command table */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */
@@ -56,13 +61,13 @@ struct jh_effctx {
 	const char *home;	/* the user's home, or NULL */
 };
 
+int	jh_effect_add(struct jh_effects *, int, int, size_t, const char *,
+	    const char *, const char *, struct jh_err *);
 const char *jh_eff_name(int);		/* "read", ..., "unknown" */
 int	jh_eff_kind(const char *);	/* -1 for a name not listed */
 void	jh_effects_init(struct jh_effects *);
 void	jh_effects_free(struct jh_effects *);
 
-struct jh_sh_script;
-struct jh_err;
 
 /*
  * The effects of every simple command of a parsed line, in order.

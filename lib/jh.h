@@ -371,6 +371,8 @@ int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
 #define JH_SHW_CMDSUB	0x10	/* with EXPAND: every unknown part of the
 				   word is a command substitution whose
 				   commands are listed (no variable) */
+#define JH_SHW_SPLIT	0x20	/* with EXPAND: an expansion is unquoted,
+				   so its value may split into words */
 
 struct jh_sh_word {
 	char *s;		/* quote-removed, NUL-terminated */
@@ -683,6 +685,7 @@ struct jh_action {
 	const char *class;
 	const char *tool;
 	const char *root;
+	const char *home;	/* the user's: ~/ in path patterns */
 	const char *url;
 	const char *content_id;
 	char **targets;		/* resolved absolute paths */

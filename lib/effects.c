@@ -1,0 +1,1259 @@
+/*
+ * joulehook: what a shell line does, by the command table (effects.h,
+ * cmdtab.h; jh-decide(1) "Effects").
+ *
+ * Each simple command the parser listed is read word by word against its
+ * table entry: options (short, clustered, long, abbreviated, with their
+ * values attached or not), subcommands, operands by position, and the
+ * redirections.  Every path is resolved as the file tools' paths are,
+ * against the directory the command runs in.  What the table does not
+ * know, and every value only known when the line runs, is an effect of
+ * kind unknown with its reason: never a guess.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jh.h"
+#include "cmdtab.h"
+#include "effects.h"
+
+#define MAX_OPTS	192	/* option specs in one entry */
+#define MAX_RULES	8	/* operand rules in one entry */
+#define MAX_OPERANDS	512
+#define MAX_NEST	8	/* commands run by commands (npx, -m, P) */
+
+static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
+    "delete", "exec", "net", "install", "vcs-local-destroy",
+    "vcs-history-rewrite", "vcs-remote", "vcs-remote-force", "unknown" };
+
+/*
+ * Environment names a command may be given without changing what it
+ * runs or where it writes (beyond jh_inert_env's locale and terminal).
+ */
+static const char *const quiet_env[] = { "NODE_ENV", "RUST_BACKTRACE",
+    "RUST_LOG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED", "CGO_ENABLED", "GOOS", "GOARCH", "GOFLAGS_QUIET",
+    "DEBUG", "VERBOSE", "NPM_CONFIG_COLOR", "GIT_PAGER_IN_USE",
+    "PAGER", "GIT_PAGER", "HUSKY", "TZ", "CARGO_TERM_COLOR",
+    "PYTEST_ADDOPTS_QUIET", "JEST_WORKER_ID", "NO_UPDATE_NOTIFIER",
+    "GIT_TERMINAL_PROMPT", "DISABLE_AUTOUPDATER", NULL };
+
+const char *
+jh_eff_name(int k)
+{
+	return (k >= 0 && k < JH_E_NKINDS ? kind_names[k] : "unknown");
+}
+
+int
+jh_eff_kind(const char *s)
+{
+	int k;
+
+	for (k = 0; k < JH_E_NKINDS; k++)
+		if (strcmp(s, kind_names[k]) == 0)
+			return (k);
+	return (-1);
+}
+
+void
+jh_effects_init(struct jh_effects *ef)
+{
+	memset(ef, 0, sizeof(*ef));
+}
+
+void
+jh_effects_free(struct jh_effects *ef)
+{
+	size_t i;
+
+	for (i = 0; i < ef->n; i++) {
+		free(ef->v[i].path);
+		free(ef->v[i].program);
+		free(ef->v[i].arg);
+	}
+	free(ef->v);
+	memset(ef, 0, sizeof(*ef));
+}
+
+/* The table, by name: entries are in strcmp order. */
+const struct jh_cmddef *
+jh_cmd_lookup(const char *name)
+{
+	size_t lo = 0, hi = jh_ncmdtab, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = strcmp(name, jh_cmdtab[mid].name);
+		if (c == 0)
+			return (&jh_cmdtab[mid]);
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (NULL);
+}
+
+/*
+ * The entry for a command word: its last path component, then the same
+ * without a version suffix (python3.11, gcc-12, clang++-14).
+ */
+static const struct jh_cmddef *
+lookup_word(const char *w, char *name, size_t sz)
+{
+	const struct jh_cmddef *d;
+	const char *b = strrchr(w, '/');
+	size_t n;
+
+	snprintf(name, sz, "%s", b ? b + 1 : w);
+	if ((d = jh_cmd_lookup(name)) != NULL)
+		return (d);
+	n = strlen(name);
+	while (n > 0 && ((name[n - 1] >= '0' && name[n - 1] <= '9') ||
+	    name[n - 1] == '.'))
+		n--;
+	if (n > 0 && name[n - 1] == '-')
+		n--;
+	if (n == 0 || n == strlen(name))
+		return (NULL);
+	name[n] = '\0';
+	return (jh_cmd_lookup(name));
+}
+
+/* One option spec of an entry, parsed from its opts text. */
+struct optspec {
+	const char *names;	/* into the opts text */
+	size_t nlen;
+	int val;		/* 0, '=' or '?' */
+	int eff;		/* the value's letter */
+	const char *tags;	/* into the opts text, or NULL */
+	size_t tlen;
+};
+
+struct optset {
+	struct optspec v[MAX_OPTS];
+	size_t n;
+	int any;		/* "-*": other options are flags */
+};
+
+static void
+opts_parse(struct optset *os, const char *s)
+{
+	const char *p = s, *q, *e;
+
+	memset(os, 0, sizeof(*os));
+	while (s != NULL && *p != '\0' && os->n < MAX_OPTS) {
+		struct optspec *o = &os->v[os->n];
+
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		for (e = p; *e != '\0' && *e != ' '; e++)
+			;
+		if (e - p == 2 && p[0] == '-' && p[1] == '*') {
+			os->any = 1;
+			p = e;
+			continue;
+		}
+		memset(o, 0, sizeof(*o));
+		o->names = p;
+		for (q = p; q < e && *q != '=' && *q != '?' && *q != ':'; q++)
+			;
+		o->nlen = (size_t)(q - p);
+		if (q < e && (*q == '=' || *q == '?') && q + 1 < e) {
+			o->val = *q;
+			o->eff = q[1];
+			q += 2;
+		}
+		if (q < e && *q == ':') {
+			o->tags = q + 1;
+			o->tlen = (size_t)(e - q - 1);
+		}
+		os->n++;
+		p = e;
+	}
+}
+
+/* Whether a comma-separated list (of len bytes) holds word w (wl bytes). */
+static int
+list_has(const char *l, size_t len, const char *w, size_t wl)
+{
+	const char *p = l, *end = l + len, *c;
+
+	while (l != NULL && p < end) {
+		for (c = p; c < end && *c != ','; c++)
+			;
+		if ((size_t)(c - p) == wl && strncmp(p, w, wl) == 0)
+			return (1);
+		p = c + 1;
+	}
+	return (0);
+}
+
+static int
+has_tag(const struct optspec *o, const char *t)
+{
+	return (o->tags != NULL && list_has(o->tags, o->tlen, t, strlen(t)));
+}
+
+/*
+ * The option a word names.  exact: the spelling in full; else, with
+ * abbrev, the one option of which it is a prefix (*ambig when more).
+ */
+static const struct optspec *
+opt_find(const struct optset *os, const char *w, size_t wl, int abbrev,
+    int *ambig)
+{
+	const struct optspec *hit = NULL;
+	size_t i;
+	const char *p, *c, *end;
+
+	*ambig = 0;
+	for (i = 0; i < os->n; i++)
+		if (list_has(os->v[i].names, os->v[i].nlen, w, wl))
+			return (&os->v[i]);
+	if (!abbrev || wl < 3 || w[1] != '-')
+		return (NULL);
+	for (i = 0; i < os->n; i++) {
+		end = os->v[i].names + os->v[i].nlen;
+		for (p = os->v[i].names; p < end; p = c + 1) {
+			for (c = p; c < end && *c != ','; c++)
+				;
+			if ((size_t)(c - p) > wl && strncmp(p, w, wl) == 0) {
+				if (hit != NULL && hit != &os->v[i])
+					*ambig = 1;
+				hit = &os->v[i];
+				break;
+			}
+		}
+	}
+	return (*ambig ? NULL : hit);
+}
+
+/* Operand rules. */
+struct rule {
+	char eff[8];
+	int star;
+	int last;
+};
+
+static size_t
+rules_parse(struct rule *r, const char *s)
+{
+	size_t n = 0, k;
+	const char *p = s;
+
+	while (s != NULL && *p != '\0' && n < MAX_RULES) {
+		memset(&r[n], 0, sizeof(r[n]));
+		if (*p == '$') {
+			r[n].last = 1;
+			p++;
+		}
+		for (k = 0; *p != '\0' && *p != ',' && *p != '*'; p++)
+			if (k + 1 < sizeof(r[n].eff))
+				r[n].eff[k++] = *p;
+		if (*p == '*') {
+			r[n].star = 1;
+			p++;
+		}
+		n++;
+		if (*p == ',')
+			p++;
+	}
+	return (n);
+}
+
+/* The extraction of one line. */
+struct ex {
+	struct jh_effects *ef;
+	const struct jh_effctx *cx;
+	struct jh_err *e;
+	size_t cmd;
+	int nest;
+};
+
+static int
+add(struct ex *x, int kind, int flags, const char *path, const char *prog,
+    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+int
+jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
+    const char *path, const char *prog, const char *arg, struct jh_err *e)
+{
+	struct jh_effect *v;
+
+	if (ef->n == ef->cap) {
+		size_t nc = ef->cap ? ef->cap * 2 : 16;
+		if ((v = reallocarray(ef->v, nc, sizeof(*v))) == NULL)
+			return (jh_errf(e, "out of memory"));
+		ef->v = v;
+		ef->cap = nc;
+	}
+	v = &ef->v[ef->n];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->flags = flags;
+	v->cmd = cmd;
+	if ((path != NULL && (v->path = strdup(path)) == NULL) ||
+	    (prog != NULL && (v->program = strdup(prog)) == NULL) ||
+	    (arg != NULL && arg[0] != '\0' &&
+	    (v->arg = strdup(arg)) == NULL)) {
+		free(v->path);
+		free(v->program);
+		return (jh_errf(e, "out of memory"));
+	}
+	ef->n++;
+	return (0);
+}
+
+static int
+add(struct ex *x, int kind, int flags, const char *path, const char *prog,
+    const char *fmt, ...)
+{
+	char arg[512];
+	va_list ap;
+
+	arg[0] = '\0';
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(arg, sizeof(arg), fmt, ap);
+		va_end(ap);
+	}
+	return (jh_effect_add(x->ef, kind, flags, x->cmd, path, prog, arg,
+	    x->e));
+}
+
+/*
+ * The suffix match of runs patterns: a pattern of k components matches
+ * the last k components of a path; "**" inside it crosses directories.
+ */
+static int
+runs_match(const char *pat, size_t plen, const char *path)
+{
+	char p[256];
+	size_t k = 1, i;
+	const char *s;
+
+	if (plen == 0 || plen >= sizeof(p))
+		return (0);
+	memcpy(p, pat, plen);
+	p[plen] = '\0';
+	while (strncmp(p, "**/", 3) == 0)
+		memmove(p, p + 3, strlen(p + 3) + 1);
+	for (i = 0; p[i] != '\0'; i++)
+		if (p[i] == '/')
+			k++;
+	if (strstr(p, "**") != NULL) {
+		/* try every suffix */
+		for (s = path; s != NULL; s = strchr(s + 1, '/'))
+			if (jh_glob(p, s[0] == '/' ? s + 1 : s, 1))
+				return (1);
+		return (0);
+	}
+	for (s = path + strlen(path); s > path && k > 0; s--)
+		if (s[-1] == '/' && --k == 0)
+			break;
+	if (k > 0)
+		return (0);
+	return (jh_glob(p, s, 1));
+}
+
+int
+jh_path_executed(const char *path)
+{
+	unsigned long i;
+	const char *r, *c;
+
+	for (i = 0; i < jh_ncmdtab; i++) {
+		if ((r = jh_cmdtab[i].runs) == NULL)
+			continue;
+		for (; *r != '\0'; r = *c ? c + 1 : c) {
+			for (c = r; *c != '\0' && *c != ','; c++)
+				;
+			if (runs_match(r, (size_t)(c - r), path))
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Command substitutions that print one token, never blank, never a
+ * glob and never starting with '-': a word whose every expansion is
+ * one of these cannot become another option or several words.
+ */
+static const char *const one_token[] = { "nproc",
+    "getconf _NPROCESSORS_ONLN", "whoami", "id -u", "id -g", "id -un",
+    "uname", "uname -s", "uname -m", "uname -r", "date +%s",
+    "date +%Y%m%d", "git rev-parse HEAD", "git rev-parse --short HEAD",
+    "git branch --show-current", "git rev-parse --abbrev-ref HEAD",
+    "sysctl -n hw.ncpu", NULL };
+
+static int
+tokens_only(const char *s)
+{
+	const char *p, *e;
+	size_t i, n;
+	int any = 0;
+
+	for (p = s; (p = strpbrk(p, "$`")) != NULL; p = e + 1) {
+		if (p[0] == '`') {
+			if ((e = strchr(p + 1, '`')) == NULL)
+				return (0);
+			p += 1;
+		} else if (p[1] == '(' && p[2] != '(') {
+			if ((e = strchr(p + 2, ')')) == NULL)
+				return (0);
+			p += 2;
+		} else
+			return (0);	/* a variable: its value is anything */
+		n = (size_t)(e - p);
+		for (i = 0; one_token[i] != NULL; i++)
+			if (strlen(one_token[i]) == n &&
+			    strncmp(one_token[i], p, n) == 0)
+				break;
+		if (one_token[i] == NULL)
+			return (0);
+		any = 1;
+	}
+	return (any);
+}
+
+/* The state of one command being read. */
+struct cmdst {
+	const struct jh_cmddef *def;
+	char name[256];		/* as the table knows it */
+	char dir[PATH_MAX + 1];	/* where it works; "" when unknown */
+	struct optset os;
+	int endopts;
+	int pattern;		/* the pattern came with an option */
+	int target;		/* a -t destination was given */
+	int inplace, recursive, delete;
+	int rest;		/* the rest is passed on (A) */
+	int sawopt;		/* FINDEXPR: the expression began */
+	const struct jh_sh_word *ops[MAX_OPERANDS];
+	size_t nops;
+};
+
+/* Whether any option of the entry has an effect beyond a flag. */
+static int
+risky_opts(const struct optset *os)
+{
+	size_t i;
+
+	for (i = 0; i < os->n; i++)
+		if ((os->v[i].val && os->v[i].eff != 'i') ||
+		    (os->v[i].tags != NULL && !has_tag(&os->v[i], "pattern") &&
+		    !has_tag(&os->v[i], "recursive")))
+			return (1);
+	return (0);
+}
+
+/*
+ * Whether a word that is not literal is still safe where its value is
+ * inert: it prints one token, or the program has no option it could
+ * turn into (an unquoted value may split into several words, and one
+ * of them may start with '-').
+ */
+static int
+expand_ok(const struct cmdst *c, const struct jh_sh_word *w)
+{
+	if (!(w->flags & JH_SHW_EXPAND) || tokens_only(w->s))
+		return (1);
+	if (!(w->flags & JH_SHW_SPLIT) && w->s[0] != '$' && w->s[0] != '`')
+		return (1);
+	return (!risky_opts(&c->os));
+}
+
+/* A path word, resolved against the command's directory. */
+static int
+path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
+    char *out, size_t sz, int *tree, int *skip)
+{
+	char lit[PATH_MAX];
+	struct jh_err e;
+	size_t i;
+
+	*tree = 0;
+	*skip = 0;
+	if (w->flags & JH_SHW_EXPAND) {
+		*skip = 1;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "not literal: its value is only known when it runs", w->s));
+	}
+	if (w->flags & JH_SHW_TILDE) {
+		*skip = 1;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "another user's home", w->s));
+	}
+	snprintf(lit, sizeof(lit), "%s", w->s);
+	if (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) {
+		const char *base = strrchr(w->s, '/');
+		/*
+		 * A glob may expand to a word that starts with '-', and so
+		 * to an option, unless a literal part comes first.
+		 */
+		if (!c->endopts && risky_opts(&c->os) && strchr("*?[{",
+		    w->s[0]) != NULL) {
+			*skip = 1;
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+			    "'%.100s' may expand to an option of %s", w->s,
+			    c->name));
+		}
+		jh_glob_prefix(lit, sizeof(lit), w->s);
+		for (i = 0; lit[i] != '\0'; i++)
+			if (lit[i] == '{') {
+				lit[i] = '\0';
+				break;
+			}
+		if (base == NULL || lit[0] == '\0')
+			snprintf(lit, sizeof(lit), ".");
+		*tree = 1;
+	}
+	if (lit[0] != '/' && c->dir[0] == '\0') {
+		*skip = 1;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "relative to a directory this gate cannot follow", w->s));
+	}
+	if (jh_path_resolve(out, sz, c->dir[0] ? c->dir : "/", lit, &e) == -1)
+		return (jh_errf(x->e, "cannot resolve %.200s: %s", w->s,
+		    e.msg));
+	return (0);
+}
+
+static int	command(struct ex *, const char *, char *const *,
+		    const int *, size_t, int);
+
+/* Applies one effect letter to a word (an option's value or an operand). */
+static int
+letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
+{
+	char p[PATH_MAX + 1];
+	int tree, skip, fl, k;
+
+	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "not literal: it may become options of %s", w->s,
+		    c->name));
+	switch (l) {
+	case 'i':
+		return (0);
+	case 's':
+		return (0);	/* handled by the caller */
+	case 'A':
+		if (w->flags & (JH_SHW_EXPAND | JH_SHW_TILDE))
+			return (path_of(x, c, w, p, sizeof(p), &tree, &skip));
+		if ((w->s[0] == '/' || strncmp(w->s, "..", 2) == 0) &&
+		    x->cx->root != NULL) {
+			if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
+				return (-1);
+			if (!skip && !jh_path_under(p, x->cx->root))
+				return (add(x, JH_E_UNKNOWN, 0, p, c->name,
+				    "'%.100s', passed on by %s, names a path "
+				    "outside the project", w->s, c->name));
+		}
+		return (0);
+	case 'u':
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what "
+		    "'%.100s' does for %s is only known when it runs", w->s,
+		    c->name));
+	case 'n':
+		if (w->flags & JH_SHW_EXPAND)
+			return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
+		return (add(x, JH_E_NET, 0, NULL, c->name, "%s", w->s));
+	case 'c':
+		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
+			return (-1);
+		if (skip || tree)
+			c->dir[0] = '\0';
+		else
+			snprintf(c->dir, sizeof(c->dir), "%s", p);
+		return (0);
+	case 'x':
+		if (!(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB | JH_SHW_BRACE |
+		    JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)
+			return (add(x, JH_E_EXEC, JH_EF_RUNS, NULL, w->s,
+			    NULL));
+		/* FALLTHROUGH */
+	case 'f':
+	case 'r':
+	case 'w':
+	case 'd':
+		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
+			return (-1);
+		if (skip)
+			return (0);
+		fl = tree || c->recursive ? JH_EF_TREE : 0;
+		if (l == 'x' || l == 'f')
+			return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name,
+			    NULL));
+		if (l == 'r' && c->delete)
+			l = 'd';
+		if (l == 'r') {
+			if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
+				return (-1);
+			if (!c->inplace)
+				return (0);
+			l = 'w';
+		}
+		k = l == 'w' ? JH_E_WRITE : JH_E_DELETE;
+		if (k == JH_E_WRITE && ((fl & JH_EF_TREE) ||
+		    jh_path_executed(p)))
+			fl |= JH_EF_EXECUTED;
+		return (add(x, k, fl, p, c->name, NULL));
+	default:
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
+		    "table has no effect '%c' (%s)", l, c->name));
+	}
+}
+
+static int
+letters(struct ex *x, struct cmdst *c, const char *ls,
+    const struct jh_sh_word *w)
+{
+	for (; *ls != '\0'; ls++)
+		if (letter(x, c, *ls, w) == -1)
+			return (-1);
+	return (0);
+}
+
+/* The tags of an option or an entry. */
+static int
+tags(struct ex *x, struct cmdst *c, const char *t, size_t len)
+{
+	static const struct {
+		const char *tag;
+		int kind;
+	} k[] = { { "destroy", JH_E_VCS_DESTROY },
+	    { "rewrite", JH_E_VCS_REWRITE }, { "remote", JH_E_VCS_REMOTE },
+	    { "force", JH_E_VCS_FORCE }, { "net", JH_E_NET },
+	    { "install", JH_E_INSTALL } };
+	size_t i;
+
+	if (t == NULL)
+		return (0);
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (list_has(t, len, k[i].tag, strlen(k[i].tag)) &&
+		    add(x, k[i].kind, 0, NULL, c->name, k[i].kind == JH_E_NET ?
+		    "any" : NULL) == -1)
+			return (-1);
+	if (list_has(t, len, "exec", 4) &&
+	    add(x, JH_E_EXEC, JH_EF_RUNS, NULL, c->name, NULL) == -1)
+		return (-1);
+	if (list_has(t, len, "unknown", 7) &&
+	    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "an option of %s that "
+	    "is never provable", c->name) == -1)
+		return (-1);
+	if (list_has(t, len, "recursive", 9))
+		c->recursive = 1;
+	if (list_has(t, len, "inplace", 7))
+		c->inplace = 1;
+	if (list_has(t, len, "delete", 6))
+		c->delete = 1;
+	if (list_has(t, len, "pattern", 7))
+		c->pattern = 1;
+	if (list_has(t, len, "target", 6))
+		c->target = 1;
+	if (list_has(t, len, "end", 3))
+		c->endopts = 1;
+	if (list_has(t, len, "rest", 4))
+		c->rest = 1;
+	return (0);
+}
+
+static void
+cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
+{
+	c->def = d;
+	if (name != c->name)
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	opts_parse(&c->os, d->opts);
+	c->endopts = 0;
+	c->nops = 0;
+	c->sawopt = 0;
+}
+
+/*
+ * One option word at argv[k]; *used is how many words it took.  A
+ * value-taking option runs its value's letter; its tags are applied.
+ */
+static int
+option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc, size_t k, size_t *used)
+{
+	const struct jh_sh_word *w = &av[k];
+	const struct optspec *o;
+	struct jh_sh_word vw;
+	const char *eq, *s = w->s;
+	size_t i, wl;
+	int ambig, dl = (c->def->flags & JH_CT_DASHLONG) != 0;
+
+	*used = 1;
+	if ((w->flags & JH_SHW_EXPAND) && (!tokens_only(s) ||
+	    strcspn(s, "$`") < 2 || (s[1] == '-' && strchr(s, '=') ==
+	    NULL)))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "not literal: which option it is is only known when it "
+		    "runs", s));
+	if (s[1] == '-' || dl) {
+		eq = strchr(s, '=');
+		wl = eq ? (size_t)(eq - s) : strlen(s);
+		o = opt_find(&c->os, s, wl, (c->def->flags & JH_CT_ABBREV) &&
+		    s[1] == '-', &ambig);
+		if (o == NULL && dl && s[1] != '-' && strlen(s) > 2)
+			goto shorts;	/* -name unknown: try -n -a -m -e */
+		if (o == NULL) {
+			if (c->os.any && !ambig && !eq)
+				return (0);
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the "
+			    "command table does not know %s %.*s%s", c->name,
+			    (int)wl, s, ambig ? " (ambiguous)" : ""));
+		}
+		if (tags(x, c, o->tags, o->tlen) == -1)
+			return (-1);
+		if (!o->val) {
+			if (eq != NULL)
+				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+				    "%s %.*s takes no value", c->name, (int)wl,
+				    s));
+			return (0);
+		}
+		if (eq != NULL) {
+			vw = *w;
+			vw.s = (char *)eq + 1;
+			return (letter(x, c, o->eff, &vw));
+		}
+		if (o->val == '?')
+			return (0);
+		if (k + 1 >= argc)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
+			    "needs a value", c->name, s));
+		*used = 2;
+		return (letter(x, c, o->eff, &av[k + 1]));
+	}
+shorts:
+	for (i = 1; s[i] != '\0'; i++) {
+		char sn[3] = { '-', s[i], '\0' };
+		o = opt_find(&c->os, sn, 2, 0, &ambig);
+		if (o == NULL) {
+			if (c->os.any)
+				continue;
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the "
+			    "command table does not know %s %s", c->name, sn));
+		}
+		if (tags(x, c, o->tags, o->tlen) == -1)
+			return (-1);
+		if (!o->val)
+			continue;
+		if (s[i + 1] != '\0') {
+			vw = *w;
+			vw.s = (char *)s + i + 1;
+			return (letter(x, c, o->eff, &vw));
+		}
+		if (o->val == '?')
+			return (0);
+		if (k + 1 >= argc)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
+			    "needs a value", c->name, sn));
+		*used = 2;
+		return (letter(x, c, o->eff, &av[k + 1]));
+	}
+	return (0);
+}
+
+/* The rest of the words, from k, are a command this one runs. */
+static int
+nested(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc, size_t k)
+{
+	char *w[MAX_OPERANDS];
+	int fl[MAX_OPERANDS];
+	size_t n = 0;
+
+	if (x->nest >= MAX_NEST)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "commands "
+		    "nested too deep"));
+	for (; k < argc && n < MAX_OPERANDS; k++, n++) {
+		w[n] = av[k].s;
+		fl[n] = av[k].flags;
+	}
+	if (n == 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s without "
+		    "the command it runs", c->name));
+	return (command(x, c->dir, w, fl, n, 1));
+}
+
+/*
+ * A program given no path reads its directory: ls lists it, find and a
+ * recursive grep or rg search the tree; a filter reads only its input.
+ */
+static int
+no_paths(struct ex *x, struct cmdst *c)
+{
+	int rec = c->recursive || (c->def->flags & JH_CT_FINDEXPR);
+
+	if ((c->def->flags & JH_CT_FILTER) && !c->recursive)
+		return (0);
+	if (c->dir[0] == '\0')
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
+		    "directory this gate cannot follow", c->name));
+	return (add(x, JH_E_READ, rec ? JH_EF_TREE : 0, c->dir, c->name,
+	    NULL));
+}
+
+/* The operands, by the entry's rules. */
+static int
+operands(struct ex *x, struct cmdst *c)
+{
+	struct rule r[MAX_RULES];
+	size_t nr = rules_parse(r, c->def->args), ri = 0, i, end = c->nops;
+	size_t pr, npr = 0;
+	const struct rule *last = NULL;
+
+	if (c->pattern && nr > 0 && !r[0].last)
+		ri = 1;
+	/* the path rule: the first that reads, from where operands start */
+	for (pr = ri; pr < nr && (r[pr].last || strcmp(r[pr].eff, "r") != 0);
+	    pr++)
+		;
+	for (i = 0; i < nr; i++)
+		if (r[i].last && !c->target)
+			last = &r[i];
+	if (last != NULL && end > 0 && end > ri)
+		end--;
+	else
+		last = NULL;
+	for (i = 0; i < end; i++) {
+		const char *ls;
+		while (ri < nr && r[ri].last)
+			ri++;
+		if (ri >= nr)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "takes no operand '%.100s' the command table "
+			    "knows", c->name, c->ops[i]->s));
+		ls = c->target ? "r" : r[ri].eff;
+		if (ri == pr)
+			npr++;
+		if (letters(x, c, ls, c->ops[i]) == -1)
+			return (-1);
+		if (!r[ri].star)
+			ri++;
+	}
+	if (last != NULL && letters(x, c, last->eff, c->ops[end]) == -1)
+		return (-1);
+	if (pr < nr && npr == 0 && last == NULL)
+		return (no_paths(x, c));
+	return (0);
+}
+
+/*
+ * A sed script or an awk program is inert only without the commands
+ * that run programs or write files: sed's e, w, W, r, R and the s///e
+ * and s///w flags; awk's system(), getline, pipes and redirections.
+ */
+static int
+script_risky(const char *prog, const char *s)
+{
+	const char *p;
+
+	if (strcmp(prog, "sed") == 0) {
+		for (p = s; *p != '\0'; p++) {
+			if (*p == 's' && p[1] != '\0' && p[1] != '\n' &&
+			    p[1] != ';' && p[1] != '\\') {
+				char d = p[1];
+				int parts = 0;
+				for (p += 2; *p != '\0' && parts < 2; p++) {
+					if (*p == '\\' && p[1] != '\0')
+						p++;
+					else if (*p == d)
+						parts++;
+				}
+				for (; *p != '\0' && *p != ';' && *p != '\n' &&
+				    *p != '}'; p++)
+					if (strchr("gpiImM0123456789 ", *p) ==
+					    NULL)
+						return (1);
+				if (*p == '\0')
+					break;
+				continue;
+			}
+			if (strchr("ewWrRvFzQ", *p) != NULL)
+				return (1);
+		}
+		return (0);
+	}
+	return (strstr(s, "system") != NULL || strstr(s, "getline") !=
+	    NULL || strchr(s, '|') != NULL || strchr(s, '>') != NULL ||
+	    strstr(s, "close") != NULL || strstr(s, "fflush") != NULL ||
+	    strstr(s, "@load") != NULL);
+}
+
+/* sed and awk: the script, the first operand unless an option gave it. */
+static int
+scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc)
+{
+	size_t k;
+	int given = 0;
+
+	if (strcmp(c->name, "sed") != 0 && strcmp(c->name, "awk") != 0 &&
+	    strcmp(c->name, "gawk") != 0 && strcmp(c->name, "mawk") != 0)
+		return (0);
+	for (k = 1; k < argc; k++) {
+		const char *s = av[k].s;
+		if (strcmp(s, "--") == 0)
+			break;
+		if (strcmp(s, "-e") == 0 || strcmp(s, "--expression") == 0) {
+			given = 1;
+			if (k + 1 < argc && script_risky("sed", av[k + 1].s))
+				goto risky;
+		} else if (strncmp(s, "--expression=", 13) == 0) {
+			given = 1;
+			if (script_risky("sed", s + 13))
+				goto risky;
+		} else if (strcmp(s, "-f") == 0 || strncmp(s, "--file", 6) ==
+		    0 || (s[0] == '-' && s[1] != '-' && strchr(s, 'f') !=
+		    NULL && strcmp(c->name, "sed") != 0))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s "
+			    "script read from a file", c->name));
+	}
+	if (given || c->nops == 0)
+		return (0);
+	if (c->ops[0]->flags & JH_SHW_EXPAND)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s script "
+		    "that is not literal", c->name));
+	if (script_risky(c->name[0] == 's' ? "sed" : "awk", c->ops[0]->s))
+		goto risky;
+	return (0);
+risky:
+	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s script that "
+	    "can run programs or write files", c->name));
+}
+
+/* The entry's own effects once its words are read. */
+static int
+entry_effects(struct ex *x, struct cmdst *c)
+{
+	const struct jh_cmddef *d = c->def;
+
+	if (d->tags != NULL && tags(x, c, d->tags, strlen(d->tags)) == -1)
+		return (-1);
+	if ((d->flags & JH_CT_NET) && add(x, JH_E_NET, 0, NULL, c->name,
+	    "any") == -1)
+		return (-1);
+	if ((d->flags & JH_CT_INSTALL) && add(x, JH_E_INSTALL, 0, NULL,
+	    c->name, NULL) == -1)
+		return (-1);
+	if (d->flags & JH_CT_RUNS) {
+		if (c->dir[0] == '\0')
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "runs in a directory this gate cannot follow",
+			    c->name));
+		if (add(x, JH_E_EXEC, JH_EF_RUNS, c->dir, c->name,
+		    NULL) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* Reads the words of one command against its entry. */
+static int
+words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc)
+{
+	const struct jh_cmddef *sub;
+	char sname[256];
+	size_t k, used;
+	int r;
+
+	for (k = 1; k < argc; k += used) {
+		const struct jh_sh_word *w = &av[k];
+		used = 1;
+		if (c->rest) {
+			if (letter(x, c, 'A', w) == -1)
+				return (-1);
+			continue;
+		}
+		if (!c->endopts && strcmp(w->s, "--") == 0 &&
+		    !(w->flags & JH_SHW_EXPAND)) {
+			int amb;
+			const struct optspec *o = opt_find(&c->os, "--", 2, 0,
+			    &amb);
+			c->endopts = 1;
+			if (o != NULL && tags(x, c, o->tags, o->tlen) == -1)
+				return (-1);
+			continue;
+		}
+		if (!c->endopts && w->s[0] == '-' && w->s[1] != '\0') {
+			if (c->def->flags & JH_CT_FINDEXPR)
+				c->sawopt = 1;
+			if (option(x, c, av, argc, k, &used) == -1)
+				return (-1);
+			continue;
+		}
+		if (!c->endopts && !expand_ok(c, w)) {
+			/*
+			 * Unquoted, it may split into several words; any
+			 * of them, or a quoted one, may be an option.
+			 */
+			if (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' "
+			    "is not literal: it may become options of %s",
+			    w->s, c->name) == -1)
+				return (-1);
+			continue;
+		}
+		if ((c->def->flags & JH_CT_FINDEXPR) && c->sawopt) {
+			if (strcmp(w->s, "(") != 0 && strcmp(w->s, ")") != 0 &&
+			    strcmp(w->s, "!") != 0 && strcmp(w->s, ",") != 0 &&
+			    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s does "
+			    "not take '%.100s' here", c->name, w->s) == -1)
+				return (-1);
+			continue;
+		}
+		if ((c->def->flags & JH_CT_SUB) && c->nops == 0) {
+			if (w->flags != 0)
+				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+				    "the subcommand of %s is not literal",
+				    c->name));
+			snprintf(sname, sizeof(sname), "%s %s", c->name, w->s);
+			if ((sub = jh_cmd_lookup(sname)) == NULL)
+				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+				    "the command table does not know %s",
+				    sname));
+			cmd_reset(c, sub, sname);
+			continue;
+		}
+		if (c->def->args != NULL && c->def->args[0] == 'P' &&
+		    c->nops == 0)
+			return (nested(x, c, av, argc, k));
+		if (c->nops >= MAX_OPERANDS)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "too "
+			    "many operands"));
+		c->ops[c->nops++] = w;
+		if (c->def->flags & JH_CT_POSIX)
+			c->endopts = 1;
+	}
+	if ((r = scripts(x, c, av, argc)) != 0)
+		return (r);
+	return (operands(x, c));
+}
+
+/*
+ * A program the words av (flags fl) run, in dir ("" unknown).  nest:
+ * run by another command, which already listed its own effects.
+ */
+static int
+command(struct ex *x, const char *dir, char *const *w, const int *fl,
+    size_t n, int nest)
+{
+	struct jh_sh_word av[MAX_OPERANDS];
+	struct cmdst *c;
+	size_t i;
+	int r;
+
+	if (n > MAX_OPERANDS)
+		n = MAX_OPERANDS;
+	for (i = 0; i < n; i++) {
+		av[i].s = w[i];
+		av[i].len = strlen(w[i]);
+		av[i].flags = fl[i];
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return (jh_errf(x->e, "out of memory"));
+	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	x->nest += nest;
+	r = 0;
+	if (fl[0] & (JH_SHW_EXPAND | JH_SHW_GLOB | JH_SHW_BRACE |
+	    JH_SHW_TILDE))
+		r = add(x, JH_E_UNKNOWN, 0, NULL, NULL, "the command word "
+		    "'%.100s' is only known when it runs", w[0]);
+	else if ((c->def = lookup_word(w[0], c->name, sizeof(c->name))) ==
+	    NULL || strchr(w[0], '/') != NULL) {
+		/* a file run as a program, or a program the table lacks */
+		char p[PATH_MAX + 1];
+		int tree, skip;
+		struct cmdst t;
+		memset(&t, 0, sizeof(t));
+		snprintf(t.dir, sizeof(t.dir), "%s", dir);
+		snprintf(t.name, sizeof(t.name), "%s", c->name);
+		if (strchr(w[0], '/') != NULL) {
+			if ((r = path_of(x, &t, &av[0], p, sizeof(p), &tree,
+			    &skip)) == 0 && !skip)
+				r = add(x, JH_E_EXEC, JH_EF_RUNS, p, c->name,
+				    NULL);
+		} else
+			r = add(x, JH_E_EXEC, JH_EF_RUNS, NULL, c->name,
+			    NULL);
+		if (r == 0)
+			r = add(x, JH_E_UNKNOWN, JH_EF_UNLISTED, NULL,
+			    c->name, "%s is not in the command table",
+			    c->name);
+	} else if (!(c->def->flags & JH_CT_WRAPPER)) {
+		cmd_reset(c, c->def, c->name);
+		if ((r = words(x, c, av, n)) == 0)
+			r = entry_effects(x, c);
+	}
+	x->nest -= nest;
+	free(c);
+	return (r);
+}
+
+/* Assignments before the command: only inert names change nothing. */
+static int
+assigns(struct ex *x, const struct jh_sh_cmd *c)
+{
+	size_t k, i, l;
+	const char *s;
+
+	for (k = 0; k < c->nassign; k++) {
+		s = c->assign[k].s;
+		if (jh_inert_env(s))
+			continue;
+		l = strcspn(s, "+=");
+		for (i = 0; quiet_env[i] != NULL; i++)
+			if (strlen(quiet_env[i]) == l &&
+			    strncmp(s, quiet_env[i], l) == 0)
+				break;
+		if (quiet_env[i] != NULL && !(c->assign[k].flags &
+		    JH_SHW_EXPAND))
+			continue;
+		if (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.*s= changes what "
+		    "the command runs", (int)l, s) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* A redirection's effect. */
+static int
+redirect(struct ex *x, const char *dir, const struct jh_sh_redir *r)
+{
+	struct cmdst t;
+	char p[PATH_MAX + 1];
+	const char *s = r->target.s;
+	int tree, skip, fl = 0;
+
+	if (r->kind == JH_SHR_DUP || r->kind == JH_SHR_HEREDOC)
+		return (0);
+	if (!(r->target.flags & JH_SHW_EXPAND) && (strcmp(s, "/dev/null") ==
+	    0 || strcmp(s, "/dev/stdout") == 0 || strcmp(s, "/dev/stderr") ==
+	    0 || strcmp(s, "/dev/stdin") == 0))
+		return (0);
+	if (strncmp(s, "/dev/tcp/", 9) == 0 || strncmp(s, "/dev/udp/", 9) ==
+	    0)
+		return (add(x, JH_E_NET, 0, NULL, NULL, "%s", s + 9));
+	memset(&t, 0, sizeof(t));
+	snprintf(t.name, sizeof(t.name), "a redirect");
+	snprintf(t.dir, sizeof(t.dir), "%s", dir);
+	t.endopts = 1;
+	if (r->target.flags & (JH_SHW_GLOB | JH_SHW_BRACE))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "a redirect to "
+		    "'%.100s', which the shell expands", s));
+	if (path_of(x, &t, &r->target, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (skip)
+		return (0);
+	if (r->kind == JH_SHR_READ)
+		return (add(x, JH_E_READ, 0, p, NULL, NULL));
+	if (jh_path_executed(p))
+		fl |= JH_EF_EXECUTED;
+	return (add(x, JH_E_WRITE, fl, p, NULL, NULL));
+}
+
+/* Builtins that run nothing, read nothing and write nothing. */
+static int
+free_word(const char *w)
+{
+	static const char *const l[] = { "cd", "pushd", "popd", "dirs",
+	    "true", "false", ":", "export", "unset", "shift", "wait",
+	    "read", "[[", "((", "test", "[", "set", "shopt", "local",
+	    "declare", "typeset", "readonly", "return", "exit", "break",
+	    "continue", "umask", "hash", "type", "jobs", NULL };
+	size_t i;
+
+	for (i = 0; l[i] != NULL; i++)
+		if (strcmp(w, l[i]) == 0)
+			return (1);
+	return (0);
+}
+
+int
+jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
+    const struct jh_sh_script *sh, struct jh_err *e)
+{
+	struct ex x;
+	char dir[PATH_MAX * 2];
+	char *w[MAX_OPERANDS];
+	int fl[MAX_OPERANDS];
+	size_t i, k, n;
+
+	memset(&x, 0, sizeof(x));
+	x.ef = ef;
+	x.cx = cx;
+	x.e = e;
+	for (i = 0; i < sh->n; i++) {
+		const struct jh_sh_cmd *c = &sh->cmd[i];
+
+		x.cmd = i;
+		if (c->flags & JH_SHC_CWD_UNKNOWN)
+			dir[0] = '\0';
+		else if (c->cwd == NULL)
+			snprintf(dir, sizeof(dir), "%s", cx->cwd);
+		else if (c->cwd[0] == '/')
+			snprintf(dir, sizeof(dir), "%s", c->cwd);
+		else
+			snprintf(dir, sizeof(dir), "%s/%s", cx->cwd, c->cwd);
+		if (assigns(&x, c) == -1)
+			goto err;
+		for (k = 0; k < c->nredir; k++)
+			if (redirect(&x, dir, &c->redir[k]) == -1)
+				goto err;
+		if (c->argc == 0 || (c->argv[0].flags == 0 &&
+		    free_word(c->argv[0].s)))
+			continue;
+		if (c->flags & JH_SHC_OPENARGS) {
+			/* xargs, find -exec +: operands come at run time */
+			if (add(&x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s "
+			    "is given operands only known when it runs",
+			    c->argv[0].s) == -1)
+				goto err;
+		}
+		for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
+			w[n] = c->argv[n].s;
+			fl[n] = c->argv[n].flags;
+		}
+		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
+			char *sw[2] = { "source", n > 1 ? w[1] : "" };
+			int sf[2] = { 0, n > 1 ? fl[1] : JH_SHW_EXPAND };
+			struct cmdst t;
+			char p[PATH_MAX + 1];
+			int tree, skip;
+			struct jh_sh_word sword = { sw[1], strlen(sw[1]),
+			    sf[1] };
+			memset(&t, 0, sizeof(t));
+			snprintf(t.name, sizeof(t.name), "source");
+			snprintf(t.dir, sizeof(t.dir), "%s", dir);
+			t.endopts = 1;
+			if (n < 2 || path_of(&x, &t, &sword, p, sizeof(p),
+			    &tree, &skip) == -1) {
+				if (n < 2)
+					jh_errf(e, "source without a file");
+				goto err;
+			}
+			if (!skip && add(&x, JH_E_EXEC, JH_EF_RUNS, p, "source",
+			    NULL) == -1)
+				goto err;
+			continue;
+		}
+		if (command(&x, dir, w, fl, n, 0) == -1)
+			goto err;
+	}
+	return (0);
+err:
+	return (-1);
+}

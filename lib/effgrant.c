@@ -1,0 +1,629 @@
+/*
+ * joulehook: a grant's capabilities and policies over effects
+ * (jh-decide(1) "Effects", joulehook-formats(5) "Grants").
+ *
+ * One grant means the same for every tool: a read by cat is granted by
+ * the capability that grants the Read tool on that path, a redirect or
+ * a tee by the one that grants Write, and both meet the same policies.
+ * A literal command capability grants what its command runs (the exec,
+ * its network and installs, a push); the paths the command reads,
+ * writes and deletes still need the capabilities of those paths.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jh.h"
+#include "cmdtab.h"
+#include "effects.h"
+#include "effgrant.h"
+
+static int
+text_eq(const struct jh_cbor *v, const char *s)
+{
+	return (v != NULL && v->type == JH_CBOR_TEXT && v->len == strlen(s) &&
+	    memcmp(v->p, s, v->len) == 0);
+}
+
+/* Calls f on v's text, or on each text of v's array, until it says 1. */
+static int
+each_text(const struct jh_cbor *v, int (*f)(const char *, const void *),
+    const void *ctx)
+{
+	char buf[PATH_MAX];
+	size_t i, n = 1;
+	const struct jh_cbor *t;
+
+	if (v == NULL)
+		return (0);
+	if (v->type == JH_CBOR_ARRAY)
+		n = v->len;
+	else if (v->type != JH_CBOR_TEXT)
+		return (0);
+	for (i = 0; i < n; i++) {
+		t = v->type == JH_CBOR_ARRAY ? &v->v[i] : v;
+		if (t->type != JH_CBOR_TEXT || t->len >= sizeof(buf) ||
+		    memchr(t->p, '\0', t->len) != NULL)
+			continue;
+		memcpy(buf, t->p, t->len);
+		buf[t->len] = '\0';
+		if (f(buf, ctx))
+			return (1);
+	}
+	return (0);
+}
+
+static int
+eq_cb(const char *p, const void *ctx)
+{
+	return (strcmp(p, ctx) == 0);
+}
+
+static int
+glob_cb(const char *p, const void *ctx)
+{
+	return (jh_glob(p, ctx, 0));
+}
+
+/* A pattern made absolute: relative to the root, or ~/ to the home. */
+static int
+pat_abs(char *out, size_t sz, const char *pat, const char *root,
+    const char *home)
+{
+	int n;
+
+	if (pat[0] == '/')
+		n = snprintf(out, sz, "%s", pat);
+	else if (pat[0] == '~' && (pat[1] == '/' || pat[1] == '\0')) {
+		if (home == NULL || home[0] != '/')
+			return (-1);
+		n = snprintf(out, sz, "%s%s", home, pat + 1);
+	} else {
+		if (root == NULL)
+			return (-1);
+		n = snprintf(out, sz, "%s%s%s", root, strcmp(root, "/") == 0 ?
+		    "" : "/", pat);
+	}
+	return (n < 0 || (size_t)n >= sz ? -1 : 0);
+}
+
+struct pctx {
+	const char *root;
+	const char *home;
+	const char *path;
+	int tree;
+	int touch;	/* policies: may the pattern match under a tree */
+};
+
+/* The literal part of an absolute pattern, before its first glob. */
+static size_t
+lit_len(const char *p)
+{
+	size_t n = strcspn(p, "*?[");
+
+	if (p[n] == '\0')
+		return (n);
+	while (n > 0 && p[n - 1] != '/')
+		n--;
+	return (n);
+}
+
+/*
+ * Whether pattern p (absolute) covers every path under dir: it ends in
+ * a double star and what comes before it matches dir or an ancestor.
+ */
+static int
+covers(const char *p, const char *dir)
+{
+	char pre[PATH_MAX * 2], anc[PATH_MAX + 2];
+	size_t n = strlen(p), k;
+
+	if (n < 3 || strcmp(p + n - 3, "/**") != 0)
+		return (0);
+	memcpy(pre, p, n - 3);
+	pre[n - 3] = '\0';
+	if (pre[0] == '\0')
+		return (1);		/* the whole file system */
+	snprintf(anc, sizeof(anc), "%s", dir);
+	for (k = strlen(anc); k > 0; ) {
+		if (jh_glob(pre, anc, 1))
+			return (1);
+		while (k > 1 && anc[k - 1] != '/')
+			k--;
+		anc[k > 1 ? k - 1 : 1] = '\0';
+		if (k <= 1)
+			break;
+		k = strlen(anc);
+	}
+	return (0);
+}
+
+static int
+path_cb(const char *pat, const void *ctx)
+{
+	const struct pctx *c = ctx;
+	char a[PATH_MAX * 2];
+	size_t l;
+
+	if (pat_abs(a, sizeof(a), pat, c->root, c->home) == -1)
+		return (0);
+	if (!c->tree)
+		return (jh_path_match(a, NULL, c->path));
+	if (covers(a, c->path))
+		return (1);
+	if (!c->touch)
+		return (0);
+	/* a tree and a pattern meet when one's literal part holds the other */
+	l = lit_len(a);
+	a[l] = '\0';
+	return (jh_path_under(a, c->path) || jh_path_under(c->path, a) ||
+	    (l > 0 && a[l - 1] == '/' && strncmp(c->path, a, l) == 0));
+}
+
+static int
+path_hit(const struct jh_cbor *pats, const struct jh_action *act,
+    const struct jh_effect *e, int touch)
+{
+	struct pctx c;
+
+	if (e->path == NULL)
+		return (0);
+	c.root = act->root;
+	c.home = act->home;
+	c.path = e->path;
+	c.tree = (e->flags & JH_EF_TREE) != 0;
+	c.touch = touch;
+	return (each_text(pats, path_cb, &c));
+}
+
+static int
+is_path_kind(int k)
+{
+	return (k == JH_E_READ || k == JH_E_WRITE || k == JH_E_DELETE);
+}
+
+static int
+class_hit(const struct jh_cbor *classes, int kind)
+{
+	switch (kind) {
+	case JH_E_READ:
+		return (each_text(classes, eq_cb, "read") ||
+		    each_text(classes, eq_cb, "search"));
+	case JH_E_WRITE:
+	case JH_E_DELETE:
+		return (each_text(classes, eq_cb, "write") ||
+		    each_text(classes, eq_cb, "edit"));
+	}
+	return (0);
+}
+
+/* Does a capability (not a literal command one) grant this effect? */
+static int
+cap_effect(const struct jh_cbor *cap, const struct jh_action *act,
+    const struct jh_effect *e)
+{
+	const struct jh_cbor *v;
+
+	if (cap == NULL || cap->type != JH_CBOR_MAP ||
+	    jh_cbor_get(cap, "command") != NULL ||
+	    jh_cbor_get(cap, "url") != NULL ||
+	    jh_cbor_get(cap, "content_id") != NULL)
+		return (0);
+	if ((v = jh_cbor_get(cap, "effect")) != NULL) {
+		if (!each_text(v, eq_cb, jh_eff_name(e->kind)))
+			return (0);
+	} else if ((v = jh_cbor_get(cap, "class")) == NULL ||
+	    !class_hit(v, e->kind))
+		return (0);
+	if ((v = jh_cbor_get(cap, "tool")) != NULL && (act->tool == NULL ||
+	    !each_text(v, glob_cb, act->tool)))
+		return (0);
+	if ((v = jh_cbor_get(cap, "program")) != NULL && (e->program == NULL ||
+	    !each_text(v, glob_cb, e->program)))
+		return (0);
+	if ((v = jh_cbor_get(cap, "host")) != NULL && (e->kind != JH_E_NET ||
+	    e->arg == NULL || !each_text(v, glob_cb, e->arg)))
+		return (0);
+	if ((v = jh_cbor_get(cap, "path")) != NULL) {
+		if (!path_hit(v, act, e, 0))
+			return (0);
+	} else if (is_path_kind(e->kind))
+		return (0);	/* a path effect needs a path grant */
+	return (1);
+}
+
+struct litctx {
+	char **w;
+	size_t n;
+	int open;
+	int exact;
+};
+
+static int
+lit_cb(const char *p, const void *ctx)
+{
+	struct litctx *c = (struct litctx *)ctx;
+
+	if (!jh_cmd_match(p, c->w, c->n, c->open))
+		return (0);
+	c->exact = strpbrk(p, "*?[") == NULL;
+	return (1);
+}
+
+/*
+ * The literal command capability that names simple command c, or -1;
+ * *exact: its pattern has no wildcard, so it grants all the command
+ * does.
+ */
+static int
+literal_cap(const struct jh_grant *g, const struct jh_action *act,
+    const struct jh_sh_cmd *c, int *exact, int *glob_ok)
+{
+	char *w[512];
+	size_t n = 0, k, i;
+	struct litctx lc;
+	const struct jh_cbor *cap, *v;
+
+	for (k = 0; k < c->nassign && n < 512; k++)
+		if (!jh_inert_env(c->assign[k].s))
+			w[n++] = c->assign[k].s;
+	for (k = 0; k < c->argc && n < 512; k++)
+		w[n++] = c->argv[k].s;
+	if (n == 0)
+		return (-1);
+	for (i = 0; g->caps != NULL && i < g->caps->len; i++) {
+		cap = &g->caps->v[i];
+		if ((v = jh_cbor_get(cap, "command")) == NULL)
+			continue;
+		if (jh_cbor_get(cap, "class") != NULL &&
+		    !text_eq(jh_cbor_get(cap, "class"), "shell") &&
+		    !each_text(jh_cbor_get(cap, "class"), eq_cb, "shell"))
+			continue;
+		if (jh_cbor_get(cap, "tool") != NULL && (act->tool == NULL ||
+		    !each_text(jh_cbor_get(cap, "tool"), glob_cb, act->tool)))
+			continue;
+		if (jh_cbor_get(cap, "content_id") != NULL &&
+		    (act->content_id == NULL || !each_text(jh_cbor_get(cap,
+		    "content_id"), eq_cb, act->content_id)))
+			continue;
+		lc.w = w;
+		lc.n = n;
+		lc.open = (c->flags & JH_SHC_OPENARGS) != 0;
+		lc.exact = 0;
+		if (!each_text(v, lit_cb, &lc))
+			continue;
+		*exact = lc.exact;
+		v = jh_cbor_get(cap, "glob");
+		*glob_ok = v != NULL && v->type == JH_CBOR_UINT && v->u == 1;
+		return ((int)i);
+	}
+	return (-1);
+}
+
+/* What a literal command capability grants of its command's effects. */
+static int
+literal_grants(const struct jh_effect *e, int exact)
+{
+	if (is_path_kind(e->kind))
+		return (0);
+	if (exact)
+		return (1);
+	switch (e->kind) {
+	case JH_E_EXEC:
+	case JH_E_NET:
+	case JH_E_INSTALL:
+	case JH_E_VCS_REMOTE:
+		return (1);
+	case JH_E_UNKNOWN:
+		return ((e->flags & JH_EF_UNLISTED) != 0);
+	}
+	return (0);
+}
+
+static void
+ckfail(struct jh_effck *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+ckfail(struct jh_effck *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->code != 0)
+		return;
+	r->code = code;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* A person's words for one effect: "write /x (git)". */
+void
+jh_effect_text(char *out, size_t sz, const struct jh_effect *e)
+{
+	snprintf(out, sz, "%s%s%.200s%s%s%s%s", jh_eff_name(e->kind),
+	    e->path || (e->kind == JH_E_NET && e->arg) ? " " : "",
+	    e->path ? e->path : e->kind == JH_E_NET && e->arg ? e->arg : "",
+	    e->flags & JH_EF_TREE ? "/**" : "",
+	    e->program ? " (" : "", e->program ? e->program : "",
+	    e->program ? ")" : "");
+}
+
+static void
+cmd_text(char *out, size_t sz, const struct jh_sh_cmd *c)
+{
+	size_t k, l = 0;
+
+	out[0] = '\0';
+	for (k = 0; k < c->nassign + c->argc && l + 2 < sz; k++) {
+		const char *s = k < c->nassign ? c->assign[k].s :
+		    c->argv[k - c->nassign].s;
+		if (k < c->nassign && jh_inert_env(s))
+			continue;
+		l += (size_t)snprintf(out + l, sz - l, "%s%s", l ? " " : "",
+		    s);
+	}
+	if (l >= sz)
+		l = sz - 1;
+}
+
+int
+jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
+    const struct jh_action *act, const struct jh_sh_script *sh,
+    const struct jh_effects *ef)
+{
+	int lit[JH_EFF_MAXCMD], exact[JH_EFF_MAXCMD], gok[JH_EFF_MAXCMD];
+	size_t i, j;
+	int idx;
+
+	memset(r, 0, sizeof(*r));
+	r->first_cap = -1;
+	for (i = 0; i < sh->n && i < JH_EFF_MAXCMD; i++) {
+		exact[i] = gok[i] = 0;
+		lit[i] = literal_cap(g, act, &sh->cmd[i], &exact[i], &gok[i]);
+	}
+	for (j = 0; j < ef->n; j++) {
+		const struct jh_effect *e = &ef->v[j];
+		size_t ci = e->cmd;
+		char t[400], ct[240];
+
+		idx = -1;
+		if (ci < JH_EFF_MAXCMD && lit[ci] != -1 &&
+		    literal_grants(e, exact[ci]))
+			idx = lit[ci];
+		for (i = 0; idx == -1 && g->caps != NULL && i < g->caps->len;
+		    i++)
+			if (cap_effect(&g->caps->v[i], act, e))
+				idx = (int)i;
+		if (idx != -1) {
+			if (r->first_cap == -1)
+				r->first_cap = idx;
+			continue;
+		}
+		r->ungranted++;
+		if (ci < sh->n)
+			cmd_text(ct, sizeof(ct), &sh->cmd[ci]);
+		else
+			ct[0] = '\0';
+		if (e->kind == JH_E_UNKNOWN && !(e->flags & JH_EF_UNLISTED))
+			ckfail(r, JH_D_UNPROVABLE, "%.300s", e->arg ? e->arg :
+			    "unknown effect");
+		else if (e->kind == JH_E_UNKNOWN)
+			ckfail(r, JH_D_NOTGRANTED, "command not granted: "
+			    "%.200s", ct);
+		else {
+			jh_effect_text(t, sizeof(t), e);
+			ckfail(r, JH_D_NOTGRANTED, "no capability grants %.300s",
+			    t);
+		}
+	}
+	/* an unlisted program's globs: as the literal capability opts in */
+	for (i = 0; r->code == 0 && i < sh->n && i < JH_EFF_MAXCMD; i++) {
+		const struct jh_sh_cmd *c = &sh->cmd[i];
+		size_t k;
+		if (lit[i] == -1 || gok[i] || c->argc == 0 ||
+		    jh_cmd_lookup(c->argv[0].s) != NULL)
+			continue;
+		for (k = 0; k < c->argc; k++)
+			if (c->argv[k].flags & (JH_SHW_GLOB | JH_SHW_BRACE |
+			    JH_SHW_TILDE))
+				ckfail(r, JH_D_UNPROVABLE, "'%.100s' expands "
+				    "(glob, brace or tilde) and the capability "
+				    "does not opt in with \"glob\":1",
+				    c->argv[k].s);
+	}
+	if (r->first_cap == -1)
+		for (i = 0; i < sh->n && i < JH_EFF_MAXCMD; i++)
+			if (lit[i] != -1) {
+				r->first_cap = lit[i];
+				break;
+			}
+	return (r->code);
+}
+
+static int
+is_effect_when(const struct jh_cbor *w)
+{
+	return (jh_cbor_get(w, "effect") != NULL ||
+	    jh_cbor_get(w, "program") != NULL ||
+	    jh_cbor_get(w, "executed") != NULL ||
+	    jh_cbor_get(w, "except") != NULL);
+}
+
+/* One effect against a policy's when of effect keys. */
+static int
+when_effect(const struct jh_cbor *w, const struct jh_action *act,
+    const struct jh_effect *e)
+{
+	const struct jh_cbor *v;
+
+	if ((v = jh_cbor_get(w, "effect")) != NULL &&
+	    !each_text(v, eq_cb, jh_eff_name(e->kind)))
+		return (0);
+	if ((v = jh_cbor_get(w, "program")) != NULL && (e->program == NULL ||
+	    !each_text(v, glob_cb, e->program)))
+		return (0);
+	if ((v = jh_cbor_get(w, "executed")) != NULL && v->type ==
+	    JH_CBOR_UINT && v->u == 1 && !(e->flags & JH_EF_EXECUTED))
+		return (0);
+	if ((v = jh_cbor_get(w, "path")) != NULL && !path_hit(v, act, e, 1))
+		return (0);
+	if ((v = jh_cbor_get(w, "except")) != NULL && path_hit(v, act, e, 0))
+		return (0);
+	if ((v = jh_cbor_get(w, "host")) != NULL && (e->kind != JH_E_NET ||
+	    e->arg == NULL || !each_text(v, glob_cb, e->arg)))
+		return (0);
+	return (1);
+}
+
+int
+jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
+    const struct jh_effects *ef)
+{
+	const struct jh_cbor *cls, *pth;
+	size_t i;
+
+	if (w == NULL || w->type != JH_CBOR_MAP || ef == NULL)
+		return (0);
+	if (is_effect_when(w)) {
+		if (jh_cbor_get(w, "command") != NULL ||
+		    jh_cbor_get(w, "field") != NULL)
+			return (0);	/* the caller matches those */
+		if ((cls = jh_cbor_get(w, "class")) != NULL &&
+		    !each_text(cls, eq_cb, act->class))
+			return (0);
+		if (jh_cbor_get(w, "tool") != NULL && (act->tool == NULL ||
+		    !each_text(jh_cbor_get(w, "tool"), glob_cb, act->tool)))
+			return (0);
+		for (i = 0; i < ef->n; i++)
+			if (when_effect(w, act, &ef->v[i]))
+				return (1);
+		return (0);
+	}
+	/*
+	 * A when of a file class and a path meets a shell line's reads or
+	 * writes of those paths, as the Read or Write tool's would.
+	 */
+	if ((pth = jh_cbor_get(w, "path")) == NULL ||
+	    jh_cbor_get(w, "command") != NULL || jh_cbor_get(w, "field") !=
+	    NULL || jh_cbor_get(w, "tool") != NULL ||
+	    strcmp(act->class, "shell") != 0)
+		return (0);
+	cls = jh_cbor_get(w, "class");
+	for (i = 0; i < ef->n; i++) {
+		const struct jh_effect *e = &ef->v[i];
+		if (!is_path_kind(e->kind) || (cls != NULL &&
+		    !class_hit(cls, e->kind)))
+			continue;
+		if (path_hit(pth, act, e, 1))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Protection over effects: a path in a protected place, or a tree that
+ * holds one.  A tree that is only read may hold the project's own host
+ * configuration (root/.claude): that is configuration, not a secret.
+ */
+int
+jh_effects_protected(char *out, size_t sz, char *const *protect,
+    size_t nprotect, const char *root, const struct jh_effects *ef)
+{
+	char p[PATH_MAX + 16];
+	size_t i, k;
+
+	for (i = 0; i < ef->n; i++) {
+		const struct jh_effect *e = &ef->v[i];
+		if (e->path == NULL)
+			continue;
+		if (jh_path_protected(protect, nprotect, root, e->path))
+			goto hit;
+		if (!(e->flags & JH_EF_TREE))
+			continue;
+		for (k = 0; k < nprotect; k++)
+			if (jh_path_under(protect[k], e->path))
+				goto hit;
+		if (e->kind == JH_E_READ || root == NULL)
+			continue;
+		snprintf(p, sizeof(p), "%s/.claude", root);
+		if (jh_path_under(p, e->path))
+			goto hit;
+		continue;
+hit:
+		snprintf(out, sz, "%.200s%s is protected: joulehook's own "
+		    "files and the host's configuration are never granted",
+		    e->path, e->flags & JH_EF_TREE ? " (and what is under "
+		    "it)" : "");
+		return (1);
+	}
+	return (0);
+}
+
+/* The effects of a file tool's action: its targets, by class. */
+int
+jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
+    struct jh_err *e)
+{
+	size_t i;
+	int kind = -1, fl = 0;
+
+	if (strcmp(act->class, "read") == 0)
+		kind = JH_E_READ;
+	else if (strcmp(act->class, "write") == 0 ||
+	    strcmp(act->class, "edit") == 0)
+		kind = JH_E_WRITE;
+	else if (strcmp(act->class, "search") == 0) {
+		kind = JH_E_READ;
+		fl = JH_EF_TREE;
+	}
+	for (i = 0; kind != -1 && i < act->ntargets; i++) {
+		int f = fl;
+		if (kind == JH_E_WRITE && jh_path_executed(act->targets[i]))
+			f |= JH_EF_EXECUTED;
+		if (jh_effect_add(ef, kind, f, 0, act->targets[i], act->tool,
+		    NULL, e) == -1)
+			return (-1);
+		if (fl && strcmp(act->tool, "Glob") == 0)
+			break;	/* Glob's second target is inside the first */
+	}
+	if (act->url != NULL && strcmp(act->class, "fetch") == 0 &&
+	    jh_effect_add(ef, JH_E_NET, 0, 0, NULL, act->tool, act->url,
+	    e) == -1)
+		return (-1);
+	return (0);
+}
+
+/* The effects as the decision/1 records them. */
+json_t *
+jh_effects_json(const struct jh_effects *ef)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	for (i = 0; a != NULL && i < ef->n; i++) {
+		const struct jh_effect *e = &ef->v[i];
+		if ((o = json_object()) == NULL)
+			break;
+		json_object_set_new(o, "effect",
+		    json_string(jh_eff_name(e->kind)));
+		if (e->path != NULL)
+			json_object_set_new(o, "path", json_string(e->path));
+		if (e->program != NULL)
+			json_object_set_new(o, "program",
+			    json_string(e->program));
+		if (e->arg != NULL)
+			json_object_set_new(o, e->kind == JH_E_NET ? "host" :
+			    "why", json_string(e->arg));
+		if (e->flags & JH_EF_TREE)
+			json_object_set_new(o, "tree", json_integer(1));
+		if (e->flags & JH_EF_EXECUTED)
+			json_object_set_new(o, "executed", json_integer(1));
+		json_array_append_new(a, o);
+	}
+	return (a);
+}
