@@ -77,6 +77,7 @@ static const struct field decision[] = {
 	{ "updated_digest", F_ID, OPT },
 	{ "rule", F_TEXT, OPT },
 	{ "outcome", F_FLAG, OPT },
+	{ "effects", F_ARRAY, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -119,6 +120,7 @@ static const struct field grant[] = {
 	{ "policies", F_ARRAY, REQ },
 	{ "costs", F_MAP, REQ },
 	{ "depth", F_UINT, REQ },
+	{ "otherwise", F_TEXT, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -504,6 +506,10 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		if (jh_cbor_get(core, "parent") != NULL)
 			return (jh_errf(e, "field parent: delegated grants "
 			    "are not supported in v1"));
+		if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
+		    !jh_cbor_text_is(v, "ask") && !jh_cbor_text_is(v, "deny"))
+			return (jh_errf(e, "field otherwise must be ask or "
+			    "deny"));
 		/* FALLTHROUGH */
 	case JH_KIND_REVOCATION:
 		if (check_fields(core, k->fields, 0, e) == -1)
