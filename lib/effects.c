@@ -315,7 +315,7 @@ static int
 add(struct ex *x, int kind, int flags, const char *path, const char *prog,
     const char *fmt, ...)
 {
-	char arg[512];
+	char arg[512], pn[128];
 	va_list ap;
 
 	arg[0] = '\0';
@@ -323,6 +323,12 @@ add(struct ex *x, int kind, int flags, const char *path, const char *prog,
 		va_start(ap, fmt);
 		vsnprintf(arg, sizeof(arg), fmt, ap);
 		va_end(ap);
+	}
+	/* the program, not its subcommand: "git", never "git log" */
+	if (prog != NULL) {
+		snprintf(pn, sizeof(pn), "%.*s", (int)strcspn(prog, " "),
+		    prog);
+		prog = pn;
 	}
 	return (jh_effect_add(x->ef, kind, flags, x->cmd, path, prog, arg,
 	    x->e));
@@ -679,6 +685,31 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
 }
 
 /*
+ * An option whose value names a program that runs with the rest of the
+ * words (python -m pytest -x): that command is decided on its own.
+ */
+static int
+opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
+    const struct jh_sh_word *av, size_t argc, size_t k, size_t *used)
+{
+	char *w[MAX_OPERANDS];
+	int fl[MAX_OPERANDS];
+	size_t n = 1;
+
+	*used = argc;	/* the rest belongs to that command */
+	if (x->nest >= MAX_NEST)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "commands "
+		    "nested too deep"));
+	w[0] = v->s;
+	fl[0] = v->flags;
+	for (; k < argc && n < MAX_OPERANDS; k++, n++) {
+		w[n] = av[k].s;
+		fl[n] = av[k].flags;
+	}
+	return (command(x, c->dir, w, fl, n, 1));
+}
+
+/*
  * One option word at argv[k]; *used is how many words it took.  A
  * value-taking option runs its value's letter; its tags are applied.
  */
@@ -726,6 +757,9 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		if (eq != NULL) {
 			vw = *w;
 			vw.s = (char *)eq + 1;
+			if (o->eff == 'P')
+				return (opt_program(x, c, &vw, av, argc, k + 1,
+				    used));
 			return (letter(x, c, o->eff, &vw));
 		}
 		if (o->val == '?')
@@ -734,6 +768,9 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
 			    "needs a value", c->name, s));
 		*used = 2;
+		if (o->eff == 'P')
+			return (opt_program(x, c, &av[k + 1], av, argc, k + 2,
+			    used));
 		return (letter(x, c, o->eff, &av[k + 1]));
 	}
 shorts:
@@ -753,6 +790,9 @@ shorts:
 		if (s[i + 1] != '\0') {
 			vw = *w;
 			vw.s = (char *)s + i + 1;
+			if (o->eff == 'P')
+				return (opt_program(x, c, &vw, av, argc, k + 1,
+				    used));
 			return (letter(x, c, o->eff, &vw));
 		}
 		if (o->val == '?')
@@ -761,6 +801,9 @@ shorts:
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
 			    "needs a value", c->name, sn));
 		*used = 2;
+		if (o->eff == 'P')
+			return (opt_program(x, c, &av[k + 1], av, argc, k + 2,
+			    used));
 		return (letter(x, c, o->eff, &av[k + 1]));
 	}
 	return (0);
@@ -935,6 +978,28 @@ risky:
 	    "can run programs or write files", c->name));
 }
 
+/*
+ * git push: a refspec "+src:dst" forces, and ":dst" deletes, whatever
+ * the options say (git-push(1), <refspec>).
+ */
+static int
+refspecs(struct ex *x, struct cmdst *c)
+{
+	size_t i;
+
+	if (strcmp(c->name, "git push") != 0)
+		return (0);
+	for (i = 1; i < c->nops; i++) {
+		const char *s = c->ops[i]->s;
+		if (c->ops[i]->flags & JH_SHW_EXPAND)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a "
+			    "refspec that is not literal"));
+		if (s[0] == '+' || s[0] == ':')
+			return (add(x, JH_E_VCS_FORCE, 0, NULL, c->name, NULL));
+	}
+	return (0);
+}
+
 /* The entry's own effects once its words are read. */
 static int
 entry_effects(struct ex *x, struct cmdst *c)
@@ -1025,6 +1090,9 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
 				    "the command table does not know %s",
 				    sname));
+			/* what the program itself does, wherever it went */
+			if (entry_effects(x, c) == -1)
+				return (-1);
 			cmd_reset(c, sub, sname);
 			continue;
 		}
@@ -1038,7 +1106,7 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		if (c->def->flags & JH_CT_POSIX)
 			c->endopts = 1;
 	}
-	if ((r = scripts(x, c, av, argc)) != 0)
+	if ((r = scripts(x, c, av, argc)) != 0 || (r = refspecs(x, c)) != 0)
 		return (r);
 	return (operands(x, c));
 }
