@@ -1,0 +1,156 @@
+/*
+ * joulehook fuzz targets: what fuzz-shell.c and fuzz-cmdopts.c share.
+ *
+ * The effect extractor (lib/effects.h) is referenced weakly, so a target
+ * links against whatever library the tree has: where jh_shell_effects is
+ * not there yet, the target fuzzes what is (the parser) and says so once.
+ * The build links the library's objects, not an archive, so an extractor
+ * that is there is always linked in.
+ */
+#ifndef JH_FUZZ_COMMON_H
+#define JH_FUZZ_COMMON_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "jh.h"
+#include "cmdtab.h"
+#include "effects.h"
+
+#pragma weak jh_shell_effects
+#pragma weak jh_effects_init
+#pragma weak jh_effects_free
+#pragma weak jh_eff_name
+
+/* The scratch world: a home with a project in it. */
+static char fz_base[64], fz_home[128], fz_root[192], fz_cwd[256];
+
+static int
+fz_rm(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb; (void)flag; (void)f;
+	return (remove(p));
+}
+
+static void
+fz_cleanup(void)
+{
+	if (fz_base[0] != '\0')
+		nftw(fz_base, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void
+fz_put(const char *dir, const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if ((f = fopen(p, "w")) != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int
+fz_have_effects(void)
+{
+	return (jh_shell_effects != NULL && jh_effects_init != NULL &&
+	    jh_effects_free != NULL);
+}
+
+/* Makes the scratch world once; says what is fuzzed (without, where the
+   library has no effect extractor). */
+static void
+fz_init(const char *target, const char *without)
+{
+	char p[512];
+
+	snprintf(fz_base, sizeof(fz_base), "%s/jh-fuzz.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(fz_base) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+	atexit(fz_cleanup);
+	snprintf(fz_home, sizeof(fz_home), "%s/home", fz_base);
+	snprintf(fz_root, sizeof(fz_root), "%s/src/proj", fz_home);
+	snprintf(fz_cwd, sizeof(fz_cwd), "%s/src", fz_root);
+	mkdir(fz_home, 0700);
+	snprintf(p, sizeof(p), "%s/src", fz_home);
+	mkdir(p, 0700);
+	mkdir(fz_root, 0700);
+	mkdir(fz_cwd, 0700);
+	snprintf(p, sizeof(p), "%s/.git", fz_root);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/.ssh", fz_home);
+	mkdir(p, 0700);
+	fz_put(fz_root, "Makefile", "all:\n");
+	fz_put(fz_root, "package.json", "{}\n");
+	fz_put(fz_root, ".env", "K=v\n");
+	fz_put(fz_root, ".git/config", "[core]\n");
+	fz_put(fz_cwd, "a.c", "int a;\n");
+	fz_put(fz_home, ".bashrc", "# rc\n");
+	fz_put(fz_home, ".ssh/id_rsa", "key\n");
+	snprintf(p, sizeof(p), "%s/link", fz_root);
+	if (symlink(fz_home, p) == -1)
+		perror("symlink");
+	fprintf(stderr, "%s: world %s; %s\n", target, fz_base,
+	    fz_have_effects() ? "fuzzing with the effect extractor" : without);
+}
+
+/* Every field of every effect is read, so a bad pointer shows. */
+static size_t
+fz_touch(const struct jh_effects *fx)
+{
+	size_t i, sum = 0;
+
+	for (i = 0; i < fx->n; i++) {
+		const struct jh_effect *f = &fx->v[i];
+
+		if (f->kind < 0 || f->kind >= JH_E_NKINDS)
+			abort();
+		if (jh_eff_name != NULL && jh_eff_name(f->kind) == NULL)
+			abort();
+		if (f->path != NULL) {
+			sum += strlen(f->path);
+			if (f->path[0] != '/')
+				abort();	/* resolved paths are absolute */
+		}
+		if (f->program != NULL)
+			sum += strlen(f->program);
+		if (f->arg != NULL)
+			sum += strlen(f->arg);
+		sum += (size_t)f->flags + f->cmd;
+	}
+	return (sum);
+}
+
+/* The effects of a script, checked and freed. */
+static void
+fz_effects(const struct jh_sh_script *sc)
+{
+	struct jh_effects fx;
+	struct jh_effctx c = { fz_cwd, fz_root, fz_home };
+	struct jh_err e;
+	volatile size_t sink;
+
+	if (!fz_have_effects())
+		return;
+	jh_effects_init(&fx);
+	if (jh_shell_effects(&fx, &c, sc, &e) == 0)
+		sink = fz_touch(&fx);
+	else
+		sink = strlen(e.msg);
+	(void)sink;
+	jh_effects_free(&fx);
+}
+
+#endif
