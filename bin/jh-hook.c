@@ -36,18 +36,25 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "gate.h"
 
 #define PROG		"jh-hook"
 #define NSTAGES		5
 #define MAX_ANSWER	(1024 * 1024)
-#define MAX_PROTECT	16
+/*
+ * A config's protect lines (jh-hook(1): up to 16), each passed on as a
+ * -P; jh-decide takes up to JH_PROTECT_ARGS of them (lib/gate.h).
+ */
+#define CONF_PROTECT	16
+_Static_assert(CONF_PROTECT <= JH_PROTECT_ARGS,
+    "jh-decide must take every protect line as a -P");
 
 struct conf {
 	char bindir[PATH_MAX];
 	char home[PATH_MAX];
 	char state[PATH_MAX];
 	char user_home[PATH_MAX];
-	char protect[MAX_PROTECT][PATH_MAX];
+	char protect[CONF_PROTECT][PATH_MAX];
 	int nprotect;
 	unsigned deadline_ms;
 	unsigned lock_ms;
@@ -183,7 +190,7 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 			if (set_path(c->user_home, v) == -1)
 				goto bad;
 		} else if (strcmp(line, "protect") == 0) {
-			if (c->nprotect >= MAX_PROTECT ||
+			if (c->nprotect >= CONF_PROTECT ||
 			    set_path(c->protect[c->nprotect++], v) == -1)
 				goto bad;
 		} else if (strcmp(line, "deadline_ms") == 0) {
@@ -621,7 +628,7 @@ main(int argc, char *argv[])
 	struct run r;
 	struct jh_err e;
 	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
-	char *args[NSTAGES][2 * MAX_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
+	char *args[NSTAGES][2 * CONF_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
 	const char *cfg = NULL, *hname = "claude-code", *mwhy = NULL;
 	const char *const *names;
 	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES];

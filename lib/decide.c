@@ -7,8 +7,8 @@
  * reads that path resolution and content hashing make: loading and
  * checking a grant, resolving an event's targets, capability and policy
  * matching, rewrites; shellcheck.c holds the protected-path rule and a
- * shell line's checks.  bin/jh-decide.c orders the checks and owns the
- * ledger transaction.
+ * shell line's checks.  gate.c orders the checks (jh_decide) and owns
+ * the ledger transaction.
  */
 #include <sys/stat.h>
 

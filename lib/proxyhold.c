@@ -33,6 +33,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "gate.h"
 #include "proxy.h"
 
 struct opts jh_px_opts;
@@ -91,17 +92,18 @@ same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
- * The check jh-decide makes (SECURITY.md S9 v): signature, trust,
- * revocation, audience, nbf/exp.  The grant and the trust list are
- * reloaded when their files change, by (dev, inode, size, mtime).
+ * The check jh-decide makes (SECURITY.md S9 v): signature, trust, then
+ * jh_grant_valid()'s revocation, audience, nbf/exp.  The grant and the
+ * trust list are reloaded when their files change, by (dev, inode,
+ * size, mtime).
  */
 int
 jh_px_grant_check(struct call *c, char *why, size_t sz)
 {
 	struct stat gst, tst;
 	struct jh_err e;
-	uint64_t now = jh_now_ms() / 1000;
-	int r, rc;
+	uint64_t now = jh_now_ms();
+	int rc;
 
 	pthread_mutex_lock(&G->mu);
 	memset(&tst, 0, sizeof(tst));
@@ -138,23 +140,10 @@ jh_px_grant_check(struct call *c, char *why, size_t sz)
 	memcpy(c->grant_id, G->g.idtext, JH_ID_LEN);
 	c->budget = G->g.budget;
 	c->have_grant = 1;
-	if ((r = jh_grant_revoked(&G->g, O->revdir, &e)) != 0) {
-		rc = r == 1 ? JH_D_REVOKED : JH_D_GATEFAIL;
-		snprintf(why, sz, "%s", r == 1 ? "the grant is revoked" :
-		    e.msg);
-	} else if (!jh_audience_ok(&G->g, O->host)) {
-		rc = JH_D_AUDIENCE;
-		snprintf(why, sz, "the grant's audience does not include "
-		    "joulehook:%s", O->host);
-	} else if (now < G->g.nbf) {
-		rc = JH_D_NOTYET;
-		snprintf(why, sz, "the grant is not valid before %llu",
-		    (unsigned long long)G->g.nbf);
-	} else if (now >= G->g.exp) {
-		rc = JH_D_EXPIRED;
-		snprintf(why, sz, "the grant expired at %llu",
-		    (unsigned long long)G->g.exp);
-	}
+	/* A model call's refusal has never named the revoked grant. */
+	if ((rc = jh_grant_valid(&G->g, O->revdir, O->host, now, &e)) != 0)
+		snprintf(why, sz, "%s", rc == JH_D_REVOKED ?
+		    "the grant is revoked" : e.msg);
 out:
 	pthread_mutex_unlock(&G->mu);
 	return (rc);

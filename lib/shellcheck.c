@@ -5,8 +5,8 @@
  * The parsed line (shellparse.c) is checked word by word: joulehook's
  * own programs and protected places are refused before any grant, then
  * every simple command and every redirect must be granted.  A failure
- * leaves its JH_D_* code and reason in the struct jh_shck; jh-decide(1)
- * orders these checks among the others.
+ * leaves its JH_D_* code and reason in the struct jh_shck; jh_decide()
+ * (gate.c) orders these checks among the others.
  */
 #include <sys/stat.h>
 

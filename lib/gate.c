@@ -1,0 +1,954 @@
+/*
+ * joulehook: the gate's decision, the whole ordered check of one
+ * ActionEvent (DESIGN.md 2.2 and 4, SECURITY.md S1b, S6-S9).
+ *
+ * The order, the first failure naming the stable code: well-formed,
+ * protected paths and commands, a grant, its signature, its issuer, not
+ * revoked, audience, nbf/exp, capability, policies (deny > ask >
+ * rewrite; a rewritten input is decided again), budget -> debit.  This
+ * file orders the checks, pins a session's root and owns the ledger
+ * transaction; decide.c loads grants and matches capabilities and
+ * policies, shellcheck.c checks a shell line, paths.c resolves paths,
+ * ledger.c keeps the ledger.  bin/jh-decide.c reads the events and
+ * prints the Decisions; jh-proxy makes the grant's validity check alone
+ * (jh_grant_valid).
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "jh.h"
+#include "gate.h"
+
+#define DEFAULT_COST	100000		/* 0.1 J: a nominal surcharge */
+#define MAX_TARGETS	256
+
+/* The Decision's code, by JH_D_* (joulehook-formats(5)). */
+static const char *const codes[] = {
+	"ok", "malformed-event", "protected-path", "no-grant",
+	"bad-signature", "untrusted-issuer", "revoked", "wrong-audience",
+	"not-yet-valid", "expired", "not-granted", "unprovable-command",
+	"unsafe-target", "policy-deny", "policy-ask", "policy-rewrite",
+	"budget-exceeded", "gate-failure"
+};
+
+/* The fields of a well-formed event, which every later step reads. */
+struct event {
+	json_t *ev;
+	const char *session;
+	const char *tool;
+	const char *cwd;
+	const char *class;
+	const char *host;
+	const char *tuid;
+	const json_t *in;
+};
+
+/* The targets of an action, resolved; freed by strs_free(). */
+struct targets {
+	char *p[MAX_TARGETS];
+	size_t n;
+};
+
+const char *
+jh_dcode_name(int code)
+{
+	if (code < 0 || (size_t)code >= sizeof(codes) / sizeof(codes[0]))
+		return (NULL);
+	return (codes[code]);
+}
+
+void
+jh_decision_init(struct jh_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->targets = json_array();
+}
+
+void
+jh_decision_free(struct jh_decision *d)
+{
+	json_decref(d->targets);
+	json_decref(d->updated);
+	d->targets = NULL;
+	d->updated = NULL;
+}
+
+int
+jh_decision_fail(struct jh_decision *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->code = code;
+	d->verdict = "deny";
+	va_start(ap, fmt);
+	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
+	va_end(ap);
+	return (code);
+}
+
+/* Frees n strings and empties the list. */
+static void
+strs_free(char **v, size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		free(v[i]);
+	*n = 0;
+}
+
+/* --- the protected set ------------------------------------------------ */
+
+void
+jh_protect_init(struct jh_protect *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void
+jh_protect_free(struct jh_protect *p)
+{
+	strs_free(p->path, &p->n);
+}
+
+/* Adds a path, resolved; there is no room past JH_PROTECT_MAX. */
+static int
+protect_put(struct jh_protect *p, const char *path)
+{
+	char r[PATH_MAX + 1];
+	struct jh_err e;
+
+	if (p->n >= JH_PROTECT_MAX)
+		return (-1);
+	if (jh_path_resolve(r, sizeof(r), "/", path, &e) == -1)
+		return (-1);
+	if ((p->path[p->n] = strdup(r)) == NULL)
+		return (-1);
+	p->n++;
+	return (0);
+}
+
+/*
+ * A caller's own protected path (-P): absolute, and no more of them than
+ * JH_PROTECT_ARGS, so room is always left for the built-in ones.
+ */
+int
+jh_protect_add(struct jh_protect *p, const char *path, struct jh_err *e)
+{
+	if (path[0] != '/' || p->n >= JH_PROTECT_ARGS)
+		return (jh_errf(e, "must be absolute, at most %d",
+		    JH_PROTECT_ARGS));
+	if (protect_put(p, path) == -1)
+		return (jh_errf(e, "cannot resolve"));
+	return (0);
+}
+
+/*
+ * The paths never grantable: our own files (home, the state directory),
+ * the install (this program's directory) and the host's configuration
+ * ($HOME/.claude and $HOME/.claude.json, when HOME is absolute).  One
+ * that cannot be resolved is left out, as the gate has always done.
+ */
+void
+jh_protect_builtin(struct jh_protect *p, const char *home,
+    const char *statedir)
+{
+	char exe[PATH_MAX], buf[PATH_MAX], *end;
+	const char *uhome;
+	ssize_t n;
+
+	(void)protect_put(p, home);
+	(void)protect_put(p, statedir);
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((end = strrchr(exe, '/')) != NULL && end != exe) {
+			*end = '\0';
+			(void)protect_put(p, exe);
+		}
+	}
+	if ((uhome = getenv("HOME")) != NULL && uhome[0] == '/') {
+		snprintf(buf, sizeof(buf), "%s/.claude", uhome);
+		(void)protect_put(p, buf);
+		snprintf(buf, sizeof(buf), "%s/.claude.json", uhome);
+		(void)protect_put(p, buf);
+	}
+}
+
+/* --- the grant -------------------------------------------------------- */
+
+void
+jh_gcache_free(struct jh_gcache *gc)
+{
+	if (gc->loaded)
+		jh_grant_free(&gc->g);
+	gc->loaded = 0;
+}
+
+/*
+ * A loaded grant's standing (SECURITY.md S9 v): not revoked, its
+ * audience names joulehook:<host>, and now_ms lies in [nbf, exp).
+ * Returns 0, or the JH_D_* code with the reason in e.
+ */
+int
+jh_grant_valid(const struct jh_grant *g, const char *revdir,
+    const char *host, uint64_t now_ms, struct jh_err *e)
+{
+	int r;
+
+	if ((r = jh_grant_revoked(g, revdir, e)) != 0) {
+		if (r != 1)
+			return (JH_D_GATEFAIL);
+		jh_errf(e, "grant %s is revoked", g->idtext);
+		return (JH_D_REVOKED);
+	}
+	if (!jh_audience_ok(g, host)) {
+		jh_errf(e, "the grant's audience does not include "
+		    "joulehook:%s", host);
+		return (JH_D_AUDIENCE);
+	}
+	if (now_ms / 1000 < g->nbf) {
+		jh_errf(e, "the grant is not valid before %llu",
+		    (unsigned long long)g->nbf);
+		return (JH_D_NOTYET);
+	}
+	if (now_ms / 1000 >= g->exp) {
+		jh_errf(e, "the grant expired at %llu",
+		    (unsigned long long)g->exp);
+		return (JH_D_EXPIRED);
+	}
+	return (0);
+}
+
+/* --- the decision ----------------------------------------------------- */
+
+static const char *
+sget(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return (json_is_string(v) ? json_string_value(v) : NULL);
+}
+
+/*
+ * The project root: pinned once per session at its first event, in
+ * JH_STATE/roots/<digest of the session id>; never the per-event cwd
+ * (SECURITY.md S2).
+ */
+static int
+pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
+    char *out, size_t sz, struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1];
+	uint8_t h[JH_HASH_LEN];
+	int sfd, dfd, fd, created = 0;
+	ssize_t n;
+
+	crypto_hash_sha256(h, (const uint8_t *)session, strlen(session));
+	jh_hex(name, h, sizeof(h));
+	if (mkdir(g->statedir, 0700) == -1 && errno != EEXIST)
+		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
+	sfd = open(g->statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (sfd == -1)
+		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
+	if (jh_state_check(sfd, 1, g->statedir, e) == -1) {
+		close(sfd);
+		return (-1);
+	}
+	dfd = jh_open_dir(sfd, "roots", 1, e);
+	close(sfd);
+	if (dfd == -1)
+		return (-1);
+	fd = jh_open_state(dfd, name, 1, &created, e);
+	if (fd == -1) {
+		close(dfd);
+		return (-1);
+	}
+	if (flock(fd, LOCK_EX) == -1) {
+		close(fd);
+		close(dfd);
+		return (jh_errf(e, "roots: %s", strerror(errno)));
+	}
+	n = pread(fd, out, sz - 1, 0);
+	if (n > 0)
+		out[n] = '\0';
+	else {
+		/* First event of the session: pin its cwd. */
+		size_t l = strlen(cwd);
+		if (l + 1 > sz || pwrite(fd, cwd, l, 0) != (ssize_t)l ||
+		    fsync(fd) == -1 || fsync(dfd) == -1) {
+			close(fd);
+			close(dfd);
+			return (jh_errf(e, "roots: cannot pin the root"));
+		}
+		memcpy(out, cwd, l + 1);
+	}
+	close(fd);
+	close(dfd);
+	if (out[0] != '/')
+		return (jh_errf(e, "roots: the pinned root is not absolute"));
+	return (0);
+}
+
+/* The shell checks' context: this event's protection and targets. */
+static void
+shck_init(struct jh_shck *sc, struct jh_decision *d, const struct jh_gate *g,
+    const char *root)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->protect = g->protect->path;
+	sc->nprotect = g->protect->n;
+	sc->root = root;
+	sc->targets = d->targets;
+}
+
+/* A target of the action: resolved, checked against protection. */
+static int
+add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
+    const char *base, const char *path, struct targets *t)
+{
+	char r[PATH_MAX + 1];
+	struct jh_err e;
+
+	if (jh_path_resolve(r, sizeof(r), base, path, &e) == -1)
+		return (jh_decision_fail(d, JH_D_UNSAFE, "cannot resolve "
+		    "%.200s: %s", path, e.msg));
+	if (jh_path_protected(g->protect->path, g->protect->n, root, r))
+		return (jh_decision_fail(d, JH_D_PROTECTED, "%.200s is "
+		    "protected: joulehook's own files and the host's "
+		    "configuration are never granted", r));
+	if (t->n >= MAX_TARGETS)
+		return (jh_decision_fail(d, JH_D_UNPROVABLE,
+		    "too many targets"));
+	if ((t->p[t->n] = strdup(r)) == NULL)
+		return (jh_decision_fail(d, JH_D_GATEFAIL, "out of memory"));
+	json_array_append_new(d->targets, json_string(r));
+	t->n++;
+	return (0);
+}
+
+static uint64_t
+cap_cost(const struct jh_grant *g, int idx, const char *class)
+{
+	const struct jh_cbor *v = NULL;
+
+	if (idx >= 0 && (v = jh_cbor_get(&g->caps->v[idx], "cost_uj")) !=
+	    NULL && v->type == JH_CBOR_UINT)
+		return (v->u);
+	if ((v = jh_cbor_get(g->costs, class)) != NULL &&
+	    v->type == JH_CBOR_UINT)
+		return (v->u);
+	if ((v = jh_cbor_get(g->costs, "default")) != NULL &&
+	    v->type == JH_CBOR_UINT)
+		return (v->u);
+	return (DEFAULT_COST);
+}
+
+/* Everything an action targets, by class (SECURITY.md S6, U3). */
+static int
+collect_targets(struct jh_decision *d, const struct jh_gate *g,
+    const char *root, const struct event *x, const json_t *in,
+    struct targets *t)
+{
+	const char *p, *class = x->class, *tool = x->tool, *cwd = x->cwd;
+	char pre[PATH_MAX];
+	int rc;
+
+	if (strcmp(class, "read") == 0 || strcmp(class, "write") == 0 ||
+	    strcmp(class, "edit") == 0) {
+		if ((p = sget(in, "file_path")) == NULL &&
+		    (p = sget(in, "notebook_path")) == NULL &&
+		    (p = sget(in, "path")) == NULL)
+			return (jh_decision_fail(d, JH_D_MALFORMED,
+			    "%s has no file path", tool));
+		return (add_target(d, g, root, cwd, p, t));
+	}
+	if (strcmp(class, "search") == 0) {
+		const char *base = sget(in, "path");
+		char bres[PATH_MAX + 1];
+		struct jh_err e;
+
+		if (base == NULL || *base == '\0')
+			base = cwd;
+		if ((rc = add_target(d, g, root, cwd, base, t)) != 0)
+			return (rc);
+		if ((p = sget(in, "pattern")) != NULL && strcmp(tool,
+		    "Glob") == 0) {
+			jh_glob_prefix(pre, sizeof(pre), p);
+			if (jh_path_resolve(bres, sizeof(bres), cwd, base,
+			    &e) == -1)
+				return (jh_decision_fail(d, JH_D_UNSAFE, "%s",
+				    e.msg));
+			return (add_target(d, g, root, bres, pre, t));
+		}
+	}
+	return (0);
+}
+
+static int
+write_checks(struct jh_decision *d, const char *class,
+    const struct targets *t)
+{
+	struct stat st;
+	size_t i;
+
+	if (strcmp(class, "write") != 0 && strcmp(class, "edit") != 0)
+		return (0);
+	for (i = 0; i < t->n; i++) {
+		if (stat(t->p[i], &st) == -1)
+			continue;	/* a new file */
+		if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is "
+			    "not a regular file with one link", t->p[i]));
+	}
+	return (0);
+}
+
+/* The deny and ask policies matching one input. */
+static int
+check_policies(struct jh_decision *d, const struct jh_grant *gr,
+    const struct jh_action *act, const json_t *in,
+    const struct jh_sh_script *sh)
+{
+	size_t i;
+	int ask = -1;
+
+	for (i = 0; gr->policies != NULL && i < gr->policies->len; i++) {
+		const struct jh_cbor *p = &gr->policies->v[i];
+		const struct jh_cbor *v = jh_cbor_get(p, "verdict");
+		const struct jh_cbor *why = jh_cbor_get(p, "reason");
+
+		if (v == NULL || !jh_when_match(jh_cbor_get(p, "when"), act, in,
+		    sh))
+			continue;
+		if (jh_cbor_text_is(v, "deny")) {
+			jh_decision_fail(d, JH_D_POLICY_DENY, "%.*s",
+			    why ? (int)why->len : 6, why ? (const char *)why->p :
+			    "denied by a policy");
+			snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
+			return (JH_D_POLICY_DENY);
+		}
+		if (jh_cbor_text_is(v, "ask") && ask == -1)
+			ask = (int)i;
+	}
+	if (ask != -1) {
+		const struct jh_cbor *why = jh_cbor_get(&gr->policies->v[ask],
+		    "reason");
+		d->code = JH_D_POLICY_ASK;
+		d->verdict = "ask";
+		snprintf(d->reason, sizeof(d->reason), "%.*s",
+		    why ? (int)why->len : 22, why ? (const char *)why->p :
+		    "a policy asks a human");
+		snprintf(d->rule, sizeof(d->rule), "policies[%d]", ask);
+		return (JH_D_POLICY_ASK);
+	}
+	return (0);
+}
+
+/*
+ * Capability, then the deny and ask policies, for one input; rewrite
+ * policies are the caller's.  Fills the rule and the first cap.
+ */
+static int
+check_input(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, struct jh_action *act, const json_t *in,
+    const char *cwd, const char *root, int *capidx)
+{
+	struct jh_sh_script sh;
+	struct jh_shck sc;
+	struct jh_err e;
+	int rc, have_sh = 0;
+
+	memset(&sh, 0, sizeof(sh));
+	if (strcmp(act->class, "shell") == 0) {
+		const char *cmd = sget(in, "command");
+		if (cmd == NULL)
+			return (jh_decision_fail(d, JH_D_MALFORMED,
+			    "no command"));
+		if (jh_sh_parse(&sh, cmd, strlen(cmd), &e) == -1)
+			return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s",
+			    e.msg));
+		have_sh = 1;
+		shck_init(&sc, d, g, root);
+		if (jh_shell_protected(&sc, cwd, &sh) != 0 ||
+		    jh_shell_caps(&sc, gr, act, cwd, &sh, capidx) != 0) {
+			rc = jh_decision_fail(d, sc.code, "%s", sc.reason);
+			goto out;
+		}
+	} else if ((*capidx = jh_find_cap(gr, act, NULL, 0, 0)) == -1) {
+		rc = jh_decision_fail(d, JH_D_NOTGRANTED, "no capability "
+		    "grants %s%s%.200s", act->tool, act->ntargets ? " on " :
+		    "", act->ntargets ? act->targets[0] : "");
+		goto out;
+	}
+	rc = check_policies(d, gr, act, in, have_sh ? &sh : NULL);
+out:
+	if (have_sh)
+		jh_sh_free(&sh);
+	return (rc);
+}
+
+/*
+ * One rewrite policy's field, regex and replacement, as strings; 0 when
+ * it has none of them or one is too long.
+ */
+static int
+rewrite_rule(const struct jh_cbor *rw, char *fs, size_t fsz, char *res,
+    size_t rsz, char *ws, size_t wsz)
+{
+	const struct jh_cbor *f, *re, *with;
+
+	f = jh_cbor_get(rw, "field");
+	re = jh_cbor_get(rw, "regex");
+	with = jh_cbor_get(rw, "with");
+	if (f == NULL || re == NULL || with == NULL ||
+	    f->type != JH_CBOR_TEXT || re->type != JH_CBOR_TEXT ||
+	    with->type != JH_CBOR_TEXT || f->len >= fsz ||
+	    re->len >= rsz || with->len >= wsz)
+		return (0);
+	snprintf(fs, fsz, "%.*s", (int)f->len, f->p);
+	snprintf(res, rsz, "%.*s", (int)re->len, re->p);
+	snprintf(ws, wsz, "%.*s", (int)with->len, with->p);
+	return (1);
+}
+
+/* Applies the matching rewrite policies in list order to a copy. */
+static int
+apply_rewrites(struct jh_decision *d, const struct jh_grant *g,
+    const struct jh_action *act, const json_t *in, json_t **out)
+{
+	struct jh_sh_script sh;
+	struct jh_err e;
+	struct jh_buf b;
+	json_t *cur = json_deep_copy(in);
+	size_t i;
+	int changed = 0, have_sh = 0;
+
+	jh_buf_init(&b);
+	memset(&sh, 0, sizeof(sh));
+	if (strcmp(act->class, "shell") == 0 && sget(in, "command") != NULL &&
+	    jh_sh_parse(&sh, sget(in, "command"), strlen(sget(in,
+	    "command")), &e) == 0)
+		have_sh = 1;
+	for (i = 0; g->policies != NULL && i < g->policies->len; i++) {
+		const struct jh_cbor *p = &g->policies->v[i];
+		const struct jh_cbor *rw = jh_cbor_get(p, "rewrite");
+		char fs[128], res[1024], ws[1024];
+		int r;
+
+		if (rw == NULL || !jh_when_match(jh_cbor_get(p, "when"), act,
+		    in, have_sh ? &sh : NULL))
+			continue;
+		if (!rewrite_rule(rw, fs, sizeof(fs), res, sizeof(res), ws,
+		    sizeof(ws)))
+			continue;
+		if (sget(cur, fs) == NULL)
+			continue;
+		r = jh_rewrite(&b, sget(cur, fs), res, ws, &e);
+		if (r == -1) {
+			jh_decision_fail(d, JH_D_GATEFAIL, "policies[%zu]: %s",
+			    i, e.msg);
+			json_decref(cur);
+			cur = NULL;
+			break;
+		}
+		if (r == 1) {
+			json_object_set_new(cur, fs, json_string(
+			    (const char *)b.p));
+			changed = 1;
+			snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
+		}
+	}
+	if (have_sh)
+		jh_sh_free(&sh);
+	jh_buf_free(&b);
+	if (cur == NULL)
+		return (-1);
+	if (!changed) {
+		json_decref(cur);
+		*out = NULL;
+		return (0);
+	}
+	*out = cur;
+	return (1);
+}
+
+/* The budget: under the ledger's lock, debit or hold, fsync. */
+static int
+budget(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const char *tuid, uint64_t now)
+{
+	struct jh_ledger *l;
+	struct jh_err e;
+	uint64_t rem;
+	int fd, rc = 0;
+
+	if ((fd = jh_ledger_open(g->ledgerdir, gr->id, 0, NULL, &e)) == -1)
+		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		close(fd);
+		return (jh_decision_fail(d, JH_D_GATEFAIL, "out of memory"));
+	}
+	if (jh_flock(fd, LOCK_EX, g->wait_ms, &e) == -1 ||
+	    jh_ledger_read(l, fd, &e) == -1) {
+		rc = jh_decision_fail(d, JH_D_GATEFAIL, "ledger: %s", e.msg);
+		goto out;
+	}
+	if (memcmp(l->grant, gr->id, JH_HASH_LEN) != 0) {
+		rc = jh_decision_fail(d, JH_D_GATEFAIL,
+		    "ledger: not this grant's");
+		goto out;
+	}
+	l->budget_uj = gr->budget;
+	jh_ledger_reap(l, now);
+	rem = jh_ledger_remaining(l);
+	d->remaining = rem;
+	d->have_remaining = 1;
+	if (d->cost > rem) {
+		rc = jh_decision_fail(d, JH_D_BUDGET, "cost %llu uJ exceeds "
+		    "the remaining %llu uJ", (unsigned long long)d->cost,
+		    (unsigned long long)rem);
+		goto out;
+	}
+	if (strcmp(d->verdict, "ask") == 0) {
+		if (jh_ledger_hold(l, tuid, d->cost, 0, now, &e) == -1) {
+			rc = jh_decision_fail(d, JH_D_GATEFAIL, "ledger: %s",
+			    e.msg);
+			goto out;
+		}
+	} else {
+		jh_ledger_debit(l, tuid, d->cost, now);
+		d->debited = d->cost;
+	}
+	if (jh_ledger_write(fd, l, &e) == -1) {
+		d->debited = 0;
+		rc = jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg);
+		goto out;
+	}
+	d->remaining = jh_ledger_remaining(l);
+out:
+	/* Closing drops the lock before the caller writes anything. */
+	close(fd);
+	free(l);
+	return (rc);
+}
+
+/* 1. well-formed */
+static int
+wellformed(struct jh_decision *d, struct event *x, json_t *ev)
+{
+	json_t *v;
+
+	memset(x, 0, sizeof(*x));
+	x->ev = ev;
+	x->session = sget(ev, "session_id");
+	x->tool = sget(ev, "tool");
+	x->cwd = sget(ev, "cwd");
+	x->class = sget(ev, "class");
+	x->host = sget(ev, "host");
+	x->tuid = sget(ev, "tool_use_id");
+	x->in = json_object_get(ev, "input");
+	if ((v = json_object_get(ev, "malformed")) != NULL)
+		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
+		    "%.200s", json_is_string(v) ? json_string_value(v) : "?"));
+	if (x->session == NULL || *x->session == '\0' || x->tool == NULL ||
+	    x->cwd == NULL || x->cwd[0] != '/' || x->class == NULL ||
+	    x->host == NULL || x->tuid == NULL || *x->tuid == '\0' ||
+	    !json_is_object(x->in))
+		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
+		    "needs session_id, tool, input (an object), an absolute "
+		    "cwd, class, host and tool_use_id"));
+	return (0);
+}
+
+/*
+ * The session's root, physical so <root>/.claude is found behind links,
+ * and the grant for it, loaded unless the cache holds it.  The grant is
+ * found before the root it may name is known; a root it names wins.
+ */
+static int
+root_and_grant(struct jh_decision *d, const struct jh_gate *g,
+    const struct event *x, char *root, size_t sz)
+{
+	struct jh_gcache *gc = g->cache;
+	char phys[PATH_MAX + 1], gpath[PATH_MAX * 2];
+	struct jh_err e;
+
+	if (pinned_root(g, x->session, x->cwd, root, sz, &e) == -1)
+		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
+	if (jh_path_resolve(phys, sizeof(phys), "/", root, &e) == 0)
+		snprintf(root, sz, "%s", phys);
+	if (g->grantfile != NULL)
+		snprintf(gpath, sizeof(gpath), "%s", g->grantfile);
+	else {
+		uint8_t h[JH_HASH_LEN];
+		char hex[2 * JH_HASH_LEN + 1];
+		crypto_hash_sha256(h, (const uint8_t *)root, strlen(root));
+		jh_hex(hex, h, sizeof(h));
+		snprintf(gpath, sizeof(gpath), "%s/grants/%s", g->home, hex);
+		if (access(gpath, F_OK) != 0)
+			snprintf(gpath, sizeof(gpath), "%s/grant", g->home);
+	}
+	if (!gc->loaded || strcmp(gc->path, gpath) != 0) {
+		jh_gcache_free(gc);
+		snprintf(gc->path, sizeof(gc->path), "%s", gpath);
+		gc->rc = jh_grant_load(&gc->g, gpath, g->trust, &gc->e);
+		gc->loaded = 1;
+	}
+	if (gc->rc == 0 && gc->g.root != NULL) {
+		if (jh_path_resolve(phys, sizeof(phys), "/", gc->g.root,
+		    &e) == 0)
+			snprintf(root, sz, "%s", phys);
+		else
+			snprintf(root, sz, "%s", gc->g.root);
+	}
+	return (0);
+}
+
+/* 2. protected paths and commands, never grantable, nor a remote agent */
+static int
+protection(struct jh_decision *d, const struct jh_gate *g,
+    const struct event *x, const char *root, struct jh_action *act,
+    struct targets *t)
+{
+	struct jh_sh_script sh;
+	struct jh_shck sc;
+	struct jh_err e;
+	const char *c;
+	json_t *v;
+	int r;
+
+	if ((v = json_object_get(x->in, "dangerouslyDisableSandbox")) !=
+	    NULL && json_is_true(v))
+		return (jh_decision_fail(d, JH_D_PROTECTED,
+		    "dangerouslyDisableSandbox is never granted"));
+	if ((r = collect_targets(d, g, root, x, x->in, t)) != 0)
+		return (r);
+	act->targets = t->p;
+	act->ntargets = t->n;
+	if (strcmp(x->class, "shell") == 0 &&
+	    (c = sget(x->in, "command")) != NULL) {
+		/* Protection comes before any grant (S1b): parse now. */
+		if (jh_sh_parse(&sh, c, strlen(c), &e) == -1)
+			return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s",
+			    e.msg));
+		shck_init(&sc, d, g, root);
+		r = jh_shell_protected(&sc, x->cwd, &sh);
+		jh_sh_free(&sh);
+		if (r != 0)
+			return (jh_decision_fail(d, sc.code, "%s", sc.reason));
+	}
+	if (strcmp(x->class, "agent") == 0 && (v = json_object_get(x->in,
+	    "isolation")) != NULL && json_is_string(v) &&
+	    strcmp(json_string_value(v), "remote") == 0)
+		return (jh_decision_fail(d, JH_D_NOTGRANTED, "a remote agent "
+		    "runs off this machine, ungated and unmetered"));
+	return (0);
+}
+
+/*
+ * 9. capability, 10. policies: the deny and ask ones, the cost, the
+ * rule, the content id.  Returns 0, JH_D_POLICY_ASK or the failure.
+ */
+static int
+capability(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const struct event *x, const char *root,
+    struct jh_action *act, const struct targets *t)
+{
+	const char *c;
+	json_t *v;
+	int capidx = -1, r;
+
+	if ((r = write_checks(d, x->class, t)) != 0)
+		return (r);
+	if (strcmp(x->class, "shell") == 0 &&
+	    (c = sget(x->in, "command")) != NULL) {
+		uint8_t h[JH_HASH_LEN];
+		crypto_hash_sha256(h, (const uint8_t *)c, strlen(c));
+		memcpy(d->content_id, "sha256:", 7);
+		jh_hex(d->content_id + 7, h, sizeof(h));
+		act->content_id = d->content_id;
+	} else if ((v = json_object_get(x->ev, "content_id")) != NULL &&
+	    json_is_string(v))
+		act->content_id = json_string_value(v);
+	r = check_input(d, g, gr, act, x->in, x->cwd, root, &capidx);
+	if (r != 0 && r != JH_D_POLICY_ASK)
+		return (r);
+	d->cost = cap_cost(gr, capidx, x->class);
+	if (capidx >= 0 && d->rule[0] == '\0')
+		snprintf(d->rule, sizeof(d->rule), "caps[%d]", capidx);
+	/* read and edit targets are hashed only now the path matched */
+	if ((strcmp(x->class, "read") == 0 || strcmp(x->class, "edit") == 0) &&
+	    t->n == 1 && jh_file_content_id(d->content_id, t->p[0]) == 0)
+		d->have_cid = 1;
+	return (r);
+}
+
+/*
+ * 10. the rewrite policies.  The rewritten input is decided again (S8),
+ * its targets resolved anew: a rewrite may change a path.  Returns 0,
+ * rewritten or not, or -1 when the decision is a deny.
+ */
+static int
+rewrite(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const struct event *x, const char *root,
+    const struct jh_action *act)
+{
+	struct jh_decision d2;
+	struct jh_action act2 = *act;
+	struct targets t2;
+	json_t *rewritten = NULL;
+	char rule[32];
+	int cap2 = -1, r;
+
+	if ((r = apply_rewrites(d, gr, act, x->in, &rewritten)) != 1)
+		return (r);
+	jh_decision_init(&d2);
+	t2.n = 0;
+	snprintf(rule, sizeof(rule), "%s", d->rule);
+	r = collect_targets(&d2, g, root, x, rewritten, &t2);
+	act2.targets = t2.p;
+	act2.ntargets = t2.n;
+	if (r == 0)
+		r = write_checks(&d2, x->class, &t2);
+	if (r == 0)
+		r = check_input(&d2, g, gr, &act2, rewritten, x->cwd, root,
+		    &cap2);
+	strs_free(t2.p, &t2.n);
+	if (r != 0) {
+		jh_decision_fail(d, d2.code == JH_D_POLICY_ASK ?
+		    JH_D_POLICY_DENY : d2.code,
+		    "the rewritten input is not granted: %s", d2.reason);
+		jh_decision_free(&d2);
+		json_decref(rewritten);
+		return (-1);
+	}
+	jh_decision_free(&d2);
+	d->updated = rewritten;
+	d->code = JH_D_POLICY_REWRITE;
+	d->verdict = "rewrite";
+	snprintf(d->reason, sizeof(d->reason), "rewritten by %s", rule);
+	return (0);
+}
+
+/*
+ * Decides one PreToolUse event against the gate at now_ms.  Returns
+ * d->code; the decision is made whatever it is (a deny is one).
+ */
+int
+jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
+    uint64_t now_ms)
+{
+	const struct jh_grant *gr = &g->cache->g;
+	char root[PATH_MAX + 2];
+	struct event x;
+	struct jh_action act;
+	struct targets t;
+	struct jh_err e;
+	int r;
+
+	t.n = 0;
+	memset(&act, 0, sizeof(act));
+	if (wellformed(d, &x, ev) != 0 ||
+	    root_and_grant(d, g, &x, root, sizeof(root)) != 0)
+		return (d->code);
+	act.class = x.class;
+	act.tool = x.tool;
+	act.root = root;
+	act.url = sget(x.in, "url");
+	if (protection(d, g, &x, root, &act, &t) != 0)
+		goto out;
+	/* 3-5. a grant, its signature, its issuer */
+	if (g->cache->rc != 0) {
+		jh_decision_fail(d, g->cache->rc, "%s", g->cache->e.msg);
+		goto out;
+	}
+	d->grant = gr->idtext;
+	/* 6. not revoked, 7. audience, 8. validity */
+	if ((r = jh_grant_valid(gr, g->revdir, x.host, now_ms, &e)) != 0) {
+		jh_decision_fail(d, r, "%s", e.msg);
+		goto out;
+	}
+	if ((r = capability(d, g, gr, &x, root, &act, &t)) != 0 &&
+	    r != JH_D_POLICY_ASK)
+		goto out;
+	if (r == 0 && rewrite(d, g, gr, &x, root, &act) != 0)
+		goto out;
+	if (d->verdict == NULL) {
+		d->verdict = "allow";
+		snprintf(d->reason, sizeof(d->reason), "granted by %s",
+		    d->rule);
+	}
+	/* 11. budget -> debit (allow, rewrite) or hold (ask) */
+	if (budget(d, g, gr, x.tuid, now_ms) == 0)
+		d->outcome = jh_is_outcome(gr, x.class, d->updated ?
+		    d->updated : x.in);
+out:
+	strs_free(t.p, &t.n);
+	return (d->code);
+}
+
+/*
+ * The Decision (joulehook-formats(5), decision/1) for an event: its
+ * identifying fields copied, then the verdict, code, reason, figures.
+ */
+json_t *
+jh_decision_json(const struct jh_decision *d, const json_t *ev)
+{
+	static const char *const keep[] = { "session_id", "tool", "input",
+	    "cwd", "host", "event", "class", "tool_use_id", "agent_id",
+	    NULL };
+	json_t *out, *v;
+	size_t i;
+
+	if ((out = json_object()) == NULL)
+		return (NULL);
+	json_object_set_new(out, "kind", json_string("decision/1"));
+	for (i = 0; keep[i] != NULL; i++)
+		if ((v = json_object_get(ev, keep[i])) != NULL)
+			json_object_set(out, keep[i], v);
+	if (json_object_get(out, "session_id") == NULL ||
+	    !json_is_string(json_object_get(out, "session_id")))
+		json_object_set_new(out, "session_id", json_string(""));
+	if (d->have_cid || d->content_id[0] != '\0')
+		json_object_set_new(out, "content_id",
+		    json_string(d->content_id));
+	else if ((v = json_object_get(ev, "content_id")) != NULL &&
+	    json_is_string(v))
+		json_object_set(out, "content_id", v);
+	else
+		json_object_set_new(out, "content_id", json_null());
+	json_object_set_new(out, "verdict", json_string(d->verdict));
+	json_object_set_new(out, "code", json_string(codes[d->code]));
+	json_object_set_new(out, "reason", json_string(d->reason));
+	json_object_set_new(out, "grant", d->grant ? json_string(d->grant) :
+	    json_null());
+	json_object_set_new(out, "cost_uj", json_integer((json_int_t)d->cost));
+	json_object_set_new(out, "debited_uj",
+	    json_integer((json_int_t)d->debited));
+	json_object_set_new(out, "provenance", json_string("Estimator"));
+	if (d->have_remaining)
+		json_object_set_new(out, "remaining_uj",
+		    json_integer((json_int_t)d->remaining));
+	json_object_set_new(out, "rule", d->rule[0] ? json_string(d->rule) :
+	    json_null());
+	json_object_set(out, "target", json_array_size(d->targets) ?
+	    d->targets : json_null());
+	json_object_set(out, "updated_input", d->updated ? d->updated :
+	    json_null());
+	if (d->outcome && strcmp(d->verdict, "deny") != 0)
+		json_object_set_new(out, "outcome", json_integer(1));
+	return (out);
+}

@@ -1,0 +1,93 @@
+/*
+ * joulehook: the gate as one library call (DESIGN.md 2.2, 4).
+ *
+ * jh_decide() makes the whole ordered check of one ActionEvent, the
+ * first failure naming the stable code: well-formed, protected paths and
+ * commands, a grant, its signature, its issuer, not revoked, audience,
+ * nbf/exp, capability, policies (deny > ask > rewrite; a rewritten input
+ * is decided again), budget -> debit.  The context, struct jh_gate, is
+ * the caller's; the grant cache in it is the only part jh_decide()
+ * changes.  jh_grant_valid() is the revocation, audience and validity
+ * part alone, which jh-proxy makes too; jh_protect_*() build the set of
+ * paths no grant can allow.
+ */
+#ifndef JH_GATE_H
+#define JH_GATE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "jh.h"
+
+/*
+ * A protected set holds at most JH_PROTECT_MAX paths, of which at most
+ * JH_PROTECT_ARGS are the caller's own (-P): the rest is kept for the
+ * built-in ones, which a long -P list must never crowd out.
+ */
+#define JH_PROTECT_MAX	48
+#define JH_PROTECT_ARGS	32
+
+struct jh_protect {
+	char *path[JH_PROTECT_MAX];	/* resolved, absolute */
+	size_t n;
+};
+
+void	jh_protect_init(struct jh_protect *);
+int	jh_protect_add(struct jh_protect *, const char *, struct jh_err *);
+void	jh_protect_builtin(struct jh_protect *, const char *, const char *);
+void	jh_protect_free(struct jh_protect *);
+
+/* The last grant loaded, by path: a stream of events reuses it. */
+struct jh_gcache {
+	char path[PATH_MAX * 2];
+	int loaded;
+	int rc;			/* 0 or the JH_D_* code of the failure */
+	struct jh_err e;
+	struct jh_grant g;
+};
+
+void	jh_gcache_free(struct jh_gcache *);
+
+/* What a decision is made against. */
+struct jh_gate {
+	const char *home;		/* JH_HOME: grants/, grant */
+	const char *statedir;		/* JH_STATE: pinned roots */
+	const char *ledgerdir;
+	const char *revdir;
+	const char *grantfile;		/* NULL: the root's, under home */
+	const struct jh_keyset *trust;	/* grant issuers */
+	const struct jh_protect *protect;
+	unsigned wait_ms;		/* for the ledger's lock */
+	struct jh_gcache *cache;
+};
+
+/* One decision. */
+struct jh_decision {
+	int code;			/* JH_D_* */
+	const char *verdict;		/* allow ask rewrite deny */
+	char reason[512];
+	uint64_t cost;
+	uint64_t debited;
+	uint64_t remaining;
+	int have_remaining;
+	char rule[32];
+	json_t *targets;		/* array of resolved paths */
+	json_t *updated;		/* rewrite: the new input */
+	char content_id[JH_ID_LEN];
+	int have_cid;
+	const char *grant;		/* the grant's id, in the cache */
+	int outcome;		/* the command is the grant's outcome command */
+};
+
+const char *jh_dcode_name(int);
+void	jh_decision_init(struct jh_decision *);
+void	jh_decision_free(struct jh_decision *);
+int	jh_decision_fail(struct jh_decision *, int, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+json_t	*jh_decision_json(const struct jh_decision *, const json_t *);
+int	jh_grant_valid(const struct jh_grant *, const char *, const char *,
+	    uint64_t, struct jh_err *);
+int	jh_decide(struct jh_decision *, const struct jh_gate *, json_t *,
+	    uint64_t);
+
+#endif /* JH_GATE_H */
