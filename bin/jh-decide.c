@@ -259,6 +259,8 @@ main(int argc, char *argv[])
 	g.trust = &o.trust;
 	g.protect = &o.protect;
 	g.wait_ms = o.wait_ms;
+	if ((g.user_home = getenv("HOME")) != NULL && g.user_home[0] != '/')
+		g.user_home = NULL;
 	g.cache = gc;
 	lc.g = &g;
 	lc.denied = &denied;

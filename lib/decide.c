@@ -125,6 +125,8 @@ jh_grant_load(struct jh_grant *g, const char *path,
 	g->costs = jh_cbor_get(g->env.core, "costs");
 	g->audience = jh_cbor_get(g->env.core, "audience");
 	g->outcome = jh_cbor_get(g->env.core, "outcome");
+	g->otherwise_ask = jh_cbor_text_is(jh_cbor_get(g->env.core,
+	    "otherwise"), "ask");
 	g->root = cstr(&g->arena, jh_cbor_get(g->env.core, "root"));
 	g->nbf = jh_cbor_get(g->env.core, "nbf")->u;
 	g->exp = jh_cbor_get(g->env.core, "exp")->u;

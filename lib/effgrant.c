@@ -312,6 +312,9 @@ literal_grants(const struct jh_effect *e, int exact)
 		return (0);
 	if (exact)
 		return (1);
+	/* a redirect's or an assignment's effect is not the program's */
+	if (e->program == NULL)
+		return (0);
 	switch (e->kind) {
 	case JH_E_EXEC:
 	case JH_E_NET:
@@ -382,9 +385,10 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 
 	memset(r, 0, sizeof(*r));
 	r->first_cap = -1;
-	for (i = 0; i < sh->n && i < JH_EFF_MAXCMD; i++) {
+	for (i = 0; i < JH_EFF_MAXCMD; i++) {
 		exact[i] = gok[i] = 0;
-		lit[i] = literal_cap(g, act, &sh->cmd[i], &exact[i], &gok[i]);
+		lit[i] = sh != NULL && i < sh->n ? literal_cap(g, act,
+		    &sh->cmd[i], &exact[i], &gok[i]) : -1;
 	}
 	for (j = 0; j < ef->n; j++) {
 		const struct jh_effect *e = &ef->v[j];
@@ -405,7 +409,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 			continue;
 		}
 		r->ungranted++;
-		if (ci < sh->n)
+		if (sh != NULL && ci < sh->n)
 			cmd_text(ct, sizeof(ct), &sh->cmd[ci]);
 		else
 			ct[0] = '\0';
@@ -422,7 +426,8 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 		}
 	}
 	/* an unlisted program's globs: as the literal capability opts in */
-	for (i = 0; r->code == 0 && i < sh->n && i < JH_EFF_MAXCMD; i++) {
+	for (i = 0; sh != NULL && r->code == 0 && i < sh->n &&
+	    i < JH_EFF_MAXCMD; i++) {
 		const struct jh_sh_cmd *c = &sh->cmd[i];
 		size_t k;
 		if (lit[i] == -1 || gok[i] || c->argc == 0 ||
@@ -437,7 +442,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 				    c->argv[k].s);
 	}
 	if (r->first_cap == -1)
-		for (i = 0; i < sh->n && i < JH_EFF_MAXCMD; i++)
+		for (i = 0; sh != NULL && i < sh->n && i < JH_EFF_MAXCMD; i++)
 			if (lit[i] != -1) {
 				r->first_cap = lit[i];
 				break;
@@ -445,8 +450,8 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 	return (r->code);
 }
 
-static int
-is_effect_when(const struct jh_cbor *w)
+int
+jh_when_effect_keys(const struct jh_cbor *w)
 {
 	return (jh_cbor_get(w, "effect") != NULL ||
 	    jh_cbor_get(w, "program") != NULL ||
@@ -489,7 +494,7 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 
 	if (w == NULL || w->type != JH_CBOR_MAP || ef == NULL)
 		return (0);
-	if (is_effect_when(w)) {
+	if (jh_when_effect_keys(w)) {
 		if (jh_cbor_get(w, "command") != NULL ||
 		    jh_cbor_get(w, "field") != NULL)
 			return (0);	/* the caller matches those */
@@ -588,8 +593,6 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 		if (jh_effect_add(ef, kind, f, 0, act->targets[i], act->tool,
 		    NULL, e) == -1)
 			return (-1);
-		if (fl && strcmp(act->tool, "Glob") == 0)
-			break;	/* Glob's second target is inside the first */
 	}
 	if (act->url != NULL && strcmp(act->class, "fetch") == 0 &&
 	    jh_effect_add(ef, JH_E_NET, 0, 0, NULL, act->tool, act->url,

@@ -25,6 +25,7 @@ struct jh_cbor;
 int	jh_effects_caps(struct jh_effck *, const struct jh_grant *,
 	    const struct jh_action *, const struct jh_sh_script *,
 	    const struct jh_effects *);
+int	jh_when_effect_keys(const struct jh_cbor *);
 int	jh_when_effects(const struct jh_cbor *, const struct jh_action *,
 	    const struct jh_effects *);
 int	jh_effects_protected(char *, size_t, char *const *, size_t,

@@ -29,6 +29,8 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "effects.h"
+#include "effgrant.h"
 #include "gate.h"
 
 #define DEFAULT_COST	100000		/* 0.1 J: a nominal surcharge */
@@ -61,6 +63,13 @@ struct targets {
 	size_t n;
 };
 
+/* What one input does: its parsed shell line, and its effects. */
+struct line {
+	struct jh_sh_script sh;
+	int have_sh;
+	struct jh_effects ef;
+};
+
 const char *
 jh_dcode_name(int code)
 {
@@ -81,8 +90,10 @@ jh_decision_free(struct jh_decision *d)
 {
 	json_decref(d->targets);
 	json_decref(d->updated);
+	json_decref(d->effects);
 	d->targets = NULL;
 	d->updated = NULL;
+	d->effects = NULL;
 }
 
 int
@@ -416,11 +427,46 @@ write_checks(struct jh_decision *d, const char *class,
 	return (0);
 }
 
-/* The deny and ask policies matching one input. */
+/*
+ * Whether a policy's when holds: one of effect keys over the effects,
+ * else as the keys of a capability over the action, or a file class
+ * and path over a shell line's reads and writes.
+ */
+static int
+when_holds(const struct jh_cbor *when, const struct jh_action *act,
+    const json_t *in, const struct line *ln)
+{
+	if (jh_when_effect_keys(when))
+		return (jh_when_effects(when, act, &ln->ef));
+	return (jh_when_match(when, act, in, ln->have_sh ? &ln->sh : NULL) ||
+	    (ln->have_sh && jh_when_effects(when, act, &ln->ef)));
+}
+
+/* A policy's reason, or words that say which policy decided. */
+static void
+policy_reason(struct jh_decision *d, const struct jh_cbor *p, size_t i,
+    const char *what)
+{
+	const struct jh_cbor *why = jh_cbor_get(p, "reason");
+	const struct jh_cbor *id = jh_cbor_get(p, "id");
+
+	if (why != NULL && why->type == JH_CBOR_TEXT)
+		snprintf(d->reason, sizeof(d->reason), "%.*s", (int)why->len,
+		    (const char *)why->p);
+	else if (id != NULL && id->type == JH_CBOR_TEXT)
+		snprintf(d->reason, sizeof(d->reason), "%s by policy %.*s",
+		    what, (int)id->len, (const char *)id->p);
+	else
+		snprintf(d->reason, sizeof(d->reason), "%s by policies[%zu]",
+		    what, i);
+	snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
+}
+
+/* The deny and ask policies matching one input; only_deny: no asks. */
 static int
 check_policies(struct jh_decision *d, const struct jh_grant *gr,
-    const struct jh_action *act, const json_t *in,
-    const struct jh_sh_script *sh)
+    const struct jh_action *act, const json_t *in, const struct line *ln,
+    int only_deny)
 {
 	size_t i;
 	int ask = -1;
@@ -428,75 +474,184 @@ check_policies(struct jh_decision *d, const struct jh_grant *gr,
 	for (i = 0; gr->policies != NULL && i < gr->policies->len; i++) {
 		const struct jh_cbor *p = &gr->policies->v[i];
 		const struct jh_cbor *v = jh_cbor_get(p, "verdict");
-		const struct jh_cbor *why = jh_cbor_get(p, "reason");
 
-		if (v == NULL || !jh_when_match(jh_cbor_get(p, "when"), act, in,
-		    sh))
+		if (v == NULL || !when_holds(jh_cbor_get(p, "when"), act, in,
+		    ln))
 			continue;
 		if (jh_cbor_text_is(v, "deny")) {
-			jh_decision_fail(d, JH_D_POLICY_DENY, "%.*s",
-			    why ? (int)why->len : 6, why ? (const char *)why->p :
-			    "denied by a policy");
-			snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
+			d->code = JH_D_POLICY_DENY;
+			d->verdict = "deny";
+			policy_reason(d, p, i, "denied");
 			return (JH_D_POLICY_DENY);
 		}
 		if (jh_cbor_text_is(v, "ask") && ask == -1)
 			ask = (int)i;
 	}
-	if (ask != -1) {
-		const struct jh_cbor *why = jh_cbor_get(&gr->policies->v[ask],
-		    "reason");
+	if (ask != -1 && !only_deny) {
 		d->code = JH_D_POLICY_ASK;
 		d->verdict = "ask";
-		snprintf(d->reason, sizeof(d->reason), "%.*s",
-		    why ? (int)why->len : 22, why ? (const char *)why->p :
-		    "a policy asks a human");
-		snprintf(d->rule, sizeof(d->rule), "policies[%d]", ask);
+		policy_reason(d, &gr->policies->v[ask], (size_t)ask, "asked");
 		return (JH_D_POLICY_ASK);
 	}
 	return (0);
 }
 
+static void
+line_free(struct line *ln)
+{
+	if (ln->have_sh)
+		jh_sh_free(&ln->sh);
+	jh_effects_free(&ln->ef);
+	memset(ln, 0, sizeof(*ln));
+}
+
+/*
+ * Parses a shell input and finds its effects, or a file action's: 0, or
+ * the JH_D_* code with the reason in d.
+ */
+static int
+line_effects(struct line *ln, struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_action *act, const json_t *in, const char *cwd)
+{
+	struct jh_sh_opts so;
+	struct jh_effctx cx;
+	struct jh_err e;
+	const char *cmd;
+
+	memset(ln, 0, sizeof(*ln));
+	jh_effects_init(&ln->ef);
+	if (strcmp(act->class, "shell") != 0) {
+		if (jh_action_effects(&ln->ef, act, &e) == -1)
+			return (jh_decision_fail(d, JH_D_GATEFAIL, "%s",
+			    e.msg));
+		return (0);
+	}
+	if ((cmd = sget(in, "command")) == NULL)
+		return (jh_decision_fail(d, JH_D_MALFORMED, "no command"));
+	memset(&so, 0, sizeof(so));
+	so.home = g->user_home;
+	if (jh_sh_parse_with(&ln->sh, cmd, strlen(cmd), &so, &e) == -1)
+		return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s", e.msg));
+	ln->have_sh = 1;
+	memset(&cx, 0, sizeof(cx));
+	cx.cwd = cwd;
+	cx.root = act->root;
+	cx.home = g->user_home;
+	if (jh_shell_effects(&ln->ef, &cx, &ln->sh, &e) == -1)
+		return (jh_decision_fail(d, JH_D_UNSAFE, "%s", e.msg));
+	return (0);
+}
+
+/*
+ * A write of an existing path needs a regular file with one link, or a
+ * directory (cp and mv into it): a hard link could make a path under
+ * the project name a file outside it.
+ */
+static int
+effect_writes_ok(struct jh_decision *d, const struct jh_effects *ef)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ef->n; i++) {
+		const struct jh_effect *e = &ef->v[i];
+		if (e->kind != JH_E_WRITE || e->path == NULL ||
+		    (e->flags & JH_EF_TREE) || stat(e->path, &st) == -1 ||
+		    S_ISDIR(st.st_mode))
+			continue;
+		if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is "
+			    "not a regular file with one link", e->path));
+	}
+	return (0);
+}
+
+/*
+ * What the grant does for an action no capability grants: with
+ * otherwise "ask" a human decides (unless a deny policy matches), else
+ * the deny stands.
+ */
+static int
+otherwise(struct jh_decision *d, const struct jh_grant *gr,
+    const struct jh_action *act, const json_t *in, const struct line *ln,
+    int rc)
+{
+	char why[sizeof(d->reason)];
+
+	if (rc != JH_D_NOTGRANTED && rc != JH_D_UNPROVABLE)
+		return (rc);
+	/* a safety stop is named as one, whatever the grant omits */
+	memcpy(why, d->reason, sizeof(why));
+	if (check_policies(d, gr, act, in, ln, 1) != 0)
+		return (d->code);
+	memcpy(d->reason, why, sizeof(why));
+	if (!gr->otherwise_ask)
+		return (rc);
+	d->code = rc;
+	d->verdict = "ask";
+	snprintf(d->reason, sizeof(d->reason), "not in your grant: %.400s",
+	    why);
+	snprintf(d->rule, sizeof(d->rule), "otherwise");
+	return (JH_D_POLICY_ASK);
+}
+
 /*
  * Capability, then the deny and ask policies, for one input; rewrite
- * policies are the caller's.  Fills the rule and the first cap.
+ * policies are the caller's.  Fills the rule and the first cap; with
+ * record, the Decision's effects.
  */
 static int
 check_input(struct jh_decision *d, const struct jh_gate *g,
     const struct jh_grant *gr, struct jh_action *act, const json_t *in,
-    const char *cwd, const char *root, int *capidx)
+    const char *cwd, const char *root, int *capidx, int record)
 {
-	struct jh_sh_script sh;
+	struct jh_effck ck;
 	struct jh_shck sc;
-	struct jh_err e;
-	int rc, have_sh = 0;
+	struct line ln;
+	int rc;
 
-	memset(&sh, 0, sizeof(sh));
-	if (strcmp(act->class, "shell") == 0) {
-		const char *cmd = sget(in, "command");
-		if (cmd == NULL)
-			return (jh_decision_fail(d, JH_D_MALFORMED,
-			    "no command"));
-		if (jh_sh_parse(&sh, cmd, strlen(cmd), &e) == -1)
-			return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s",
-			    e.msg));
-		have_sh = 1;
+	if ((rc = line_effects(&ln, d, g, act, in, cwd)) != 0) {
+		if (!ln.have_sh)
+			rc = otherwise(d, gr, act, in, &ln, rc);
+		goto out;
+	}
+	if (record) {
+		json_decref(d->effects);
+		d->effects = jh_effects_json(&ln.ef);
+	}
+	if (ln.have_sh) {
 		shck_init(&sc, d, g, root);
-		if (jh_shell_protected(&sc, cwd, &sh) != 0 ||
-		    jh_shell_caps(&sc, gr, act, cwd, &sh, capidx) != 0) {
+		if (jh_shell_protected(&sc, cwd, &ln.sh) != 0) {
 			rc = jh_decision_fail(d, sc.code, "%s", sc.reason);
 			goto out;
 		}
-	} else if ((*capidx = jh_find_cap(gr, act, NULL, 0, 0)) == -1) {
-		rc = jh_decision_fail(d, JH_D_NOTGRANTED, "no capability "
+		if (jh_effects_protected(d->reason, sizeof(d->reason),
+		    g->protect->path, g->protect->n, root, &ln.ef)) {
+			rc = d->code = JH_D_PROTECTED;
+			d->verdict = "deny";
+			goto out;
+		}
+		if ((rc = effect_writes_ok(d, &ln.ef)) != 0)
+			goto out;
+		jh_effects_caps(&ck, gr, act, &ln.sh, &ln.ef);
+		*capidx = ck.first_cap;
+		if (ck.code != 0) {
+			jh_decision_fail(d, ck.code, "%s", ck.reason);
+			rc = otherwise(d, gr, act, in, &ln, ck.code);
+			goto out;
+		}
+	} else if ((*capidx = jh_find_cap(gr, act, NULL, 0, 0)) == -1 &&
+	    (ln.ef.n == 0 || jh_effects_caps(&ck, gr, act, NULL, &ln.ef) != 0 ||
+	    (*capidx = ck.first_cap) == -1)) {
+		jh_decision_fail(d, JH_D_NOTGRANTED, "no capability "
 		    "grants %s%s%.200s", act->tool, act->ntargets ? " on " :
 		    "", act->ntargets ? act->targets[0] : "");
+		rc = otherwise(d, gr, act, in, &ln, JH_D_NOTGRANTED);
 		goto out;
 	}
-	rc = check_policies(d, gr, act, in, have_sh ? &sh : NULL);
+	rc = check_policies(d, gr, act, in, &ln, 0);
 out:
-	if (have_sh)
-		jh_sh_free(&sh);
+	line_free(&ln);
 	return (rc);
 }
 
@@ -526,30 +681,30 @@ rewrite_rule(const struct jh_cbor *rw, char *fs, size_t fsz, char *res,
 
 /* Applies the matching rewrite policies in list order to a copy. */
 static int
-apply_rewrites(struct jh_decision *d, const struct jh_grant *g,
-    const struct jh_action *act, const json_t *in, json_t **out)
+apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
+    const struct jh_grant *g, const struct jh_action *act, const json_t *in,
+    const char *cwd, json_t **out)
 {
-	struct jh_sh_script sh;
+	struct jh_decision dl;
+	struct line ln;
 	struct jh_err e;
 	struct jh_buf b;
 	json_t *cur = json_deep_copy(in);
 	size_t i;
-	int changed = 0, have_sh = 0;
+	int changed = 0;
 
 	jh_buf_init(&b);
-	memset(&sh, 0, sizeof(sh));
-	if (strcmp(act->class, "shell") == 0 && sget(in, "command") != NULL &&
-	    jh_sh_parse(&sh, sget(in, "command"), strlen(sget(in,
-	    "command")), &e) == 0)
-		have_sh = 1;
+	jh_decision_init(&dl);
+	(void)line_effects(&ln, &dl, gt, act, in, cwd);
+	jh_decision_free(&dl);
 	for (i = 0; g->policies != NULL && i < g->policies->len; i++) {
 		const struct jh_cbor *p = &g->policies->v[i];
 		const struct jh_cbor *rw = jh_cbor_get(p, "rewrite");
 		char fs[128], res[1024], ws[1024];
 		int r;
 
-		if (rw == NULL || !jh_when_match(jh_cbor_get(p, "when"), act,
-		    in, have_sh ? &sh : NULL))
+		if (rw == NULL || !when_holds(jh_cbor_get(p, "when"), act, in,
+		    &ln))
 			continue;
 		if (!rewrite_rule(rw, fs, sizeof(fs), res, sizeof(res), ws,
 		    sizeof(ws)))
@@ -571,8 +726,7 @@ apply_rewrites(struct jh_decision *d, const struct jh_grant *g,
 			snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
 		}
 	}
-	if (have_sh)
-		jh_sh_free(&sh);
+	line_free(&ln);
 	jh_buf_free(&b);
 	if (cur == NULL)
 		return (-1);
@@ -783,7 +937,7 @@ capability(struct jh_decision *d, const struct jh_gate *g,
 	} else if ((v = json_object_get(x->ev, "content_id")) != NULL &&
 	    json_is_string(v))
 		act->content_id = json_string_value(v);
-	r = check_input(d, g, gr, act, x->in, x->cwd, root, &capidx);
+	r = check_input(d, g, gr, act, x->in, x->cwd, root, &capidx, 1);
 	if (r != 0 && r != JH_D_POLICY_ASK)
 		return (r);
 	d->cost = cap_cost(gr, capidx, x->class);
@@ -813,7 +967,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 	char rule[32];
 	int cap2 = -1, r;
 
-	if ((r = apply_rewrites(d, gr, act, x->in, &rewritten)) != 1)
+	if ((r = apply_rewrites(d, g, gr, act, x->in, x->cwd, &rewritten)) != 1)
 		return (r);
 	jh_decision_init(&d2);
 	t2.n = 0;
@@ -825,7 +979,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 		r = write_checks(&d2, x->class, &t2);
 	if (r == 0)
 		r = check_input(&d2, g, gr, &act2, rewritten, x->cwd, root,
-		    &cap2);
+		    &cap2, 0);
 	strs_free(t2.p, &t2.n);
 	if (r != 0) {
 		jh_decision_fail(d, d2.code == JH_D_POLICY_ASK ?
@@ -867,6 +1021,7 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	act.class = x.class;
 	act.tool = x.tool;
 	act.root = root;
+	act.home = g->user_home;
 	act.url = sget(x.in, "url");
 	if (protection(d, g, &x, root, &act, &t) != 0)
 		goto out;
@@ -950,5 +1105,7 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	    json_null());
 	if (d->outcome && strcmp(d->verdict, "deny") != 0)
 		json_object_set_new(out, "outcome", json_integer(1));
+	if (d->effects != NULL && json_array_size(d->effects) > 0)
+		json_object_set(out, "effects", d->effects);
 	return (out);
 }

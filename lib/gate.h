@@ -57,6 +57,7 @@ struct jh_gate {
 	const char *grantfile;		/* NULL: the root's, under home */
 	const struct jh_keyset *trust;	/* grant issuers */
 	const struct jh_protect *protect;
+	const char *user_home;		/* ~ and $HOME in command lines */
 	unsigned wait_ms;		/* for the ledger's lock */
 	struct jh_gcache *cache;
 };
@@ -77,6 +78,7 @@ struct jh_decision {
 	int have_cid;
 	const char *grant;		/* the grant's id, in the cache */
 	int outcome;		/* the command is the grant's outcome command */
+	json_t *effects;		/* what the input does, as decided */
 };
 
 const char *jh_dcode_name(int);

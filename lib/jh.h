@@ -674,6 +674,7 @@ struct jh_grant {
 	const struct jh_cbor *costs;
 	const struct jh_cbor *audience;
 	const struct jh_cbor *outcome;	/* the outcome command(s), or NULL */
+	int otherwise_ask;		/* otherwise: "ask" */
 	const char *root;
 	uint64_t nbf;
 	uint64_t exp;
