@@ -286,7 +286,19 @@ jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
     const char *path, const char *prog, const char *arg, struct jh_err *e)
 {
 	struct jh_effect *v;
+	size_t i;
 
+	/* the same effect of the same command once */
+	for (i = ef->n; i > 0 && ef->v[i - 1].cmd == cmd; i--) {
+		v = &ef->v[i - 1];
+		if (v->kind == kind && v->flags == flags &&
+		    (v->path == NULL) == (path == NULL) &&
+		    (path == NULL || strcmp(v->path, path) == 0) &&
+		    (v->program == NULL) == (prog == NULL) &&
+		    (prog == NULL || strcmp(v->program, prog) == 0) &&
+		    kind != JH_E_UNKNOWN && kind != JH_E_NET)
+			return (0);
+	}
 	if (ef->n == ef->cap) {
 		size_t nc = ef->cap ? ef->cap * 2 : 16;
 		if ((v = reallocarray(ef->v, nc, sizeof(*v))) == NULL)
@@ -494,8 +506,8 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	}
 	if (w->flags & JH_SHW_TILDE) {
 		*skip = 1;
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
-		    "another user's home", w->s));
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' "
+		    "holds a ~ this gate does not expand", w->s));
 	}
 	snprintf(lit, sizeof(lit), "%s", w->s);
 	if (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) {

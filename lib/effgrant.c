@@ -157,8 +157,20 @@ path_cb(const char *pat, const void *ctx)
 		return (1);
 	if (!c->touch)
 		return (0);
-	/* a tree and a pattern meet when one's literal part holds the other */
+	/*
+	 * A tree meets a pattern whose literal part names a place in it
+	 * (~/.ssh/ under a tree of the home), or the pattern's literal
+	 * part holds the tree and the rest has no double star.  A pattern
+	 * of a name anywhere (a double star and then a name) says nothing
+	 * of a tree until it is listed, which the gate does not do.
+	 */
 	l = lit_len(a);
+	if (strstr(a + l, "**") != NULL) {
+		while (l > 1 && a[l - 1] == '/')
+			l--;
+		a[l] = '\0';
+		return (jh_path_under(a, c->path) && strcmp(a, c->path) != 0);
+	}
 	a[l] = '\0';
 	return (jh_path_under(a, c->path) || jh_path_under(c->path, a) ||
 	    (l > 0 && a[l - 1] == '/' && strncmp(c->path, a, l) == 0));
