@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jh.h"
 #include "cmdtab.h"
@@ -35,11 +36,9 @@ static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
  */
 static const char *const quiet_env[] = { "NODE_ENV", "RUST_BACKTRACE",
     "RUST_LOG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
-    "PYTHONHASHSEED", "CGO_ENABLED", "GOOS", "GOARCH", "GOFLAGS_QUIET",
-    "DEBUG", "VERBOSE", "NPM_CONFIG_COLOR", "GIT_PAGER_IN_USE",
-    "PAGER", "GIT_PAGER", "HUSKY", "TZ", "CARGO_TERM_COLOR",
-    "PYTEST_ADDOPTS_QUIET", "JEST_WORKER_ID", "NO_UPDATE_NOTIFIER",
-    "GIT_TERMINAL_PROMPT", "DISABLE_AUTOUPDATER", NULL };
+    "PYTHONHASHSEED", "CGO_ENABLED", "GOOS", "GOARCH",
+    "DEBUG", "VERBOSE", "HUSKY", "CARGO_TERM_COLOR", "JEST_WORKER_ID",
+    "NO_UPDATE_NOTIFIER", "GIT_TERMINAL_PROMPT", NULL };
 
 const char *
 jh_eff_name(int k)
@@ -1012,6 +1011,47 @@ refspecs(struct ex *x, struct cmdst *c)
 	return (0);
 }
 
+/*
+ * git checkout and git restore overwrite the work tree's copy of every
+ * path they are given: an operand after "--", or one that names a path
+ * that exists, discards local changes (git-checkout(1), git-restore(1));
+ * restore --staged alone only unstages.
+ */
+static int
+overwrites(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc)
+{
+	char p[PATH_MAX * 2];
+	size_t i, k;
+	int dd = 0, staged = 0, worktree = 0;
+
+	if (strcmp(c->name, "git checkout") != 0 &&
+	    strcmp(c->name, "git restore") != 0)
+		return (0);
+	for (k = 1; k < argc; k++) {
+		if (strcmp(av[k].s, "--") == 0)
+			dd = 1;
+		if (strcmp(av[k].s, "--staged") == 0 || strcmp(av[k].s, "-S") == 0)
+			staged = 1;
+		if (strcmp(av[k].s, "--worktree") == 0 ||
+		    strcmp(av[k].s, "-W") == 0)
+			worktree = 1;
+	}
+	if (c->name[4] == 'r' && staged && !worktree)
+		return (0);
+	for (i = 0; i < c->nops; i++) {
+		const char *s = c->ops[i]->s;
+		if (c->name[4] == 'r' || dd || (c->ops[i]->flags &
+		    (JH_SHW_EXPAND | JH_SHW_GLOB | JH_SHW_BRACE)) ||
+		    c->dir[0] == '\0' || (snprintf(p, sizeof(p), "%s/%s",
+		    s[0] == '/' ? "" : c->dir, s) < (int)sizeof(p) &&
+		    access(p, F_OK) == 0))
+			return (add(x, JH_E_VCS_DESTROY, 0, NULL, c->name,
+			    NULL));
+	}
+	return (0);
+}
+
 /* The entry's own effects once its words are read. */
 static int
 entry_effects(struct ex *x, struct cmdst *c)
@@ -1118,7 +1158,8 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		if (c->def->flags & JH_CT_POSIX)
 			c->endopts = 1;
 	}
-	if ((r = scripts(x, c, av, argc)) != 0 || (r = refspecs(x, c)) != 0)
+	if ((r = scripts(x, c, av, argc)) != 0 || (r = refspecs(x, c)) != 0 ||
+	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
 	return (operands(x, c));
 }
