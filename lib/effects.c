@@ -295,7 +295,8 @@ jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
 		    (path == NULL || strcmp(v->path, path) == 0) &&
 		    (v->program == NULL) == (prog == NULL) &&
 		    (prog == NULL || strcmp(v->program, prog) == 0) &&
-		    kind != JH_E_UNKNOWN && kind != JH_E_NET)
+		    (v->arg == NULL) == (arg == NULL || arg[0] == '\0') &&
+		    (v->arg == NULL || strcmp(v->arg, arg) == 0))
 			return (0);
 	}
 	if (ef->n == ef->cap) {
