@@ -161,7 +161,8 @@ demo: deps
 	sh scripts/demo bin
 
 bench: deps
-	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync
+	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync \
+	    build/release/tests/sh-effects
 	sh scripts/bench bin
 	sh scripts/bench-proxy bin
 
