@@ -694,6 +694,8 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
 	c->endopts = 0;
 	c->nops = 0;
 	c->sawopt = 0;
+	if (d->flags & JH_CT_FINDEXPR)
+		c->recursive = 1;	/* find walks every path it is given */
 }
 
 /*

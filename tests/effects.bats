@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# lib/effects.c: what a command line does, by the command table, through
+# the tests/sh-effects driver; the cases are tests/fixtures/effects-table.txt.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	P="$T/proj"
+	H="$T/home"
+	mkdir -p "$P/src" "$P/.git" "$H"
+	P=$(cd "$P" && pwd -P)
+	H=$(cd "$H" && pwd -P)
+	echo 'int a;' >"$P/src/a.c"
+	: >"$P/Makefile"
+	EFX="${JH_TESTBIN:-$BATS_TEST_DIRNAME/../build/test/tests}/sh-effects"
+	[ -x "$EFX" ] || skip "no $EFX (make check builds it)"
+}
+
+# has JSON TOKEN: the effects of JSON hold TOKEN (NAME or NAME:PATH[/**])
+has() {
+	local name=${2%%:*} path= tree=0
+	[ "$name" != "$2" ] && path=${2#*:}
+	path=${path//@P/$P}
+	path=${path//@H/$H}
+	case "$path" in
+	*/\*\*) tree=1; path=${path%/\*\*}; [ -z "$path" ] && path=/ ;;
+	esac
+	jq -e --arg n "$name" --arg p "$path" --argjson t "$tree" \
+	    '.effects | any(.effect == $n and ($p == "" or (.path == $p and
+	      ((.tree // 0) == $t))))' <<<"$1" >/dev/null
+}
+
+@test "the effects table: every case has what it must and nothing it must not" {
+	fails=0
+	n=0
+	while IFS=$'\t' read -r cmd must mustnot; do
+		[ -z "$cmd" ] && continue
+		case "$cmd" in \#*) continue ;; esac
+		cmd=${cmd//@P/$P}
+		cmd=${cmd//@H/$H}
+		out=$(printf '%s\n' "$cmd" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"))
+		n=$((n + 1))
+		if ! jq -e '.ok' <<<"$out" >/dev/null; then
+			echo "REFUSED $cmd: $out"
+			fails=$((fails + 1))
+			continue
+		fi
+		for t in $must; do
+			[ "$t" = - ] && continue
+			if ! has "$out" "$t"; then
+				echo "MISSING $t in $cmd: $out"
+				fails=$((fails + 1))
+			fi
+		done
+		for t in $mustnot; do
+			[ "$t" = - ] && continue
+			if has "$out" "$t"; then
+				echo "UNWANTED $t in $cmd: $out"
+				fails=$((fails + 1))
+			fi
+		done
+	done <"$BATS_TEST_DIRNAME/fixtures/effects-table.txt"
+	echo "$n cases"
+	[ "$n" -ge 80 ]
+	[ "$fails" -eq 0 ]
+}
+
+@test "a write of a file a program executes is marked executed; a plain source or test file is not" {
+	for f in Makefile makefile GNUmakefile package.json sub/package.json .npmrc \
+	    conftest.py tests/conftest.py .git/config .git/hooks/pre-commit \
+	    .cargo/config.toml build.rs go.mod sub/.git/config; do
+		out=$(printf 'echo x > %s\n' "$f" | "$EFX" -d "$P" -r "$P" -H "$H")
+		jq -e '.effects | any(.effect == "write" and .executed == 1)' \
+		    <<<"$out" >/dev/null || { echo "not executed: $f: $out"; false; }
+	done
+	for f in src/a.c README.md src/test_x.py tests/test_util.py src/x.test.ts; do
+		out=$(printf 'echo x > %s\n' "$f" | "$EFX" -d "$P" -r "$P" -H "$H")
+		jq -e '.effects | any(.effect == "write" and (.executed // 0) == 0)' \
+		    <<<"$out" >/dev/null || { echo "executed: $f: $out"; false; }
+	done
+}
+
+@test "~ and \$HOME are the user's home, never a folder of the project" {
+	for c in 'cat ~/.bashrc' 'cat $HOME/.bashrc' 'cat "$HOME/.bashrc"' 'cd && cat .bashrc' \
+	    'cd ~ && cat .bashrc' 'pushd ~ && cat .bashrc'; do
+		out=$(printf '%s\n' "$c" | "$EFX" -d "$P" -r "$P" -H "$H")
+		jq -e --arg p "$H/.bashrc" '.effects | any(.effect == "read" and .path == $p)' \
+		    <<<"$out" >/dev/null || { echo "$c: $out"; false; }
+	done
+}
+
+@test "a value that may split or become an option is unknown where it matters" {
+	for c in 'git log $X' 'git log "$X"' 'git commit -m $(id)' 'rm $(cat list)' \
+	    'cat *' 'git log *'; do
+		out=$(printf '%s\n' "$c" | "$EFX" -d "$P" -r "$P" -H "$H")
+		case "$c" in
+		'cat *') jq -e '.effects | all(.effect != "unknown")' <<<"$out" >/dev/null ;;
+		*) jq -e '.effects | any(.effect == "unknown")' <<<"$out" >/dev/null ;;
+		esac || { echo "$c: $out"; false; }
+	done
+}
