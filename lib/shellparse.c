@@ -1933,10 +1933,6 @@ cd_update(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 
 /* Variables and builtins that set them. */
 
-/* Builtins that may set a variable such as CDPATH. */
-static const char *const setters[] = { "export", "declare", "typeset",
-	"local", "readonly", "read", "printf", "mapfile", "readarray",
-	"getopts", "let", "unset", "wait", NULL };
 
 static int
 valid_name(const char *s, size_t n)
@@ -2068,7 +2064,6 @@ effects(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 		for (k = 0; k < c->nassign; k++)
 			if (asg_apply(p, st, &c->assign[k], -1) == -1)
 				return (-1);
-		st->vars |= c->nassign > 0;
 		return (0);
 	}
 	/* a prefix assignment (kept after a special builtin in sh) */
@@ -2083,8 +2078,6 @@ effects(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 		st->changed++;
 		return (cd_unknown(st, 1));
 	}
-	if (inlist(name, setters))
-		st->vars = 1;
 	if (strcmp(name, "export") == 0 || strcmp(name, "local") == 0 ||
 	    strcmp(name, "declare") == 0 || strcmp(name, "typeset") == 0)
 		return (declare(p, st, c));
@@ -2535,8 +2528,6 @@ st_child(struct ps *p, struct st *d, const struct st *s,
 		free(d->stk[--d->nstk].d);
 	d->stkunk = 0;
 	d->oldunk = d->oldset = 1;
-	/* its environment may hold CDPATH */
-	d->vars |= c->nassign > 0;
 	for (k = 0; k < c->nassign; k++)
 		if (asg_apply(p, d, &c->assign[k], 1) == -1) {
 			st_free(d);
@@ -3673,7 +3664,8 @@ cond_op(struct ps *p)
 		p->i = cont(p, p->i + 1) + 1;
 		return (c == '&' ? "&&" : "||");
 	}
-	if (c == '(' || c == ')' || ((c == '<' || c == '>') && !meta(d))) {
+	if (c == '(' || c == ')' || ((c == '<' || c == '>') &&
+	    (d == -1 || strchr("<>&|(", d) == NULL))) {
 		p->i++;
 		return (c == '(' ? "(" : c == ')' ? ")" : c == '<' ? "<" : ">");
 	}
@@ -3716,13 +3708,13 @@ c_dbrack(struct ps *p, struct st *st, size_t end)
 				goto err;
 			break;
 		}
-		if ((o = cond_op(p)) != NULL) {
+		if (!rx && (o = cond_op(p)) != NULL) {
 			op[n] = 1;
 			if (word_set(p, &v[n++], o, strlen(o), 0) == -1)
 				goto err;
 			continue;
 		}
-		if (meta(c)) {
+		if (meta(c) && !(rx && c == '(')) {
 			fail(p, "syntax error in [[ ]]");
 			goto err;
 		}
@@ -3733,6 +3725,9 @@ c_dbrack(struct ps *p, struct st *st, size_t end)
 			jh_buf_free(&w.b);
 			goto err;
 		}
+		/* =~ is an operator, not a tilde after = */
+		if (!w.quoted && strcmp(v[n].s, "=~") == 0)
+			v[n].flags = 0;
 		op[n] = !w.quoted && v[n].flags == 0;
 		rx = op[n] && strcmp(v[n].s, "=~") == 0;
 		ar |= op[n] && inlist(v[n].s, arith);
@@ -3947,7 +3942,7 @@ redirs_after(struct ps *p, struct st *st)
 	}
 	c = ch(p, p->i);
 	if (!meta(c) && !(c == '}' && meta(nextc(p, p->i)))) {
-		fail(p, "unexpected word after ) or }");
+		fail(p, "unexpected word after a compound command");
 		goto err;
 	}
 	if (cb.rd.n == 0)
@@ -4192,11 +4187,11 @@ list(struct ps *p, struct st *st, int term)
 				return (p->stop = T_BRACE, n);
 			return (fail(p, "unbalanced }"));
 		}
-		if ((k = kw_term(kw(p, &end))) != 0) {
-			if (!(term & k))
-				return (jh_errf(p->e, "syntax error near %.5s",
-				    p->s + p->i));
-			p->stop = k;
+		if (kw_term(k = kw(p, &end)) != 0) {
+			if (!(term & kw_term(k)))
+				return (jh_errf(p->e, "syntax error near %s",
+				    kwnames[k]));
+			p->stop = kw_term(k);
 			p->kwend = end;
 			return (n);
 		}
