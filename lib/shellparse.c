@@ -19,7 +19,12 @@
 #define SH_MAX_DEPTH	32
 #define SH_MAX_HDOC	16	/* here-documents waiting for one newline */
 #define SH_MAX_EXEC	8	/* -exec actions in one find */
-#define SH_MAX_COPY	(16u * 1024 * 1024)	/* bytes of copied words */
+#define SH_MAX_COPY	(16u * 1024 * 1024)	/* bytes copied or re-parsed */
+#define SH_MAX_CMDS	4096	/* simple commands listed */
+#define SH_MAX_FOR	64	/* words a for loop is listed for, one by one */
+#define SH_MAX_FIX	4	/* rounds to find what a loop leaves known */
+#define SH_MAX_NAME	256	/* longest variable name looked up */
+#define SH_MAX_COND	256	/* words in one [[ ... ]] */
 
 enum { SH_BASH, SH_POSIX, SH_ZSH };	/* sh and dash are SH_POSIX */
 
@@ -33,12 +38,52 @@ struct rv {			/* growable redirection vector */
 	size_t n, cap;
 };
 
-/* What one shell knows about its working directory. */
+/* A variable whose value is known: a literal assignment or a for word. */
+struct var {
+	char *name;
+	char *val;
+	int flags;		/* JH_SHW_GLOB, _BRACE or _TILDE of a for word */
+	int exported;		/* known to be in the environment */
+	unsigned stamp;		/* new with every assignment */
+};
+
+/* A function defined by the line; its body is listed where it is called. */
+struct fn {
+	char *name;
+	const char *body;	/* the inside of { } or ( ), in its input */
+	size_t len;
+	int sub;		/* a ( ) body runs in a subshell */
+	int poison;		/* defined on some paths only: a call is refused */
+	unsigned stamp;
+};
+
+struct dir {			/* a pushd stack entry */
+	char *d;		/* NULL: the start directory */
+	int unknown;
+};
+
+/*
+ * What one shell knows: its working directory, OLDPWD and the pushd
+ * stack, the variables whose values are literal, and the functions the
+ * line defined.  A variable that is not listed has an unknown value.
+ */
 struct st {
 	char *cwd;		/* NULL: the start directory */
 	int unknown;		/* a cd we could not follow may have run */
 	int vars;		/* a variable (CDPATH) may have been set */
+	int pwdvar;		/* PWD may have been set: relative cds unknown */
 	unsigned changed;	/* counts cd, pushd and popd */
+	char *old;		/* OLDPWD, when oldset: NULL is the start */
+	int oldset, oldunk;
+	struct dir *stk;
+	size_t nstk;
+	int stkunk;		/* the pushd stack is not known */
+	struct var *v;
+	size_t nv;
+	int ifs;		/* IFS may have changed: no unquoted value */
+	int notrack;		/* attributes (readonly, -i, -n) may apply */
+	struct fn *f;
+	size_t nf;
 };
 
 /* A here-document whose body starts after the next newline. */
@@ -52,6 +97,14 @@ struct hdoc {
 	size_t cmd, redir;
 };
 
+/* Shared by every input of one parse. */
+struct shr {
+	size_t copied;		/* bytes copied or re-parsed */
+	unsigned gen;		/* stamps */
+	const char *calls[SH_MAX_DEPTH];	/* function bodies running */
+	int ncalls;
+};
+
 /* One input being parsed: the line, a backtick body or an sh -c body. */
 struct ps {
 	const char *s;
@@ -59,13 +112,17 @@ struct ps {
 	struct jh_sh_script *out;
 	struct jh_err *e;
 	int depth;		/* nesting, across nested inputs */
-	size_t *copied;		/* bytes of copied words, across inputs */
+	struct shr *sh;
 	int cflags;		/* JH_SHC_* for everything listed here */
 	int lvl;		/* $( ) nesting inside this input */
 	int dialect;		/* SH_BASH, or the shell of an -c body */
 	unsigned serial;
 	struct hdoc hd[SH_MAX_HDOC];
 	size_t nhd;
+	unsigned hdgen;		/* newlines that read here-document bodies */
+	unsigned hdbs;		/* unquoted bodies that held a backslash */
+	int stop;		/* the T_* that ended the last list() */
+	size_t kwend;		/* and where its keyword ends */
 };
 
 /* A word being scanned. */
@@ -75,15 +132,37 @@ struct wsc {
 	int quoted;		/* some part was quoted: not a reserved word */
 	int brack;		/* an unquoted [ was seen */
 	int brace;		/* 1: unquoted {, 2: then , or .. */
+	int noexp;		/* a here-document delimiter: no expansion */
+	int asg;		/* an assignment: ~ after the first = and : */
+	size_t eqpos;		/* just after that first = (0: none yet) */
+	int regex;		/* the right side of =~: ( ) | are its own */
+	int depth;		/* of ( ) in a regex */
+	int cmdsub;		/* a command substitution was seen */
+	int varpart;		/* an unknown part that is not one */
+	int nvf;		/* flagged values (for words) substituted */
+	size_t vfs, vfe;	/* where the first one lies */
 };
 
 /* How a simple command is listed. */
 struct ectx {
 	int cflags;
 	int inshell;		/* runs in this shell: a cd counts */
+	int nofunc;		/* command, builtin: functions are skipped */
 	const char *repl;	/* replaced at run time (find {}, xargs -I) */
 	unsigned serial;	/* owner of pending here-documents */
 };
+
+/* What list() stops at. */
+#define T_PAREN	0x001
+#define T_BRACE	0x002
+#define T_THEN	0x004
+#define T_ELIF	0x008
+#define T_ELSE	0x010
+#define T_FI	0x020
+#define T_DO	0x040
+#define T_DONE	0x080
+#define T_ESAC	0x100
+#define T_DSEMI	0x200		/* ;; ;& ;;& */
 
 static int	list(struct ps *, struct st *, int);
 static int	scan_word(struct ps *, struct st *, struct wsc *);
@@ -91,6 +170,9 @@ static int	scan_dq(struct ps *, struct st *, struct wsc *);
 static int	dollar(struct ps *, struct st *, struct wsc *, int);
 static int	emit(struct ps *, struct st *, struct jh_sh_cmd *,
 		    const struct ectx *);
+static int	command(struct ps *, struct st *, int *);
+static int	redirs_after(struct ps *, struct st *);
+static void	st_clobber(struct st *);
 
 static int
 fail(struct ps *p, const char *why)
@@ -169,19 +251,326 @@ inlist(const char *s, const char *const *l)
 /* State, vectors and commands. */
 
 static int
-st_copy(struct ps *p, struct st *d, const struct st *s)
+dupz(char **d, const char *s)
 {
-	*d = *s;
-	if (s->cwd != NULL && (d->cwd = strdup(s->cwd)) == NULL)
-		return (fail(p, "out of memory"));
-	return (0);
+	*d = NULL;
+	return (s != NULL && (*d = strdup(s)) == NULL ? -1 : 0);
 }
 
 static void
 st_free(struct st *s)
 {
+	size_t i;
+
 	free(s->cwd);
-	s->cwd = NULL;
+	free(s->old);
+	for (i = 0; i < s->nstk; i++)
+		free(s->stk[i].d);
+	free(s->stk);
+	for (i = 0; i < s->nv; i++) {
+		free(s->v[i].name);
+		free(s->v[i].val);
+	}
+	free(s->v);
+	for (i = 0; i < s->nf; i++)
+		free(s->f[i].name);
+	free(s->f);
+	memset(s, 0, sizeof(*s));
+}
+
+static int
+st_copy(struct ps *p, struct st *d, const struct st *s)
+{
+	size_t i;
+	int bad = 0;
+
+	*d = *s;
+	d->stk = NULL;
+	d->v = NULL;
+	d->f = NULL;
+	d->nstk = d->nv = d->nf = 0;
+	bad |= dupz(&d->cwd, s->cwd) | dupz(&d->old, s->old);
+	if (!bad && s->nstk > 0 && (d->stk = calloc(s->nstk,
+	    sizeof(*d->stk))) != NULL)
+		for (d->nstk = s->nstk, i = 0; i < s->nstk; i++) {
+			d->stk[i].unknown = s->stk[i].unknown;
+			bad |= dupz(&d->stk[i].d, s->stk[i].d);
+		}
+	if (!bad && s->nv > 0 && (d->v = calloc(s->nv, sizeof(*d->v))) !=
+	    NULL)
+		for (d->nv = s->nv, i = 0; i < s->nv; i++) {
+			d->v[i] = s->v[i];
+			bad |= dupz(&d->v[i].name, s->v[i].name) |
+			    dupz(&d->v[i].val, s->v[i].val);
+		}
+	if (!bad && s->nf > 0 && (d->f = calloc(s->nf, sizeof(*d->f))) !=
+	    NULL)
+		for (d->nf = s->nf, i = 0; i < s->nf; i++) {
+			d->f[i] = s->f[i];
+			bad |= dupz(&d->f[i].name, s->f[i].name);
+		}
+	if (bad || (s->nstk > 0 && d->stk == NULL) || (s->nv > 0 &&
+	    d->v == NULL) || (s->nf > 0 && d->f == NULL)) {
+		st_free(d);
+		return (fail(p, "out of memory"));
+	}
+	return (0);
+}
+
+static struct var *
+var_get(const struct st *s, const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < s->nv; i++)
+		if (strlen(s->v[i].name) == n && memcmp(s->v[i].name, name,
+		    n) == 0)
+			return (&s->v[i]);
+	return (NULL);
+}
+
+static void
+var_del(struct st *s, size_t i)
+{
+	free(s->v[i].name);
+	free(s->v[i].val);
+	s->v[i] = s->v[--s->nv];
+}
+
+/*
+ * Names whose value the shell changes by itself, or that change how it
+ * works, are never listed as known; 1 for them.
+ */
+static int
+var_special(struct st *s, const char *name, size_t n)
+{
+	static const char *const dyn[] = { "_", "RANDOM", "SRANDOM",
+		"SECONDS", "LINENO", "EPOCHSECONDS", "EPOCHREALTIME",
+		"FUNCNAME", "PIPESTATUS", "HISTCMD", "PPID", "UID", "EUID",
+		"GROUPS", "OPTIND", "OPTARG", "REPLY", "MAPFILE", "DIRSTACK",
+		"PWD", "OLDPWD", "SHLVL", "IFS", "CDPATH", NULL };
+	char b[SH_MAX_NAME];
+
+	if (n == 0 || n >= sizeof(b))
+		return (1);
+	memcpy(b, name, n);
+	b[n] = '\0';
+	if (strcmp(b, "IFS") == 0)
+		s->ifs = 1;
+	else if (strcmp(b, "PWD") == 0)
+		s->pwdvar = 1;
+	else if (strcmp(b, "OLDPWD") == 0)
+		s->oldunk = 1;
+	else if (strcmp(b, "CDPATH") == 0)
+		s->vars = 1;
+	return (inlist(b, dyn) || strncmp(b, "BASH", 4) == 0);
+}
+
+static void
+var_forget(struct st *s, const char *name, size_t n)
+{
+	struct var *v;
+
+	(void)var_special(s, name, n);
+	if ((v = var_get(s, name, n)) != NULL)
+		var_del(s, (size_t)(v - s->v));
+}
+
+/*
+ * NAME is VAL from now on; exported: 1 it is, 0 unknown, -1 as before.
+ * Where values are not followed (zsh, attributes), it is forgotten.
+ */
+static int
+var_set(struct ps *p, struct st *s, const char *name, size_t n,
+    const char *val, int flags, int exported)
+{
+	struct var *v, *nv;
+	char *d;
+
+	if (var_special(s, name, n) || s->notrack || p->dialect == SH_ZSH) {
+		var_forget(s, name, n);
+		return (0);
+	}
+	if ((d = strdup(val)) == NULL)
+		return (fail(p, "out of memory"));
+	if ((v = var_get(s, name, n)) == NULL) {
+		if ((nv = realloc(s->v, (s->nv + 1) * sizeof(*nv))) == NULL ||
+		    (nv[s->nv].name = strndup(name, n)) == NULL) {
+			if (nv != NULL)
+				s->v = nv;
+			free(d);
+			return (fail(p, "out of memory"));
+		}
+		s->v = nv;
+		v = &s->v[s->nv++];
+		v->exported = 0;
+		v->val = NULL;
+	}
+	free(v->val);
+	v->val = d;
+	v->flags = flags;
+	if (exported >= 0)
+		v->exported = exported;
+	v->stamp = ++p->sh->gen;
+	return (0);
+}
+
+static struct fn *
+fn_get(const struct st *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nf; i++)
+		if (strcmp(s->f[i].name, name) == 0)
+			return (&s->f[i]);
+	return (NULL);
+}
+
+/* body NULL: a poisoned entry (maybe defined, maybe not). */
+static int
+fn_set(struct ps *p, struct st *s, const char *name, const char *body,
+    size_t len, int sub)
+{
+	struct fn *f, *nf;
+
+	if ((f = fn_get(s, name)) == NULL) {
+		if ((nf = realloc(s->f, (s->nf + 1) * sizeof(*nf))) == NULL ||
+		    (nf[s->nf].name = strdup(name)) == NULL) {
+			if (nf != NULL)
+				s->f = nf;
+			return (fail(p, "out of memory"));
+		}
+		s->f = nf;
+		f = &s->f[s->nf++];
+	}
+	f->body = body;
+	f->len = len;
+	f->sub = sub;
+	f->poison = body == NULL;
+	f->stamp = body == NULL ? 0 : ++p->sh->gen;
+	return (0);
+}
+
+static void
+fn_poison_all(struct st *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nf; i++) {
+		s->f[i].poison = 1;
+		s->f[i].stamp = 0;
+	}
+}
+
+/* Anything may have been assigned: no value is known any more. */
+static void
+st_clobber(struct st *s)
+{
+	while (s->nv > 0)
+		var_del(s, s->nv - 1);
+	s->ifs = s->vars = s->pwdvar = s->oldunk = 1;
+}
+
+static int
+same_dir(const char *a, const char *b)
+{
+	return (a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+same_stk(const struct st *a, const struct st *b)
+{
+	size_t i;
+
+	if (a->stkunk != b->stkunk || a->nstk != b->nstk)
+		return (0);
+	for (i = 0; i < a->nstk; i++)
+		if (a->stk[i].unknown != b->stk[i].unknown ||
+		    !same_dir(a->stk[i].d, b->stk[i].d))
+			return (0);
+	return (1);
+}
+
+/*
+ * a becomes what holds after either a or b: a value stays known only
+ * where both hold the same assignment (one stamp), a function that
+ * differs is poisoned, a directory that differs is unknown.
+ */
+static int
+st_join(struct ps *p, struct st *a, const struct st *b)
+{
+	const struct var *v;
+	const struct fn *g;
+	struct fn *f;
+	size_t i;
+
+	for (i = 0; i < a->nv;) {
+		v = var_get(b, a->v[i].name, strlen(a->v[i].name));
+		if (v == NULL || v->stamp != a->v[i].stamp)
+			var_del(a, i);
+		else
+			i++;
+	}
+	for (i = 0; i < a->nf; i++) {
+		g = fn_get(b, a->f[i].name);
+		if (g == NULL || g->stamp != a->f[i].stamp || g->poison)
+			a->f[i].poison = 1;
+	}
+	for (i = 0; i < b->nf; i++)
+		if (fn_get(a, b->f[i].name) == NULL && fn_set(p, a,
+		    b->f[i].name, NULL, 0, 0) == -1)
+			return (-1);
+	for (i = 0; i < a->nf; i++)
+		if ((f = &a->f[i])->poison)
+			f->stamp = 0;
+	a->unknown |= b->unknown || !same_dir(a->cwd, b->cwd);
+	a->vars |= b->vars;
+	a->pwdvar |= b->pwdvar;
+	a->ifs |= b->ifs;
+	a->notrack |= b->notrack;
+	if (b->changed > a->changed)
+		a->changed = b->changed;
+	if (a->oldset != b->oldset || b->oldunk || !same_dir(a->old, b->old))
+		a->oldunk = a->oldset = 1;
+	if (!same_stk(a, b))
+		a->stkunk = 1;
+	return (0);
+}
+
+/* Equal for a loop's fixed point (cd counts aside). */
+static int
+st_same(const struct st *a, const struct st *b)
+{
+	const struct var *v;
+	const struct fn *g;
+	size_t i;
+
+	if (a->nv != b->nv || a->nf != b->nf || a->unknown != b->unknown ||
+	    a->vars != b->vars || a->pwdvar != b->pwdvar ||
+	    a->ifs != b->ifs || a->notrack != b->notrack ||
+	    !same_dir(a->cwd, b->cwd) || a->oldset != b->oldset ||
+	    a->oldunk != b->oldunk || !same_dir(a->old, b->old) ||
+	    !same_stk(a, b))
+		return (0);
+	for (i = 0; i < a->nv; i++)
+		if ((v = var_get(b, a->v[i].name, strlen(a->v[i].name))) ==
+		    NULL || v->stamp != a->v[i].stamp)
+			return (0);
+	for (i = 0; i < a->nf; i++)
+		if ((g = fn_get(b, a->f[i].name)) == NULL ||
+		    g->stamp != a->f[i].stamp || g->poison != a->f[i].poison)
+			return (0);
+	return (1);
+}
+
+/* a := join(a, b), taking b. */
+static int
+st_merge(struct ps *p, struct st *a, struct st *b)
+{
+	int r = st_join(p, a, b);
+
+	st_free(b);
+	return (r);
 }
 
 static int
@@ -265,7 +654,7 @@ static int
 word_set(struct ps *p, struct jh_sh_word *w, const char *s, size_t n,
     int flags)
 {
-	if ((*p->copied += n + 32) > SH_MAX_COPY)
+	if ((p->sh->copied += n + 32) > SH_MAX_COPY)
 		return (fail(p, "command too complex"));
 	if ((w->s = malloc(n + 1)) == NULL)
 		return (fail(p, "out of memory"));
@@ -295,6 +684,10 @@ push_cmd(struct ps *p, struct jh_sh_cmd *c, size_t *idx)
 {
 	struct jh_sh_script *o = p->out;
 
+	if (o->n >= SH_MAX_CMDS) {
+		cmd_free(c);
+		return (fail(p, "command too complex"));
+	}
 	if (o->n == 0 || (o->n >= 4 && (o->n & (o->n - 1)) == 0)) {
 		size_t cap = o->n == 0 ? 4 : o->n * 2;
 		struct jh_sh_cmd *nc;
@@ -464,7 +857,7 @@ ps_child(struct ps *q, const struct ps *p, const char *s, size_t n,
 	q->out = p->out;
 	q->e = p->e;
 	q->depth = p->depth;
-	q->copied = p->copied;
+	q->sh = p->sh;
 	q->dialect = p->dialect;
 	q->cflags = cflags;
 }
@@ -546,22 +939,68 @@ scan_bq(struct ps *p, struct st *st, struct wsc *w, int dq)
 	p->i = end + 1;
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	w->cmdsub = 1;
 	return (0);
+}
+
+/* Whether an unquoted value stays one literal word. */
+static int
+plain_value(const struct st *st, const char *v, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || st->ifs)
+		return (0);
+	for (i = 0; i < n; i++)
+		if (strchr(" \t\n*?[(\\", v[i]) != NULL)
+			return (0);
+	return (1);
+}
+
+/*
+ * $(cat <<'EOF' ... EOF): when the substitution listed only a plain cat
+ * of one literal here-document (or here-string), its output is known:
+ * the body without its trailing newlines.  1 when w got it.
+ */
+static int
+cat_idiom(struct ps *p, const struct st *st, struct wsc *w, size_t m,
+    unsigned bs, int dq)
+{
+	const struct jh_sh_cmd *c;
+	const struct jh_sh_redir *r;
+	size_t n;
+
+	if (p->out->n != m + 1 || p->hdbs != bs || fn_get(st, "cat") != NULL)
+		return (0);
+	c = &p->out->cmd[m];
+	r = c->redir;
+	if (c->argc != 1 || c->nassign != 0 || c->nredir != 1 ||
+	    c->argv[0].flags != 0 || strcmp(c->argv[0].s, "cat") != 0 ||
+	    (c->flags & (JH_SHC_WRAPPED | JH_SHC_OPENARGS)) ||
+	    r->kind != JH_SHR_HEREDOC || r->fd != 0 || r->target.flags != 0)
+		return (0);
+	for (n = r->target.len; n > 0 && r->target.s[n - 1] == '\n'; n--)
+		;
+	if (!dq && !plain_value(st, r->target.s, n))
+		return (0);
+	jh_buf_add(&w->b, r->target.s, n);
+	return (1);
 }
 
 /* $( ... ): parsed in place, so its here-documents read this input. */
 static int
-scan_subst(struct ps *p, struct st *st, struct wsc *w, size_t start)
+scan_subst(struct ps *p, struct st *st, struct wsc *w, size_t start, int dq)
 {
 	struct st sub;
-	size_t k;
+	size_t k, m = p->out->n;
+	unsigned bs = p->hdbs;
 	int saved = p->cflags, r;
 
 	if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
 		return (-1);
 	p->cflags |= JH_SHC_SUBST;
 	p->lvl++;
-	r = list(p, &sub, ')');
+	r = list(p, &sub, T_PAREN);
 	for (k = 0; r >= 0 && k < p->nhd; k++)
 		if (p->hd[k].lvl >= p->lvl)
 			r = fail(p, "here-document without a body");
@@ -572,8 +1011,11 @@ scan_subst(struct ps *p, struct st *st, struct wsc *w, size_t start)
 	if (r == -1)
 		return (-1);
 	p->i++;
+	if (cat_idiom(p, st, w, m, bs, dq))
+		return (0);
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	w->cmdsub = 1;
 	return (0);
 }
 
@@ -654,12 +1096,73 @@ scan_inner(struct ps *p, struct st *st, int dq, int open, int close)
 	return (r);
 }
 
-/* At a $: every expansion makes the word JH_SHW_EXPAND. */
+/* $((...)) of numbers and operators only: no variable, no assignment. */
+static int
+arith_const(const struct ps *p, size_t a, size_t b)
+{
+	for (; a < b; a++)
+		if (strchr("0123456789 \t+-*/%()<>=!&|^~?:,", p->s[a]) == NULL)
+			return (0);
+	return (1);
+}
+
+/*
+ * $NAME or ${NAME} of a variable whose value is known: the value, as
+ * it is inside double quotes, and unquoted when it is one word that no
+ * glob could change.  A for word's flags go with it (a glob word stays
+ * a glob), but only as the whole word.  1 when w got it.
+ */
+static int
+subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
+    int dq)
+{
+	const struct var *v;
+	size_t len;
+
+	if (w->noexp || (v = var_get(st, name, n)) == NULL)
+		return (0);
+	len = strlen(v->val);
+	if (!dq && !plain_value(st, v->val, len) && (v->flags &
+	    JH_SHW_GLOB) == 0)
+		return (0);
+	if (!dq && (v->flags & ~JH_SHW_BRACE) != 0)
+		/* splitting and globbing of a file name the glob found */
+		w->flags |= JH_SHW_EXPAND, w->varpart = 1;
+	if (v->flags != 0 && w->nvf++ == 0)
+		w->vfs = w->b.len;
+	jh_buf_add(&w->b, v->val, len);
+	if (v->flags != 0)
+		w->vfe = w->b.len;
+	w->flags |= v->flags;
+	return (1);
+}
+
+/* At $NAME: 1 and the name when it fits. */
+static int
+dollar_name(const struct ps *p, size_t *j, char *name, size_t *n)
+{
+	int ok = 1;
+
+	for (*n = 0; isnamec(ch(p, *j)); *j = cont(p, *j + 1)) {
+		if (*n + 1 >= SH_MAX_NAME)
+			ok = 0;
+		else
+			name[(*n)++] = p->s[*j];
+	}
+	return (ok);
+}
+
+/*
+ * At a $: an expansion makes the word JH_SHW_EXPAND, unless it is a
+ * known variable.  One that may assign (${x:=...}, $((x=1))) makes every
+ * value unknown from here on.
+ */
 static int
 dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 {
-	size_t start = p->i, j = cont(p, p->i + 1);
-	int c = ch(p, j);
+	char name[SH_MAX_NAME];
+	size_t start = p->i, j = cont(p, p->i + 1), k, n;
+	int c = ch(p, j), known = 0;
 
 	if (!dq && (c == '\'' || c == '"')) {
 		/*
@@ -674,19 +1177,37 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		return (c == '\'' ? scan_ansi(p, w) : scan_dq(p, st, w));
 	}
 	if (c == '(' && nextc(p, j) == '(') {
-		p->i = cont(p, j + 1) + 1;
+		p->i = k = cont(p, j + 1) + 1;
 		if (scan_inner(p, st, dq, '(', ')') == -1)
 			return (-1);
+		if (arith_const(p, k, p->i - 2))
+			known = 1;
+		else
+			st_clobber(st);
 	} else if (c == '(') {
 		p->i = j + 1;
-		return (scan_subst(p, st, w, start));
+		return (scan_subst(p, st, w, start, dq));
 	} else if (c == '{' || c == '[') {
-		p->i = j + 1;
+		/* ${NAME} exactly */
+		for (k = j + 1; k < p->n && isnamec(ch(p, k)); k++)
+			;
+		if (c == '{' && isname0(ch(p, j + 1)) && ch(p, k) == '}' &&
+		    k - j - 1 < SH_MAX_NAME && subst_var(st, w, p->s + j + 1, k - j - 1,
+		    dq)) {
+			p->i = k + 1;
+			return (0);
+		}
+		p->i = k = j + 1;
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1)
 			return (-1);
+		if (c == '[' || memchr(p->s + k, '=', p->i - k) != NULL)
+			st_clobber(st);
 	} else if (isname0(c)) {
-		while (isnamec(ch(p, j)))
-			j = cont(p, j + 1);
+		if (dollar_name(p, &j, name, &n) && subst_var(st, w, name, n,
+		    dq)) {
+			p->i = j;
+			return (0);
+		}
 		p->i = j;
 	} else if (c != -1 && (isdig(c) || strchr("@*#?-$!", c) != NULL))
 		p->i = j + 1;
@@ -698,6 +1219,8 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 	}
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	if (!known)
+		w->varpart = 1;
 	return (0);
 }
 
@@ -741,6 +1264,42 @@ scan_dq(struct ps *p, struct st *st, struct wsc *w)
 }
 
 /*
+ * A leading ~ (or, in an assignment, one after the first = or a :) that
+ * is the whole tilde-prefix: the home directory when it is known.
+ */
+static int
+tilde(struct ps *p, const struct st *st, struct wsc *w, int prev)
+{
+	const struct var *v;
+	int d = nextc(p, p->i);
+
+	if (w->noexp || (prev != 0 && !(w->asg && (prev == ':' ||
+	    (prev == '=' && w->b.len == w->eqpos)))))
+		return (0);
+	if (d != '/' && !meta(d) && !(w->asg && d == ':'))
+		return (0);
+	if ((v = var_get(st, "HOME", 4)) == NULL || v->flags != 0 ||
+	    v->val[0] != '/')
+		return (0);
+	jh_buf_adds(&w->b, v->val);
+	p->i++;
+	return (1);
+}
+
+/* In a regex after =~, ( ) and | are part of the word. */
+static int
+regex_char(struct ps *p, struct wsc *w, int c)
+{
+	if (!w->regex || !(c == '(' || (c == ')' && w->depth > 0) ||
+	    ((c == ' ' || c == '\t' || c == '|') && w->depth > 0)))
+		return (0);
+	w->depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+	jh_buf_addc(&w->b, (uint8_t)c);
+	p->i++;
+	return (1);
+}
+
+/*
  * One word, up to an unquoted metacharacter.  Flags record what the
  * shell would still do to it: expansions, globs, braces, tildes (also
  * after = and :, as bash does for assignment-like words).
@@ -753,8 +1312,13 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 	for (;;) {
 		p->i = cont(p, p->i);
 		c = ch(p, p->i);
-		if (meta(c))
+		if (meta(c)) {
+			if (regex_char(p, w, c)) {
+				prev = c;
+				continue;
+			}
 			break;
+		}
 		r = 0;
 		switch (c) {
 		case '\\':
@@ -783,6 +1347,11 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 		default:
 			if (strchr("?*+@!", c) != NULL && nextc(p, p->i) == '(')
 				return (fail(p, "extglob is not supported"));
+			if (c == '~' && (prev == 0 || prev == '=' ||
+			    prev == ':') && tilde(p, st, w, prev)) {
+				prev = -1;
+				continue;
+			}
 			if (c == '*' || c == '?')
 				w->flags |= JH_SHW_GLOB;
 			else if (c == '[')
@@ -798,6 +1367,8 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 			else if (c == '}' && w->brace == 2)
 				w->flags |= JH_SHW_BRACE;
 			jh_buf_addc(&w->b, (uint8_t)c);
+			if (c == '=' && w->eqpos == 0)
+				w->eqpos = w->b.len;
 			p->i++;
 			prev = c;
 			continue;
@@ -808,6 +1379,11 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 	}
 	if (w->brack && w->b.len > 0 && memchr(w->b.p, ']', w->b.len))
 		w->flags |= JH_SHW_GLOB;
+	/* a for word's flags describe it only as the whole word */
+	if (w->nvf > 1 || (w->nvf == 1 && (w->vfs != 0 || w->vfe != w->b.len)))
+		w->flags |= JH_SHW_EXPAND, w->varpart = 1;
+	if ((w->flags & JH_SHW_EXPAND) && w->cmdsub && !w->varpart)
+		w->flags |= JH_SHW_CMDSUB;
 	if (w->b.oom)
 		return (fail(p, "out of memory"));
 	return (0);
@@ -846,6 +1422,7 @@ hd_body(struct ps *p, struct hdoc *h)
 	struct jh_buf b;
 	size_t dl = strlen(h->delim), ls, le, t, k;
 	const char *nl;
+	int bs = 0;
 
 	jh_buf_init(&b);
 	for (;;) {
@@ -876,6 +1453,8 @@ hd_body(struct ps *p, struct hdoc *h)
 				return (fail(p, "here-document body with "
 				    "expansions (quote the delimiter)"));
 			}
+			if (memchr(p->s + t, '\\', le - t) != NULL)
+				bs = 1;
 			for (k = t; k < le; k++) {
 				if (p->s[k] == '\\' && k + 1 < le &&
 				    p->s[k + 1] == '\\')
@@ -890,6 +1469,7 @@ hd_body(struct ps *p, struct hdoc *h)
 		jh_buf_free(&b);
 		return (fail(p, "out of memory"));
 	}
+	p->hdbs += bs;
 	r = &p->out->cmd[h->cmd].redir[h->redir];
 	free(r->target.s);
 	r->target.s = (char *)b.p;
@@ -904,6 +1484,8 @@ newline(struct ps *p)
 	size_t k;
 
 	p->i++;
+	if (p->nhd > 0)
+		p->hdgen++;
 	for (k = 0; k < p->nhd; k++) {
 		if (!p->hd[k].placed || p->hd[k].lvl != p->lvl)
 			return (fail(p, "here-document body inside a command "
@@ -993,7 +1575,7 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 	struct hdoc *h;
 	size_t start, k;
 	long fd = -1;
-	int c, op, strip = 0;
+	int c, op, strip = 0, bang = 0;
 
 	if (redir_start(p) == 2)
 		return (fail(p, "{var} redirections are not supported"));
@@ -1001,6 +1583,10 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 		for (fd = 0; isdig(ch(p, p->i)); p->i = cont(p, p->i + 1))
 			if ((fd = fd * 10 + (ch(p, p->i) - '0')) > 65535)
 				return (fail(p, "fd out of range"));
+	/* zsh reads only one digit as the fd: 10>x is an argument 10 */
+	if (fd > 9)
+		return (fail(p, "fd numbers over 9 (zsh reads them as "
+		    "arguments)"));
 	c = ch(p, p->i);
 	p->i = cont(p, p->i + 1);
 	if (c == '&') {			/* &> &>> */
@@ -1037,6 +1623,20 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 			return (fail(p, "process substitution is not "
 			    "supported"));
 	}
+	/*
+	 * zsh's >! and >>! clobber; bash writes to a file named !x.  Both
+	 * are listed, when the target is attached.
+	 */
+	if ((op == R_OUT || op == R_BOTH || (op == R_DUPOUT && fd == -1)) &&
+	    ch(p, p->i) == '!') {
+		p->i = cont(p, p->i + 1);
+		if (meta(ch(p, p->i)))
+			return (fail(p, ">! without an attached target (bash "
+			    "and zsh read it differently)"));
+		if (op == R_DUPOUT)
+			op = R_BOTH;
+		bang = 1;
+	}
 	if (skip(p, 0) == -1)
 		return (-1);
 	/* in `<2>x' bash reads 2> as an operator, not as the target */
@@ -1044,6 +1644,7 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 		return (fail(p, "redirection without a target"));
 	start = p->i;
 	wsc_init(&w);
+	w.noexp = op == R_HDOC;
 	if (scan_word(p, st, &w) == -1) {
 		jh_buf_free(&w.b);
 		return (-1);
@@ -1106,9 +1707,14 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 			/* >&$x may name a file: the target is not literal */
 			r.kind = op == R_DUPIN ? JH_SHR_READ : JH_SHR_WRITE;
 		else if (strcmp(r.target.s, "-") == 0 ||
-		    alldigits(r.target.s, k) || (k > 1 &&
-		    r.target.s[k - 1] == '-' && alldigits(r.target.s, k - 1)))
+		    alldigits(r.target.s, k))
 			r.kind = JH_SHR_DUP;
+		else if (k > 1 && r.target.s[k - 1] == '-' &&
+		    alldigits(r.target.s, k - 1)) {
+			free(r.target.s);
+			return (fail(p, "fd moves (N>&M-) are not supported "
+			    "(zsh writes a file M-)"));
+		}
 		else if (op == R_DUPOUT && fd == -1) {
 			/* >& word is &> word */
 			r.kind = JH_SHR_WRITE;
@@ -1124,6 +1730,26 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 	else if (r.fd == -1)
 		r.fd = op == R_IN || op == R_RW || op == R_DUPIN ||
 		    op == R_HSTR ? 0 : 1;
+	if (bang) {
+		struct jh_sh_redir b = r;
+		struct jh_buf t;
+
+		jh_buf_init(&t);
+		jh_buf_addc(&t, '!');
+		jh_buf_add(&t, r.target.s, r.target.len);
+		if (jh_buf_cstr(&t) == NULL) {
+			jh_buf_free(&t);
+			free(r.target.s);
+			return (fail(p, "out of memory"));
+		}
+		b.target.s = (char *)t.p;
+		b.target.len = t.len;
+		if (rv_push(p, &cb->rd, &r) == -1) {
+			free(b.target.s);
+			return (-1);
+		}
+		return (rv_push(p, &cb->rd, &b));
+	}
 	return (rv_push(p, &cb->rd, &r));
 }
 
@@ -1164,19 +1790,111 @@ nocdpath(const char *d)
 	    strncmp(d, "./", 2) == 0 || strncmp(d, "../", 3) == 0);
 }
 
+/* The directory being left becomes OLDPWD. */
+static int
+set_old(struct ps *p, struct st *st)
+{
+	free(st->old);
+	if (dupz(&st->old, st->cwd) == -1)
+		return (fail(p, "out of memory"));
+	st->oldset = 1;
+	st->oldunk = st->unknown;
+	return (0);
+}
+
+/* A cd whose target this parser cannot tell. */
+static int
+cd_unknown(struct st *st, int stack)
+{
+	st->unknown = st->oldunk = st->oldset = 1;
+	if (stack)
+		st->stkunk = 1;
+	return (0);
+}
+
 /*
- * A cd, pushd or popd run by this shell.  Only `cd [-L|-P] [--] DIR'
- * with one literal DIR is followed; a relative DIR that does not start
- * with . may be looked up in CDPATH, which an earlier command may have
- * set.
+ * Moves to a literal d.  A relative d that does not start with . may be
+ * looked up in CDPATH, which an earlier command may have set; and an
+ * assigned PWD moves where cd .. goes.
+ */
+static int
+cd_go(struct ps *p, struct st *st, const char *d)
+{
+	if (d[0] == '\0' || d[0] == '-' || (d[0] != '/' && ((st->vars &&
+	    !nocdpath(d)) || st->pwdvar)))
+		return (cd_unknown(st, 0));
+	if (set_old(p, st) == -1)
+		return (-1);
+	return (cd_set(p, st, d));
+}
+
+/* Swaps the directory with s (OLDPWD, or the top of the stack). */
+static void
+cd_swap(struct st *st, char **s, int *unk)
+{
+	char *t = st->cwd;
+	int u = st->unknown;
+
+	st->cwd = *s;
+	st->unknown = *unk;
+	*s = t;
+	*unk = u;
+}
+
+/* popd, and pushd without an argument. */
+static int
+cd_stack(struct ps *p, struct st *st, const struct jh_sh_cmd *c, int push)
+{
+	struct dir *top;
+
+	if (c->argc > 1 || c->nassign > 0 || st->stkunk || st->nstk == 0)
+		return (cd_unknown(st, 1));
+	if (set_old(p, st) == -1)
+		return (-1);
+	top = &st->stk[st->nstk - 1];
+	cd_swap(st, &top->d, &top->unknown);
+	if (!push) {
+		free(top->d);
+		st->nstk--;
+	}
+	return (0);
+}
+
+/* pushd DIR: the directory goes on the stack, then as cd DIR. */
+static int
+cd_push(struct ps *p, struct st *st, const char *d)
+{
+	struct dir *nd;
+
+	if (d[0] == '+' || d[0] == '-')
+		return (cd_unknown(st, 1));
+	if ((nd = realloc(st->stk, (st->nstk + 1) * sizeof(*nd))) == NULL)
+		return (fail(p, "out of memory"));
+	st->stk = nd;
+	nd = &st->stk[st->nstk];
+	if (dupz(&nd->d, st->cwd) == -1)
+		return (fail(p, "out of memory"));
+	nd->unknown = st->unknown;
+	st->nstk++;
+	return (cd_go(p, st, d));
+}
+
+/*
+ * A cd, pushd or popd run by this shell: `cd [-L|-P] [--] [DIR]', `cd
+ * -', `pushd [DIR]' and `popd' are followed when what they go to is
+ * known: a literal DIR, the home directory, the OLDPWD or the stack
+ * entry this line left.
  */
 static int
 cd_update(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 {
+	const struct var *home;
 	const char *name = c->argv[0].s, *d;
 	size_t k = 1;
 
 	st->changed++;
+	if (strcmp(name, "popd") == 0)
+		return (cd_stack(p, st, c, 0));
 	if (strcmp(name, "cd") == 0) {
 		for (; k < c->argc && c->argv[k].s[0] == '-' &&
 		    c->argv[k].s[1] != '\0'; k++) {
@@ -1188,23 +1906,193 @@ cd_update(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 			    strlen(c->argv[k].s + 1))
 				break;
 		}
-	} else if (strcmp(name, "pushd") == 0) {
-		if (k < c->argc && strcmp(c->argv[k].s, "--") == 0)
-			k++;
-	} else
-		k = c->argc;
-	if (c->nassign > 0 || k + 1 != c->argc) {
-		st->unknown = 1;
-		return (0);
+	} else if (k < c->argc && strcmp(c->argv[k].s, "--") == 0)
+		k++;
+	if (c->nassign > 0 || k + 1 < c->argc || (k < c->argc &&
+	    c->argv[k].flags != 0))
+		return (cd_unknown(st, name[0] == 'p'));
+	if (k == c->argc && name[0] == 'p')
+		return (cd_stack(p, st, c, 1));
+	if (k == c->argc) {
+		home = var_get(st, "HOME", 4);
+		if (home == NULL || home->flags != 0 || home->val[0] != '/')
+			return (cd_unknown(st, 0));
+		return (cd_go(p, st, home->val));
 	}
 	d = c->argv[k].s;
-	if (c->argv[k].flags != 0 || d[0] == '\0' || d[0] == '-' ||
-	    (d[0] == '+' && strcmp(name, "pushd") == 0) ||
-	    (st->vars && !nocdpath(d))) {
-		st->unknown = 1;
+	if (name[0] == 'p')
+		return (cd_push(p, st, d));
+	if (strcmp(d, "-") == 0) {
+		if (!st->oldset || st->oldunk || st->unknown)
+			return (cd_unknown(st, 0));
+		cd_swap(st, &st->old, &st->oldunk);
 		return (0);
 	}
-	return (cd_set(p, st, d));
+	return (cd_go(p, st, d));
+}
+
+/* Variables and builtins that set them. */
+
+
+static int
+valid_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || !isname0((unsigned char)s[0]))
+		return (0);
+	for (i = 1; i < n; i++)
+		if (!isnamec((unsigned char)s[i]))
+			return (0);
+	return (1);
+}
+
+/*
+ * NAME=value (or NAME+=value): the value from now on when it is
+ * literal; no glob or brace expansion applies in an assignment.
+ */
+static int
+asg_apply(struct ps *p, struct st *st, const struct jh_sh_word *a,
+    int exported)
+{
+	const char *eq = strchr(a->s, '=');
+	size_t n;
+
+	if (eq == NULL)
+		return (0);
+	n = (size_t)(eq - a->s);
+	if (n > 0 && a->s[n - 1] == '+') {
+		var_forget(st, a->s, n - 1);
+		return (0);
+	}
+	if (!valid_name(a->s, n))
+		return (0);
+	if (a->flags & (JH_SHW_EXPAND | JH_SHW_TILDE)) {
+		var_forget(st, a->s, n);
+		return (0);
+	}
+	return (var_set(p, st, a->s, n, eq + 1, 0, exported));
+}
+
+static void
+asg_forget(struct st *st, const struct jh_sh_word *a)
+{
+	const char *eq = strchr(a->s, '=');
+	size_t n = eq != NULL ? (size_t)(eq - a->s) : 0;
+
+	if (n > 0 && a->s[n - 1] == '+')
+		n--;
+	var_forget(st, a->s, n);
+}
+
+/*
+ * export, local, declare, typeset: NAME=value and NAME operands.  An
+ * option (-i, -n, -r, ...) may give a name an attribute that changes
+ * what later assignments store: nothing is followed after it.
+ */
+static int
+declare(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
+{
+	const struct jh_sh_word *a;
+	const char *eq;
+	struct var *v;
+	size_t k, n;
+	int ex = strcmp(c->argv[0].s, "export") == 0;
+
+	for (k = 1; k < c->argc; k++) {
+		a = &c->argv[k];
+		eq = strchr(a->s, '=');
+		n = eq != NULL ? (size_t)(eq - a->s) : strlen(a->s);
+		if (n > 0 && eq != NULL && a->s[n - 1] == '+')
+			n--;
+		if ((a->flags & JH_SHW_EXPAND) && !valid_name(a->s, n)) {
+			st_clobber(st);
+			return (0);
+		}
+		if (a->s[0] == '-' || a->s[0] == '+') {
+			if (strcmp(a->s, "-p") == 0 || strcmp(a->s, "--") == 0)
+				continue;
+			st_clobber(st);
+			st->notrack = 1;
+			return (0);
+		}
+		if (!valid_name(a->s, n))
+			continue;
+		if (eq == NULL && ex && (v = var_get(st, a->s, n)) != NULL) {
+			v->exported = 1;
+			v->stamp = ++p->sh->gen;
+		} else if (eq == NULL || a->flags != 0 || a->s[n] == '+')
+			var_forget(st, a->s, n);
+		else if (var_set(p, st, a->s, n, eq + 1, 0, ex ? 1 : -1) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* read NAME..., unset NAME...: their names are no longer known. */
+static void
+forget_args(struct st *st, const struct jh_sh_cmd *c, int unset)
+{
+	struct fn *f;
+	size_t k;
+
+	for (k = 1; k < c->argc; k++) {
+		if (c->argv[k].flags != 0) {
+			st_clobber(st);
+			if (unset)
+				fn_poison_all(st);
+			return;
+		}
+		var_forget(st, c->argv[k].s, strlen(c->argv[k].s));
+		if (unset && (f = fn_get(st, c->argv[k].s)) != NULL) {
+			f->poison = 1;
+			f->stamp = 0;
+		}
+	}
+}
+
+/* What a simple command run by this shell changes in it. */
+static int
+effects(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
+{
+	static const char *const clob[] = { "mapfile", "readarray",
+		"getopts", "let", "wait", "readonly", NULL };
+	const char *name;
+	size_t k;
+
+	if (c->argc == 0) {
+		for (k = 0; k < c->nassign; k++)
+			if (asg_apply(p, st, &c->assign[k], -1) == -1)
+				return (-1);
+		return (0);
+	}
+	/* a prefix assignment (kept after a special builtin in sh) */
+	for (k = 0; k < c->nassign; k++)
+		asg_forget(st, &c->assign[k]);
+	name = c->argv[0].s;
+	if (c->argv[0].flags != 0 || strcmp(name, "source") == 0 ||
+	    strcmp(name, ".") == 0) {
+		/* it may be any builtin, or run any code here */
+		st_clobber(st);
+		fn_poison_all(st);
+		st->changed++;
+		return (cd_unknown(st, 1));
+	}
+	if (strcmp(name, "export") == 0 || strcmp(name, "local") == 0 ||
+	    strcmp(name, "declare") == 0 || strcmp(name, "typeset") == 0)
+		return (declare(p, st, c));
+	if (strcmp(name, "read") == 0 || strcmp(name, "unset") == 0)
+		forget_args(st, c, name[0] == 'u');
+	else if (inlist(name, clob)) {
+		st_clobber(st);
+		st->notrack |= name[0] == 'r';
+	} else if (strcmp(name, "dirs") == 0 && c->argc > 1)
+		st->stkunk = 1;
+	for (k = 1; k < c->argc && strcmp(name, "printf") == 0; k++)
+		if (strncmp(c->argv[k].s, "-v", 2) == 0 ||
+		    c->argv[k].flags != 0)
+			st_clobber(st);
+	return (0);
 }
 
 /* Wrappers. */
@@ -1579,11 +2467,80 @@ set_cwd(struct ps *p, struct jh_sh_cmd *c, const struct st *st, int cflags)
 }
 
 /*
+ * A command whose body is listed in its place (sh -c, a function): its
+ * assignments and redirections are listed as a command with no words,
+ * so that an empty body still shows them.  c keeps its assignments.
+ */
+static int
+pre_cmd(struct ps *p, const struct st *st, struct jh_sh_cmd *c,
+    const struct ectx *x)
+{
+	struct jh_sh_cmd pc;
+	size_t idx;
+	int r = 0;
+
+	if (c->nassign == 0 && c->nredir == 0)
+		return (0);
+	memset(&pc, 0, sizeof(pc));
+	pc.redir = c->redir;
+	pc.nredir = c->nredir;
+	c->redir = NULL;
+	c->nredir = 0;
+	if (c->nassign > 0 && (pc.assign = calloc(c->nassign,
+	    sizeof(*pc.assign))) == NULL)
+		r = fail(p, "out of memory");
+	else {
+		pc.nassign = c->nassign;
+		r = copy_words(p, pc.assign, c->assign, c->nassign);
+	}
+	if (r == 0)
+		r = set_cwd(p, &pc, st, x->cflags);
+	if (r == 0)
+		r = push_cmd(p, &pc, &idx);
+	else
+		cmd_free(&pc);
+	if (r == 0)
+		hd_place(p, x->serial, idx);
+	return (r);
+}
+
+/*
+ * What a child shell starts with: the exported values, its own
+ * assignments, no function, an empty stack.  Under a wrapper (env -i,
+ * env -u) the environment is not known.
+ */
+static int
+st_child(struct ps *p, struct st *d, const struct st *s,
+    const struct jh_sh_cmd *c, int cflags)
+{
+	size_t k;
+
+	if (st_copy(p, d, s) == -1)
+		return (-1);
+	for (k = 0; k < d->nv;)
+		if (!d->v[k].exported || (cflags & JH_SHC_WRAPPED))
+			var_del(d, k);
+		else
+			k++;
+	while (d->nf > 0)
+		free(d->f[--d->nf].name);
+	while (d->nstk > 0)
+		free(d->stk[--d->nstk].d);
+	d->stkunk = 0;
+	d->oldunk = d->oldset = 1;
+	for (k = 0; k < c->nassign; k++)
+		if (asg_apply(p, d, &c->assign[k], 1) == -1) {
+			st_free(d);
+			return (-1);
+		}
+	return (0);
+}
+
+/*
  * `sh -c BODY': the body's commands are listed instead of the shell, in
  * a shell of their own (a cd in it stays there).  The shell's
  * assignments (LD_PRELOAD, BASH_ENV) are put in front of every one of
- * them, and with its redirections they are also listed as a command with
- * no words, so that an empty body still shows them.
+ * them.
  */
 static int
 run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
@@ -1591,10 +2548,9 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 {
 	const struct jh_sh_word *body = &c->argv[bi];
 	const char *s;
-	struct jh_sh_cmd pc;
 	struct ps q;
 	struct st sub;
-	size_t idx, m;
+	size_t m;
 	int r;
 
 	if (body->flags != 0)
@@ -1607,31 +2563,10 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 		cmd_free(c);
 		return (-1);
 	}
-	if (c->nassign > 0 || c->nredir > 0) {
-		memset(&pc, 0, sizeof(pc));
-		pc.redir = c->redir;
-		pc.nredir = c->nredir;
-		c->redir = NULL;
-		c->nredir = 0;
-		if (c->nassign > 0 && (pc.assign = calloc(c->nassign,
-		    sizeof(*pc.assign))) == NULL)
-			r = fail(p, "out of memory");
-		else {
-			pc.nassign = c->nassign;
-			r = copy_words(p, pc.assign, c->assign, c->nassign);
-		}
-		if (r == 0)
-			r = set_cwd(p, &pc, st, x->cflags);
-		if (r == 0)
-			r = push_cmd(p, &pc, &idx);
-		else
-			cmd_free(&pc);
-		if (r == -1) {
-			cmd_free(c);
-			p->depth--;
-			return (-1);
-		}
-		hd_place(p, x->serial, idx);
+	if (pre_cmd(p, st, c, x) == -1) {
+		cmd_free(c);
+		p->depth--;
+		return (-1);
 	}
 	ps_child(&q, p, body->s, body->len, x->cflags);
 	s = strrchr(c->argv[0].s, '/');
@@ -1639,16 +2574,14 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 	q.dialect = strcmp(s, "bash") == 0 ? SH_BASH : strcmp(s, "zsh") == 0 ?
 	    SH_ZSH : SH_POSIX;
 	m = p->out->n;
-	if ((r = st_copy(p, &sub, st)) == 0) {
-		/* its environment may hold CDPATH */
-		sub.vars |= c->nassign > 0;
+	if ((r = st_child(&q, &sub, st, c, x->cflags)) == 0) {
 		r = list(&q, &sub, 0);
 		if (r >= 0)
 			r = hd_end(&q);
 		st_free(&sub);
 	}
 	hd_clear(&q);
-	if (r == 0)
+	if (r >= 0)
 		r = prepend_env(p, m, c->assign, c->nassign);
 	cmd_free(c);
 	p->depth--;
@@ -1657,8 +2590,8 @@ run_shell(struct ps *p, struct st *st, struct jh_sh_cmd *c, size_t bi,
 
 /* Builtins that run strings as code: fc re-runs history, compgen -W
  * expands a word list, -C and -F run commands. */
-static const char *const refused[] = { "eval", "source", ".", "alias",
-	"coproc", "function", "fc", "compgen", NULL };
+static const char *const refused[] = { "eval", "alias", "coproc",
+	"function", "fc", "compgen", "select", NULL };
 /* ... and options of others that do: jobs -x CMD, mapfile -C CODE,
  * enable -f FILE (loads a shared object). */
 static const char *const setopts[] = { "keyword", "histexpand", "history",
@@ -1671,11 +2604,14 @@ static const char *const reserved[] = { "if", "then", "elif", "else",
 /* Builtins that evaluate array subscripts in their arguments. */
 static const char *const subscript[] = { "let", "declare", "typeset",
 	"local", "export", "readonly", "unset", "read", "printf", "test",
-	"[", "mapfile", "readarray", "getopts", "wait", NULL };
-/* Builtins that may set a variable such as CDPATH. */
-static const char *const setters[] = { "export", "declare", "typeset",
-	"local", "readonly", "read", "printf", "mapfile", "readarray",
-	"getopts", "let", "unset", "wait", NULL };
+	"[", "mapfile", "readarray", "getopts", "wait", "[[", NULL };
+/* Names a function may not take: keywords, POSIX special builtins (found
+ * before functions in sh), and hooks a shell calls by itself. */
+static const char *const nofname[] = { "time", "coproc", "break", ":",
+	".", "continue", "eval", "exec", "exit", "export", "readonly",
+	"return", "set", "shift", "times", "trap", "unset", "in",
+	"command_not_found_handle", "command_not_found_handler", "precmd",
+	"preexec", "chpwd", "periodic", "zshexit", "zshaddhistory", NULL };
 
 /*
  * A literal assignment value that bash may still run as code: a
@@ -1699,6 +2635,24 @@ check_assign(struct ps *p, const struct jh_sh_cmd *c)
 	return (0);
 }
 
+/* `[ -v 'a[$(cmd)]' ]' runs cmd: so do other builtins that evaluate a
+ * subscript in an argument. */
+static int
+check_subscripts(struct ps *p, const struct jh_sh_cmd *c)
+{
+	const char *s;
+	size_t k;
+
+	for (k = 1; k < c->argc && inlist(c->argv[0].s, subscript); k++) {
+		s = c->argv[k].s;
+		if (strchr(s, '[') != NULL && (strchr(s, '$') != NULL ||
+		    strchr(s, '`') != NULL))
+			return (jh_errf(p->e, "array subscript with $ or ` in "
+			    "an argument of %s", c->argv[0].s));
+	}
+	return (0);
+}
+
 /*
  * Checks that hold for any simple command, wrapped or not.
  */
@@ -1708,8 +2662,6 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 	const char *name = c->argv[0].s, *s;
 	size_t k, j;
 
-	if (strcmp(name, "function") == 0)
-		return (fail(p, "function definitions are not supported"));
 	if (inlist(name, refused))
 		return (jh_errf(p->e, "%s is not supported", name));
 	if (inlist(name, reserved))
@@ -1730,14 +2682,19 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 	if (strcmp(name, "trap") == 0 && c->argc > 2 &&
 	    strcmp(c->argv[1].s, "--") == 0)
 		return (fail(p, "trap with an action is not supported"));
-	for (k = 1; k < c->argc && inlist(name, subscript); k++) {
-		s = c->argv[k].s;
-		/* `[ -v 'a[$(cmd)]' ]' runs cmd */
-		if (strchr(s, '[') != NULL && (strchr(s, '$') != NULL ||
-		    strchr(s, '`') != NULL))
-			return (jh_errf(p->e, "array subscript with $ or ` in "
-			    "an argument of %s", name));
-	}
+	if (check_subscripts(p, c) == -1)
+		return (-1);
+	/* an exported function reaches child shells unlisted */
+	for (k = 1; k < c->argc && (strcmp(name, "export") == 0 ||
+	    strcmp(name, "declare") == 0 || strcmp(name, "typeset") == 0);
+	    k++)
+		if (c->argv[k].s[0] == '-' && strchr(c->argv[k].s, 'f') !=
+		    NULL)
+			return (jh_errf(p->e, "%s -f is not supported", name));
+	/* enable -n turns cd, read, ... into programs */
+	for (k = 1; k < c->argc && strcmp(name, "enable") == 0; k++)
+		if (c->argv[k].s[0] == '-' && strchr(c->argv[k].s, 'n'))
+			return (fail(p, "enable -n is not supported"));
 	/*
 	 * set -k moves later NAME=value arguments into the environment;
 	 * set -H (with history) makes later lines' !! run other commands.
@@ -1753,6 +2710,67 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 }
 
 /*
+ * A call of a function the line defined: its body is listed here, in
+ * this shell (a ( ) body in a subshell), with the call's assignments
+ * in front of every command.  What the body changes is not known after
+ * it (it may return early, and local values end with it).
+ */
+static int
+call_fn(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct fn *f,
+    const struct ectx *x)
+{
+	const char *body = f->body;
+	size_t len = f->len, m, k;
+	struct st snap, sub, *run = st;
+	struct ps q;
+	unsigned c0 = st->changed;
+	int sh = f->sub, r, i;
+
+	for (i = 0; i < p->sh->ncalls; i++)
+		if (p->sh->calls[i] == body) {
+			cmd_free(c);
+			return (fail(p, "recursive function call"));
+		}
+	if (enter(p) == -1 || (p->sh->copied += len) > SH_MAX_COPY) {
+		cmd_free(c);
+		return (p->depth > SH_MAX_DEPTH ? -1 : fail(p,
+		    "command too complex"));
+	}
+	if ((r = pre_cmd(p, st, c, x)) == 0)
+		r = st_copy(p, &snap, st);
+	if (r == -1) {
+		cmd_free(c);
+		p->depth--;
+		return (-1);
+	}
+	for (k = 0; r == 0 && k < c->nassign; k++)
+		r = asg_apply(p, st, &c->assign[k], -1);
+	if (r == 0 && sh && (r = st_copy(p, &sub, st)) == 0)
+		run = &sub;
+	ps_child(&q, p, body, len, x->cflags);
+	p->sh->calls[p->sh->ncalls++] = body;
+	m = p->out->n;
+	if (r == 0 && (r = list(&q, run, 0)) >= 0)
+		r = hd_end(&q);
+	hd_clear(&q);
+	p->sh->ncalls--;
+	if (sh && run == &sub)
+		st_free(&sub);
+	if (r >= 0)
+		r = prepend_env(p, m, c->assign, c->nassign);
+	if (r >= 0 && (r = st_join(p, &snap, st)) == 0) {
+		if (snap.changed != c0)
+			snap.unknown = 1;
+		st_free(st);
+		*st = snap;
+	} else
+		st_free(&snap);
+	cmd_free(c);
+	p->depth--;
+	return (r < 0 ? -1 : 0);
+}
+
+/*
  * Lists one simple command, taking c, and then what it runs when it is
  * a wrapper: the wrapper must be granted, and so must its command.
  */
@@ -1764,12 +2782,22 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 	const struct wrap *w = NULL;
 	struct ectx ix;
 	struct st sub;
+	const struct fn *f;
 	size_t nin = 0, bi, idx, k, j;
-	int lookup = 0, r = 0, cd = 0;
+	int lookup = 0, r = 0, cd = 0, nofunc = 0;
 
 	memset(ic, 0, sizeof(ic));
 	if (check_assign(p, c) == -1)
 		goto err;
+	if (c->argc > 0 && c->argv[0].flags == 0 && x->inshell &&
+	    !x->nofunc && (f = fn_get(st, c->argv[0].s)) != NULL) {
+		if (f->poison) {
+			r = jh_errf(p->e, "function %.64s may or may not be "
+			    "defined here", c->argv[0].s);
+			goto err;
+		}
+		return (call_fn(p, st, c, f, x));
+	}
 	if (c->argc > 0 && c->argv[0].flags == 0) {
 		const char *name = c->argv[0].s;
 
@@ -1817,6 +2845,8 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 		}
 		cd = x->inshell && (strcmp(name, "cd") == 0 ||
 		    strcmp(name, "pushd") == 0 || strcmp(name, "popd") == 0);
+		nofunc = strcmp(name, "command") == 0 ||
+		    strcmp(name, "builtin") == 0;
 		for (j = 0; x->repl != NULL && j < nin; j++)
 			for (k = 1; k < in[j].a; k++)
 				if (strstr(c->argv[k].s, x->repl) != NULL) {
@@ -1828,11 +2858,6 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 	for (j = 0; j < nin; j++)
 		if (make_inner(p, &ic[j], c, &in[j]) == -1)
 			goto err;
-	if (c->argc == 0 ? c->nassign > 0 : inlist(c->argv[0].s, setters))
-		st->vars = 1;
-	for (k = 0; k < c->argc; k++)
-		if (c->argv[k].flags & JH_SHW_EXPAND)
-			st->vars = 1;	/* ${CDPATH:=...} */
 	if (set_cwd(p, c, st, x->cflags) == -1)
 		goto err;
 	if (push_cmd(p, c, &idx) == -1)
@@ -1840,12 +2865,15 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 	hd_place(p, x->serial, idx);
 	if (cd && cd_update(p, st, &p->out->cmd[idx]) == -1)
 		goto err;
+	if (x->inshell && effects(p, st, &p->out->cmd[idx]) == -1)
+		goto err;
 	if (nin > 0 && enter(p) == -1)
 		goto err;
 	for (j = 0; j < nin; j++) {
 		ix = *x;
 		ix.cflags |= JH_SHC_WRAPPED | in[j].flags;
 		ix.inshell = x->inshell && in[j].inshell;
+		ix.nofunc = nofunc;
 		ix.serial = 0;
 		if (in[j].repl != NULL)
 			ix.repl = in[j].repl;
@@ -1937,13 +2965,894 @@ is_assign(const struct ps *p)
 	return (nextc(p, j) == '(' ? 2 : 1);
 }
 
+/* Reserved words, where a command may start. */
+enum { K_NONE, K_IF, K_THEN, K_ELIF, K_ELSE, K_FI, K_WHILE, K_UNTIL,
+	K_FOR, K_DO, K_DONE, K_CASE, K_ESAC, K_SELECT, K_FUNCTION, K_DBRACK,
+	K_IN };
+static const char *const kwnames[] = { "", "if", "then", "elif", "else",
+	"fi", "while", "until", "for", "do", "done", "case", "esac",
+	"select", "function", "[[", "in", NULL };
+
+/*
+ * The reserved word at p->i, which ends at *end.  One followed by ( is
+ * not taken: bash would take it, zsh does not.
+ */
+static int
+kw(const struct ps *p, size_t *end)
+{
+	size_t j, k;
+	int i, c;
+
+	for (i = 1; kwnames[i] != NULL; i++) {
+		for (j = p->i, k = 0; kwnames[i][k] != '\0' &&
+		    ch(p, j) == (unsigned char)kwnames[i][k]; k++)
+			j = cont(p, j + 1);
+		c = ch(p, j);
+		if (kwnames[i][k] == '\0' && meta(c) && c != '(') {
+			*end = j;
+			return (i);
+		}
+	}
+	return (K_NONE);
+}
+
+/* The T_* a closing reserved word is, or 0. */
+static int
+kw_term(int k)
+{
+	static const int t[] = { 0, 0, T_THEN, T_ELIF, T_ELSE, T_FI, 0, 0,
+		0, T_DO, T_DONE, 0, T_ESAC, 0, 0, 0, 0 };
+
+	return (t[k]);
+}
+
+/* Where a part that is parsed again, or listed elsewhere, starts. */
+struct mark {
+	size_t i, m, nhd;
+	unsigned hdgen;
+};
+
+static void
+mark(const struct ps *p, struct mark *k)
+{
+	k->i = p->i;
+	k->m = p->out->n;
+	k->nhd = p->nhd;
+	k->hdgen = p->hdgen;
+}
+
+/*
+ * The part from k to here is parsed again (a loop body) or stands for
+ * itself (a function body): it may neither read the body of a
+ * here-document that started before it nor leave one to read after it.
+ * drop: what it listed goes.
+ */
+static int
+region_end(struct ps *p, const struct mark *k, int drop)
+{
+	if ((k->nhd > 0 && p->hdgen != k->hdgen) || p->nhd > k->nhd)
+		return (fail(p, "here-document across the end of a loop or "
+		    "function body"));
+	if ((p->sh->copied += p->i - k->i) > SH_MAX_COPY)
+		return (fail(p, "command too complex"));
+	while (drop && p->out->n > k->m)
+		cmd_free(&p->out->cmd[--p->out->n]);
+	return (0);
+}
+
+/* Lists a command of words v[0..n) that no wrapper or function can be. */
+static int
+push_kw(struct ps *p, const struct st *st, struct jh_sh_word *v, size_t n)
+{
+	struct jh_sh_cmd c;
+	size_t idx;
+
+	memset(&c, 0, sizeof(c));
+	if ((c.argv = calloc(n, sizeof(*c.argv))) == NULL) {
+		while (n > 0)
+			free(v[--n].s);
+		return (fail(p, "out of memory"));
+	}
+	memcpy(c.argv, v, n * sizeof(*v));
+	c.argc = n;
+	if (check_subscripts(p, &c) == -1 || set_cwd(p, &c, st,
+	    p->cflags) == -1) {
+		cmd_free(&c);
+		return (-1);
+	}
+	return (push_cmd(p, &c, &idx));
+}
+
+/*
+ * The inside of (( ... )), from p->i at the first (; p->i ends after
+ * the )).  bash evaluates subscripts and expansions in it recursively,
+ * which can run code: $( , ` and [ are refused, and so is what does not
+ * look like arithmetic at all (then it may be a subshell in a subshell).
+ */
+static int
+arith_span(struct ps *p, size_t *a, size_t *b, int semis)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t+-*/%<>=!&|^~?:,.$#{}";
+	size_t j = cont(p, p->i + 1) + 1;
+	int depth = 0, c;
+
+	for (*a = j;; j++) {
+		c = ch(p, j);
+		if (c == -1)
+			return (fail(p, "unterminated (("));
+		if (c == ')' && depth == 0) {
+			if (ch(p, j + 1) != ')')
+				return (fail(p, "(( ... ) that is not "
+				    "arithmetic"));
+			*b = j;
+			p->i = j + 2;
+			return (0);
+		}
+		if (c == '(')
+			depth++;
+		else if (c == ')')
+			depth--;
+		else if ((c == '$' && ch(p, j + 1) == '(') ||
+		    (c == ';' && !semis) || (c != ';' && strchr(ok, c) == NULL))
+			return (fail(p, "(( )) holding $(, `, [ or quotes "
+			    "(bash may run code in it)"));
+	}
+}
+
+/*
+ * Lists (( expr )) as the command `((' with one word, the expression;
+ * it may assign any variable.  Blank and empty: nothing, unless always.
+ */
+static int
+arith_emit(struct ps *p, struct st *st, const char *s, size_t n, int always)
+{
+	struct jh_sh_word v[2];
+
+	while (n > 0 && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n == 0 && !always)
+		return (0);
+	if (word_set(p, &v[0], "((", 2, 0) == -1)
+		return (-1);
+	if (word_set(p, &v[1], s, n, memchr(s, '$', n) != NULL ?
+	    JH_SHW_EXPAND : 0) == -1) {
+		free(v[0].s);
+		return (-1);
+	}
+	st_clobber(st);
+	return (push_kw(p, st, v, 2));
+}
+
+/* After a compound command: a cd inside leaves the directory unknown. */
+static int
+compound_end(struct ps *p, struct st *st, unsigned c0)
+{
+	if (st->changed != c0)
+		st->unknown = 1;
+	return (redirs_after(p, st));
+}
+
+/* acc := b the first time, join(acc, b) then; b is taken. */
+static int
+acc_add(struct ps *p, struct st *acc, int *have, struct st *b)
+{
+	if (*have)
+		return (st_merge(p, acc, b));
+	*acc = *b;
+	memset(b, 0, sizeof(*b));
+	*have = 1;
+	return (0);
+}
+
+static int
+need(struct ps *p, int r, const char *what)
+{
+	if (r == 0)
+		return (jh_errf(p->e, "empty %s", what));
+	return (r < 0 ? -1 : 0);
+}
+
+/*
+ * if LIST; then LIST; [elif LIST; then LIST;]... [else LIST;] fi: every
+ * branch is listed, each from the state its condition left; after fi,
+ * what any branch (or no branch) left.
+ */
+static int
+c_if(struct ps *p, struct st *st, size_t end)
+{
+	struct st acc, b;
+	unsigned c0 = st->changed;
+	int have = 0, stop;
+
+	p->i = end;
+	for (;;) {
+		if (need(p, list(p, st, T_THEN), "if condition") == -1)
+			goto err;
+		p->i = p->kwend;
+		if (st_copy(p, &b, st) == -1)
+			goto err;
+		if (need(p, list(p, &b, T_ELIF | T_ELSE | T_FI),
+		    "then branch") == -1) {
+			st_free(&b);
+			goto err;
+		}
+		stop = p->stop;
+		p->i = p->kwend;
+		if (acc_add(p, &acc, &have, &b) == -1)
+			goto err;
+		if (stop == T_ELIF)
+			continue;
+		if (stop == T_ELSE) {
+			if (st_copy(p, &b, st) == -1)
+				goto err;
+			if (need(p, list(p, &b, T_FI), "else branch") == -1 ||
+			    st_merge(p, &acc, &b) == -1) {
+				st_free(&b);
+				goto err;
+			}
+			p->i = p->kwend;
+		} else if (st_join(p, &acc, st) == -1)
+			goto err;
+		break;
+	}
+	st_free(st);
+	*st = acc;
+	return (compound_end(p, st, c0));
+err:
+	if (have)
+		st_free(&acc);
+	return (-1);
+}
+
+/* A loop: while or until, for NAME, or for (( ; ; )). */
+struct loop {
+	int kind;		/* K_WHILE (until too), K_FOR, 0: (( ; ; )) */
+	char name[SH_MAX_NAME];
+	struct wv w;		/* for: its words */
+	int unknown;		/* for: the words are not known */
+	struct jh_sh_word ar[2];	/* (( ; ; )): the test and the step */
+};
+
+/*
+ * One round from the loop's start up to done: the condition and the
+ * body; *ac gets the state after the condition (the loop may end there).
+ */
+static int
+loop_round(struct ps *p, struct st *st, const struct loop *l,
+    struct st *ac)
+{
+	if (l->kind == K_WHILE) {
+		if (need(p, list(p, st, T_DO), "loop condition") == -1)
+			return (-1);
+		p->i = p->kwend;
+	} else if (l->kind == 0 && arith_emit(p, st, l->ar[0].s,
+	    l->ar[0].len, 0) == -1)
+		return (-1);
+	if (ac != NULL && st_copy(p, ac, st) == -1)
+		return (-1);
+	if (need(p, list(p, st, T_DONE), "loop body") == -1 ||
+	    (l->kind == 0 && arith_emit(p, st, l->ar[1].s, l->ar[1].len,
+	    0) == -1)) {
+		if (ac != NULL)
+			st_free(ac);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The state every round of a loop may start in: what holds before it
+ * and after any number of rounds.  Rounds are parsed and dropped until
+ * it no longer changes.
+ */
+static int
+loop_head(struct ps *p, struct st *h, const struct loop *l,
+    const struct mark *mk)
+{
+	struct st e, j;
+	int round, r;
+
+	for (round = 0; round < SH_MAX_FIX; round++) {
+		if (st_copy(p, &e, h) == -1)
+			return (-1);
+		r = loop_round(p, &e, l, NULL);
+		if (r == 0)
+			r = region_end(p, mk, 1);
+		p->i = mk->i;
+		if (r == 0 && (r = st_copy(p, &j, h)) == 0 &&
+		    (r = st_join(p, &j, &e)) == -1)
+			st_free(&j);
+		st_free(&e);
+		if (r == -1)
+			return (-1);
+		if (l->kind == K_FOR)
+			var_forget(&j, l->name, strlen(l->name));
+		if (st_same(&j, h)) {
+			st_free(&j);
+			return (0);
+		}
+		st_free(h);
+		*h = j;
+	}
+	return (fail(p, "loop too complex"));
+}
+
+/*
+ * Lists a loop: a for loop once for each of its words with the
+ * variable bound to it (the word's flags go with it), or once with the
+ * variable unknown; other loops once.
+ */
+static int
+loop_run(struct ps *p, struct st *st, struct loop *l)
+{
+	struct st h, e, ac, acc;
+	struct mark mk;
+	unsigned c0 = st->changed;
+	size_t it, n, nl = strlen(l->name);
+	int r = 0, bind = l->kind == K_FOR && !l->unknown && l->w.n > 0;
+
+	mark(p, &mk);
+	if (st_copy(p, &h, st) == -1)
+		return (-1);
+	var_forget(&h, l->name, nl);
+	if (loop_head(p, &h, l, &mk) == -1 || st_copy(p, &acc, &h) == -1) {
+		st_free(&h);
+		return (-1);
+	}
+	n = bind ? l->w.n : 1;
+	for (it = 0; r == 0 && it < n; it++) {
+		p->i = mk.i;
+		if ((r = st_copy(p, &e, &h)) == -1)
+			break;
+		if (bind)
+			r = var_set(p, &e, l->name, nl, l->w.v[it].s,
+			    l->w.v[it].flags & (JH_SHW_GLOB | JH_SHW_BRACE |
+			    JH_SHW_TILDE), -1);
+		if (r == 0)
+			r = loop_round(p, &e, l, l->kind != K_FOR ? &ac : NULL);
+		if (r == 0 && it + 1 < n)
+			r = region_end(p, &mk, 0);
+		if (r == 0)
+			r = st_merge(p, &acc, l->kind != K_FOR ? &ac : &e);
+		st_free(&e);
+	}
+	st_free(&h);
+	if (r == -1) {
+		st_free(&acc);
+		return (-1);
+	}
+	p->i = p->kwend;
+	var_forget(&acc, l->name, nl);
+	st_free(st);
+	*st = acc;
+	return (compound_end(p, st, c0));
+}
+
+static int
+c_while(struct ps *p, struct st *st, size_t end)
+{
+	struct loop l;
+
+	memset(&l, 0, sizeof(l));
+	l.kind = K_WHILE;
+	p->i = end;
+	return (loop_run(p, st, &l));
+}
+
+/* After the header of a for loop: [;] [newlines] do. */
+static int
+for_do(struct ps *p)
+{
+	size_t end;
+
+	if (skip(p, 0) == -1)
+		return (-1);
+	if (ch(p, p->i) == ';')
+		p->i++;
+	if (skip(p, 1) == -1)
+		return (-1);
+	if (kw(p, &end) != K_DO)
+		return (fail(p, "for without do"));
+	p->i = end;
+	return (0);
+}
+
+/* for (( INIT; TEST; STEP )) do BODY; done */
+static int
+c_arith_for(struct ps *p, struct st *st)
+{
+	struct loop l;
+	size_t a, b, k, semi[2], ns = 0;
+	int depth = 0, r = -1;
+
+	memset(&l, 0, sizeof(l));
+	if (arith_span(p, &a, &b, 1) == -1)
+		return (-1);
+	for (k = a; k < b; k++) {
+		depth += p->s[k] == '(' ? 1 : p->s[k] == ')' ? -1 : 0;
+		if (p->s[k] == ';' && depth == 0 && ns < 2)
+			semi[ns++] = k;
+		else if (p->s[k] == ';')
+			return (fail(p, "for (( )) needs two ;"));
+	}
+	if (ns != 2)
+		return (fail(p, "for (( )) needs two ;"));
+	if (arith_emit(p, st, p->s + a, semi[0] - a, 0) == -1 ||
+	    word_set(p, &l.ar[0], p->s + semi[0] + 1, semi[1] - semi[0] - 1,
+	    0) == -1)
+		return (-1);
+	if (word_set(p, &l.ar[1], p->s + semi[1] + 1, b - semi[1] - 1,
+	    0) == 0 && for_do(p) == 0)
+		r = loop_run(p, st, &l);
+	free(l.ar[0].s);
+	free(l.ar[1].s);
+	return (r);
+}
+
+/* for NAME [in WORD...]; do BODY; done */
+static int
+c_for(struct ps *p, struct st *st, size_t end)
+{
+	struct loop l;
+	struct wsc w;
+	struct jh_sh_word word;
+	size_t n = 0, e2;
+	int c, r = -1;
+
+	memset(&l, 0, sizeof(l));
+	l.kind = K_FOR;
+	p->i = end;
+	if (skip(p, 0) == -1)
+		return (-1);
+	if (ch(p, p->i) == '(' && nextc(p, p->i) == '(')
+		return (c_arith_for(p, st));
+	for (; isnamec(ch(p, p->i)); p->i = cont(p, p->i + 1))
+		if (n + 1 < sizeof(l.name))
+			l.name[n++] = p->s[p->i];
+	if (n == 0 || n + 1 >= sizeof(l.name) || isdig(l.name[0]) ||
+	    !meta(ch(p, p->i)))
+		return (fail(p, "for without a variable name"));
+	if (skip(p, 0) == -1)
+		return (-1);
+	l.unknown = 1;
+	if (ch(p, p->i) != ';' && skip(p, 1) == 0 && kw(p, &e2) == K_IN) {
+		p->i = e2;
+		l.unknown = 0;
+		for (;;) {
+			if (skip(p, 0) == -1)
+				goto out;
+			c = ch(p, p->i);
+			if (c == ';' || c == '\n')
+				break;
+			if (meta(c)) {
+				fail(p, "syntax error in a for word list");
+				goto out;
+			}
+			wsc_init(&w);
+			if (scan_word(p, st, &w) == -1 ||
+			    word_take(p, &word, &w) == -1) {
+				jh_buf_free(&w.b);
+				goto out;
+			}
+			l.unknown |= (word.flags & JH_SHW_EXPAND) != 0;
+			if (wv_push(p, &l.w, &word) == -1)
+				goto out;
+		}
+	}
+	if (l.w.n > SH_MAX_FOR)
+		l.unknown = 1;
+	if (for_do(p) == 0)
+		r = loop_run(p, st, &l);
+out:
+	words_free(l.w.v, l.w.n);
+	return (r);
+}
+
+/* A case word or pattern: its substitutions run, it is not listed. */
+static int
+case_word(struct ps *p, struct st *st)
+{
+	struct wsc w;
+	int r;
+
+	if (skip(p, 0) == -1)
+		return (-1);
+	if (meta(ch(p, p->i)))
+		return (fail(p, "syntax error in case"));
+	wsc_init(&w);
+	r = scan_word(p, st, &w);
+	jh_buf_free(&w.b);
+	return (r == -1 ? -1 : skip(p, 0));
+}
+
+/* After a case body: ;; (0), or ;& and ;;& (1: the next body may run). */
+static int
+case_sep(struct ps *p)
+{
+	p->i = cont(p, p->i + 1);
+	if (ch(p, p->i) == '&') {
+		p->i++;
+		return (1);
+	}
+	p->i = cont(p, p->i + 1);
+	if (ch(p, p->i) == '&') {
+		p->i++;
+		return (1);
+	}
+	return (0);
+}
+
+/* One PATTERN[|PATTERN]...) clause's patterns. */
+static int
+case_pats(struct ps *p, struct st *st)
+{
+	int c;
+
+	if (ch(p, p->i) == '(')
+		p->i++;
+	for (;;) {
+		if (case_word(p, st) == -1)
+			return (-1);
+		c = ch(p, p->i);
+		p->i++;
+		if (c == ')')
+			return (0);
+		if (c != '|')
+			return (fail(p, "syntax error in a case pattern"));
+	}
+}
+
+/*
+ * case WORD in [(]PATTERN[|PATTERN]...) LIST ;; ... esac: every body is
+ * listed (no pattern is matched here), from the state before it or,
+ * after ;& or ;;&, also from the one the body before left.
+ */
+static int
+c_case(struct ps *p, struct st *st, size_t end)
+{
+	struct st acc, b, prev;
+	unsigned c0 = st->changed;
+	size_t e2;
+	int have = 0, ft = 0, stop;
+
+	memset(&prev, 0, sizeof(prev));
+	p->i = end;
+	if (case_word(p, st) == -1 || skip(p, 1) == -1)
+		return (-1);
+	if (kw(p, &e2) != K_IN)
+		return (fail(p, "case without in"));
+	p->i = e2;
+	for (;;) {
+		if (skip(p, 1) == -1)
+			goto err;
+		if (kw(p, &e2) == K_ESAC) {
+			p->i = e2;
+			break;
+		}
+		if (case_pats(p, st) == -1 || st_copy(p, &b, st) == -1)
+			goto err;
+		if ((ft && st_join(p, &b, &prev) == -1) ||
+		    list(p, &b, T_DSEMI | T_ESAC) == -1) {
+			st_free(&b);
+			goto err;
+		}
+		st_free(&prev);
+		stop = p->stop;
+		e2 = p->kwend;
+		ft = stop == T_DSEMI ? case_sep(p) : 0;
+		if ((ft && st_copy(p, &prev, &b) == -1) ||
+		    acc_add(p, &acc, &have, &b) == -1) {
+			st_free(&b);
+			goto err;
+		}
+		if (stop == T_ESAC) {
+			p->i = e2;
+			break;
+		}
+	}
+	st_free(&prev);
+	if (have) {
+		if (st_merge(p, st, &acc) == -1)
+			return (-1);
+	}
+	return (compound_end(p, st, c0));
+err:
+	st_free(&prev);
+	if (have)
+		st_free(&acc);
+	return (-1);
+}
+
+/* [[ ]]: its words, and which are operators (unquoted, literal). */
+struct cond {
+	const struct jh_sh_word *w;
+	const unsigned char *op;
+	size_t n, i;
+};
+
+static int
+cond_is(const struct cond *k, const char *s)
+{
+	return (k->i < k->n && k->op[k->i] && strcmp(k->w[k->i].s, s) == 0);
+}
+
+/* An operand: a word that is not ( ) && || < >. */
+static int
+cond_word(const struct cond *k, size_t i)
+{
+	static const char *const ops[] = { "(", ")", "&&", "||", "<", ">",
+		NULL };
+
+	return (i < k->n && !(k->op[i] && inlist(k->w[i].s, ops)));
+}
+
+static int	cond_or(struct cond *);
+
+static int
+cond_prim(struct cond *k)
+{
+	static const char *const un[] = { "-a", "-b", "-c", "-d", "-e", "-f",
+		"-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x",
+		"-G", "-L", "-N", "-O", "-S", "-o", "-v", "-R", "-z", "-n",
+		NULL };
+	static const char *const bin[] = { "=", "==", "!=", "<", ">", "=~",
+		"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+		NULL };
+
+	if (cond_is(k, "!")) {
+		k->i++;
+		return (cond_prim(k));
+	}
+	if (cond_is(k, "(")) {
+		k->i++;
+		if (cond_or(k) == -1 || !cond_is(k, ")"))
+			return (-1);
+		k->i++;
+		return (0);
+	}
+	if (!cond_word(k, k->i))
+		return (-1);
+	if (k->i + 1 < k->n && k->op[k->i + 1] &&
+	    inlist(k->w[k->i + 1].s, bin)) {
+		if (!cond_word(k, k->i + 2))
+			return (-1);
+		k->i += 3;
+	} else if (k->op[k->i] && inlist(k->w[k->i].s, un) &&
+	    cond_word(k, k->i + 1))
+		k->i += 2;
+	else
+		k->i++;
+	return (0);
+}
+
+static int
+cond_and(struct cond *k)
+{
+	if (cond_prim(k) == -1)
+		return (-1);
+	while (cond_is(k, "&&")) {
+		k->i++;
+		if (cond_prim(k) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+static int
+cond_or(struct cond *k)
+{
+	if (cond_and(k) == -1)
+		return (-1);
+	while (cond_is(k, "||")) {
+		k->i++;
+		if (cond_and(k) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* One operator of [[ ]] at p->i, or 0. */
+static const char *
+cond_op(struct ps *p)
+{
+	int c = ch(p, p->i), d = nextc(p, p->i);
+
+	if ((c == '&' && d == '&') || (c == '|' && d == '|')) {
+		p->i = cont(p, p->i + 1) + 1;
+		return (c == '&' ? "&&" : "||");
+	}
+	if (c == '(' || c == ')' || ((c == '<' || c == '>') &&
+	    (d == -1 || strchr("<>&|(", d) == NULL))) {
+		p->i++;
+		return (c == '(' ? "(" : c == ')' ? ")" : c == '<' ? "<" : ">");
+	}
+	return (NULL);
+}
+
+/*
+ * [[ ... ]]: listed as one simple command, [[, its words (the right of
+ * =~ is one word, its ( ) | included), and ]].  Arithmetic comparisons
+ * may assign variables.
+ */
+static int
+c_dbrack(struct ps *p, struct st *st, size_t end)
+{
+	static const char *const arith[] = { "-eq", "-ne", "-lt", "-le",
+		"-gt", "-ge", NULL };
+	struct jh_sh_word v[SH_MAX_COND];
+	unsigned char op[SH_MAX_COND];
+	struct cond k;
+	struct wsc w;
+	const char *o;
+	size_t n = 0, j;
+	int c, rx = 0, ar = 0;
+
+	if (word_set(p, &v[n], "[[", 2, 0) == -1)
+		return (-1);
+	op[n++] = 1;
+	for (p->i = end;;) {
+		if (skip(p, 1) == -1)
+			goto err;
+		c = ch(p, p->i);
+		j = cont(p, p->i + 1);
+		if (n + 1 >= SH_MAX_COND) {
+			fail(p, "[[ ]] with too many words");
+			goto err;
+		}
+		if (c == ']' && ch(p, j) == ']' && meta(nextc(p, j))) {
+			p->i = cont(p, j + 1);
+			if (word_set(p, &v[n++], "]]", 2, 0) == -1)
+				goto err;
+			break;
+		}
+		if (!rx && (o = cond_op(p)) != NULL) {
+			op[n] = 1;
+			if (word_set(p, &v[n++], o, strlen(o), 0) == -1)
+				goto err;
+			continue;
+		}
+		if (meta(c) && !(rx && c == '(')) {
+			fail(p, "syntax error in [[ ]]");
+			goto err;
+		}
+		wsc_init(&w);
+		w.regex = rx;
+		if (scan_word(p, st, &w) == -1 || word_take(p, &v[n], &w) ==
+		    -1) {
+			jh_buf_free(&w.b);
+			goto err;
+		}
+		/* =~ is an operator, not a tilde after = */
+		if (!w.quoted && strcmp(v[n].s, "=~") == 0)
+			v[n].flags = 0;
+		op[n] = !w.quoted && v[n].flags == 0;
+		rx = op[n] && strcmp(v[n].s, "=~") == 0;
+		ar |= op[n] && inlist(v[n].s, arith);
+		n++;
+	}
+	k.w = v + 1;
+	k.op = op + 1;
+	k.n = n - 2;
+	k.i = 0;
+	if (cond_or(&k) == -1 || k.i != k.n) {
+		fail(p, "syntax error in [[ ]]");
+		goto err;
+	}
+	if (ar)
+		st_clobber(st);
+	if (push_kw(p, st, v, n) == -1)
+		return (-1);
+	return (redirs_after(p, st));
+err:
+	while (n > 0)
+		free(v[--n].s);
+	return (-1);
+}
+
+/*
+ * A name a function may take: no keyword, special builtin or hook, and
+ * only the characters names usually have.
+ */
+static int
+fn_name_ok(const char *s)
+{
+	size_t i;
+
+	if (*s == '\0' || inlist(s, nofname) || inlist(s, reserved) ||
+	    strncmp(s, "TRAP", 4) == 0 || alldigits(s, strlen(s)))
+		return (0);
+	for (i = 0; s[i] != '\0'; i++)
+		if (!isnamec((unsigned char)s[i]) && strchr("-.:", s[i]) ==
+		    NULL)
+			return (0);
+	return (1);
+}
+
+/*
+ * NAME() { ...; } or NAME() ( ... ), at the body: it is parsed (so its
+ * errors are the line's) but listed only where it is called.
+ */
+static int
+fn_define(struct ps *p, struct st *st, const char *name)
+{
+	struct st tmp;
+	struct mark mk;
+	size_t a;
+	int c, d, sub, r;
+
+	if (!fn_name_ok(name))
+		return (jh_errf(p->e, "function name not supported: %.64s",
+		    name));
+	if (skip(p, 1) == -1)
+		return (-1);
+	c = ch(p, p->i);
+	d = nextc(p, p->i);
+	if (c == '{' && (d == ' ' || d == '\t' || d == '\n'))
+		sub = 0;
+	else if (c == '(' && d != '(')
+		sub = 1;
+	else
+		return (fail(p, "function body that is not { ...; } or "
+		    "( ... )"));
+	p->i++;
+	mark(p, &mk);
+	a = p->i;
+	if (enter(p) == -1 || st_copy(p, &tmp, st) == -1)
+		return (-1);
+	r = list(p, &tmp, sub ? T_PAREN : T_BRACE);
+	st_free(&tmp);
+	p->depth--;
+	if (need(p, r, "function body") == -1 || region_end(p, &mk, 1) == -1 ||
+	    fn_set(p, st, name, p->s + a, p->i - a, sub) == -1)
+		return (-1);
+	p->i++;
+	if (skip(p, 0) == -1)
+		return (-1);
+	c = ch(p, p->i);
+	if (redir_start(p) || (!meta(c) && !(c == '}' &&
+	    meta(nextc(p, p->i)))))
+		return (fail(p, "redirection or word after a function body"));
+	return (0);
+}
+
+/* function NAME [()] BODY */
+static int
+c_function(struct ps *p, struct st *st, size_t end)
+{
+	struct wsc w;
+	int r;
+
+	p->i = end;
+	if (skip(p, 0) == -1)
+		return (-1);
+	wsc_init(&w);
+	if (meta(ch(p, p->i)) || scan_word(p, st, &w) == -1 ||
+	    jh_buf_cstr(&w.b) == NULL || w.quoted || w.flags != 0) {
+		jh_buf_free(&w.b);
+		return (fail(p, "function without a literal name"));
+	}
+	if ((r = skip(p, 0)) == 0 && ch(p, p->i) == '(') {
+		p->i++;
+		if ((r = skip(p, 0)) == 0 && ch(p, p->i) != ')')
+			r = fail(p, "syntax error after function name");
+		p->i++;
+	}
+	if (r == 0)
+		r = fn_define(p, st, (const char *)w.b.p);
+	jh_buf_free(&w.b);
+	return (r);
+}
+
 static int
 simple(struct ps *p, struct st *st, int *empty)
 {
 	struct cb cb;
 	struct wsc w;
 	struct jh_sh_word word;
-	int c, a;
+	int c, a, q0 = 1, r;
 
 	memset(&cb, 0, sizeof(cb));
 	cb.serial = ++p->serial;
@@ -1954,9 +3863,25 @@ simple(struct ps *p, struct st *st, int *empty)
 		if (c == -1 || c == '\n' || c == ';' || c == '|' || c == ')' ||
 		    (c == '&' && nextc(p, p->i) != '>'))
 			break;
+		if (c == '(' && cb.av.n == 1 && cb.as.n == 0 && cb.rd.n == 0 &&
+		    !q0) {
+			/* NAME() BODY */
+			p->i++;
+			if (skip(p, 0) == -1)
+				goto err;
+			if (ch(p, p->i) != ')') {
+				fail(p, "syntax error after NAME(");
+				goto err;
+			}
+			p->i++;
+			*empty = 0;
+			r = fn_define(p, st, cb.av.v[0].s);
+			cb_free(&cb);
+			return (r);
+		}
 		if (c == '(') {
-			fail(p, cb.av.n > 0 ? "function definitions are not "
-			    "supported" : "unexpected (");
+			fail(p, cb.av.n > 0 ? "syntax error near (" :
+			    "unexpected (");
 			goto err;
 		}
 		if (redir_start(p)) {
@@ -1970,16 +3895,14 @@ simple(struct ps *p, struct st *st, int *empty)
 			goto err;
 		}
 		wsc_init(&w);
+		w.asg = a;
 		if (scan_word(p, st, &w) == -1 ||
 		    word_take(p, &word, &w) == -1) {
 			jh_buf_free(&w.b);
 			goto err;
 		}
-		if (ch(p, p->i) == '(') {
-			free(word.s);
-			fail(p, "function definitions are not supported");
-			goto err;
-		}
+		if (cb.av.n == 0 && !a)
+			q0 = w.quoted || word.flags != 0;
 		if (cb.av.n == 0 && !w.quoted && word.flags == 0 &&
 		    (strcmp(word.s, "{") == 0 || strcmp(word.s, "}") == 0)) {
 			free(word.s);
@@ -2019,7 +3942,7 @@ redirs_after(struct ps *p, struct st *st)
 	}
 	c = ch(p, p->i);
 	if (!meta(c) && !(c == '}' && meta(nextc(p, p->i)))) {
-		fail(p, "unexpected word after ) or }");
+		fail(p, "unexpected word after a compound command");
 		goto err;
 	}
 	if (cb.rd.n == 0)
@@ -2034,17 +3957,21 @@ static int
 command(struct ps *p, struct st *st, int *empty)
 {
 	struct st sub;
+	size_t a, end;
 	int c = ch(p, p->i), r;
 
 	*empty = 0;
+	if (c == '(' && nextc(p, p->i) == '(') {
+		if (arith_span(p, &a, &end, 0) == -1 ||
+		    arith_emit(p, st, p->s + a, end - a, 1) == -1)
+			return (-1);
+		return (redirs_after(p, st));
+	}
 	if (c == '(') {
-		if (nextc(p, p->i) == '(')
-			return (fail(p, "compound command not supported "
-			    "((( ... )))"));
 		p->i++;
 		if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
 			return (-1);
-		r = list(p, &sub, ')');
+		r = list(p, &sub, T_PAREN);
 		st->vars |= sub.vars;
 		st_free(&sub);
 		p->depth--;
@@ -2061,7 +3988,7 @@ command(struct ps *p, struct st *st, int *empty)
 		p->i++;
 		if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
 			return (-1);
-		if ((r = list(p, st, '}')) <= 0) {
+		if ((r = list(p, st, T_BRACE)) <= 0) {
 			st_free(&sub);
 			return (r == 0 ? fail(p, "empty { }") : -1);
 		}
@@ -2072,7 +3999,28 @@ command(struct ps *p, struct st *st, int *empty)
 		st_free(&sub);
 		return (r);
 	}
-	return (simple(p, st, empty));
+	switch (r = kw(p, &end)) {
+	case K_IF:
+		return (c_if(p, st, end));
+	case K_WHILE:
+	case K_UNTIL:
+		return (c_while(p, st, end));
+	case K_FOR:
+		return (c_for(p, st, end));
+	case K_CASE:
+		return (c_case(p, st, end));
+	case K_DBRACK:
+		return (c_dbrack(p, st, end));
+	case K_FUNCTION:
+		return (c_function(p, st, end));
+	case K_SELECT:
+		return (fail(p, "select is not supported"));
+	case K_NONE:
+	case K_IN:
+		return (simple(p, st, empty));
+	default:
+		return (jh_errf(p->e, "syntax error near %s", kwnames[r]));
+	}
 }
 
 /*
@@ -2124,8 +4072,10 @@ pipeline(struct ps *p, struct st *st)
 			st_free(st);
 			*st = el;
 		} else {
+			/* under lastpipe (and in zsh) it runs in this shell */
 			piped |= el.changed != st->changed;
-			st_free(&el);
+			if (st_merge(p, st, &el) == -1)
+				return (-1);
 		}
 		break;
 	}
@@ -2138,82 +4088,135 @@ pipeline(struct ps *p, struct st *st)
  * An and-or list.  After `cd DIR', the commands reached only through
  * && run in DIR.  Anything else may run after a cd that failed or never
  * ran (`cd x || make', `a || cd x && make', `cd x; make' when x is not
- * there): its directory is unknown.
+ * there): its directory is unknown.  A value holds after the list only
+ * where it holds after each of its pipelines (any may be the last to
+ * run), and within it, after a ||, where it holds after all before.
  */
 static int
 andor(struct ps *p, struct st *st)
 {
+	struct st acc;
 	unsigned c0;
-	int anyor = 0, hadcd = 0;
+	int anyor = 0, hadcd = 0, have = 0, r = 0;
 
 	for (;;) {
 		if (hadcd && anyor)
 			st->unknown = 1;
 		c0 = st->changed;
-		if (pipeline(p, st) == -1)
-			return (-1);
+		if ((r = pipeline(p, st)) == -1)
+			break;
 		if (st->changed != c0) {
 			hadcd = 1;
 			if (anyor)
 				st->unknown = 1;
 		}
-		if (skip(p, 0) == -1)
-			return (-1);
+		if (have)
+			r = st_join(p, &acc, st);
+		if (r == 0 && (r = skip(p, 0)) == 0 && !have &&
+		    ch(p, p->i) != -1 && (ch(p, p->i) == '&' || ch(p, p->i) ==
+		    '|') && ch(p, p->i) == nextc(p, p->i) && (r = st_copy(p,
+		    &acc, st)) == 0)
+			have = 1;
+		if (r == -1)
+			break;
 		if (ch(p, p->i) == '&' && nextc(p, p->i) == '&')
 			;
 		else if (ch(p, p->i) == '|' && nextc(p, p->i) == '|')
 			anyor = 1;
 		else
 			break;
+		if (anyor && (r = st_join(p, st, &acc)) == -1)
+			break;
 		p->i = cont(p, p->i + 1) + 1;
-		if (skip(p, 1) == -1)
-			return (-1);
+		if ((r = skip(p, 1)) == -1)
+			break;
 	}
+	if (r == 0 && have)
+		r = st_join(p, st, &acc);
+	if (have)
+		st_free(&acc);
 	if (hadcd)
 		st->unknown = 1;
-	return (0);
+	return (r);
+}
+
+/* Why a list that ends at the end of its input is not complete. */
+static int
+list_eof(struct ps *p, int term)
+{
+	if (term & T_PAREN)
+		return (fail(p, "unbalanced ("));
+	if (term & T_BRACE)
+		return (fail(p, "unbalanced {"));
+	if (term & T_THEN)
+		return (fail(p, "if without then"));
+	if (term & T_FI)
+		return (fail(p, "if without fi"));
+	if (term & (T_DO | T_DONE))
+		return (fail(p, "loop without done"));
+	return (fail(p, "case without esac"));
 }
 
 /*
- * A list up to term: ')' or '}' (not consumed), or 0 for the end.
- * Returns how many and-or lists it held.
+ * A list up to one of term (T_*: a ), }, reserved word or ;; that is not
+ * consumed; p->stop says which, p->kwend where a word ends), or to the
+ * end when term is 0.  Returns how many and-or lists it held.  A job
+ * put in the background (&) changes no value here.
  */
 static int
 list(struct ps *p, struct st *st, int term)
 {
-	int c, n = 0;
+	struct st pre;
+	size_t end;
+	int c, k, n = 0, r;
 
 	for (;;) {
 		if (skip(p, 1) == -1)
 			return (-1);
 		c = ch(p, p->i);
-		if (c == -1) {
-			if (term == ')')
-				return (fail(p, "unbalanced ("));
-			if (term == '}')
-				return (fail(p, "unbalanced {"));
-			return (n);
-		}
+		p->stop = 0;
+		if (c == -1)
+			return (term == 0 ? n : list_eof(p, term));
 		if (c == ')') {
-			if (term == ')')
-				return (n);
+			if (term & T_PAREN)
+				return (p->stop = T_PAREN, n);
 			return (fail(p, "unbalanced )"));
 		}
 		if (c == '}' && meta(nextc(p, p->i))) {
-			if (term == '}')
-				return (n);
+			if (term & T_BRACE)
+				return (p->stop = T_BRACE, n);
 			return (fail(p, "unbalanced }"));
 		}
+		if (kw_term(k = kw(p, &end)) != 0) {
+			if (!(term & kw_term(k)))
+				return (jh_errf(p->e, "syntax error near %s",
+				    kwnames[k]));
+			p->stop = kw_term(k);
+			p->kwend = end;
+			return (n);
+		}
+		if (c == ';' && (term & T_DSEMI) && (nextc(p, p->i) == ';' ||
+		    nextc(p, p->i) == '&'))
+			return (p->stop = T_DSEMI, n);
 		if (c == ';' || c == '&' || c == '|')
 			return (jh_errf(p->e, "syntax error near %c", c));
-		if (andor(p, st) == -1)
+		if (st_copy(p, &pre, st) == -1)
+			return (-1);
+		r = andor(p, st);
+		c = ch(p, p->i);
+		if (r == 0 && c == '&' && nextc(p, p->i) != '&')
+			r = st_join(p, st, &pre);
+		st_free(&pre);
+		if (r == -1)
 			return (-1);
 		n++;
-		c = ch(p, p->i);
 		if (c == ';') {
-			if (nextc(p, p->i) == ';' || nextc(p, p->i) == '&')
-				return (fail(p, "compound command not "
-				    "supported (case)"));
+			if (nextc(p, p->i) == ';' || nextc(p, p->i) == '&') {
+				if (term & T_DSEMI)
+					return (p->stop = T_DSEMI, n);
+				return (fail(p, "unexpected ;; or ;& outside "
+				    "case"));
+			}
 			p->i++;
 		} else if (c == '&')
 			p->i++;
@@ -2222,14 +4225,19 @@ list(struct ps *p, struct st *st, int term)
 	}
 }
 
+/*
+ * The parser with what it may know of the world: with o->home (an
+ * absolute path), ~ and $HOME are that directory, and so is where a
+ * bare cd goes.
+ */
 int
-jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
-    struct jh_err *e)
+jh_sh_parse_with(struct jh_sh_script *out, const char *s, size_t n,
+    const struct jh_sh_opts *o, struct jh_err *e)
 {
 	struct ps p;
 	struct st st;
-	size_t copied = 0;
-	int r;
+	struct shr sh;
+	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n > SH_MAX_INPUT)
@@ -2238,12 +4246,16 @@ jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
 		return (jh_errf(e, "NUL byte in command"));
 	memset(&p, 0, sizeof(p));
 	memset(&st, 0, sizeof(st));
+	memset(&sh, 0, sizeof(sh));
 	p.s = s;
 	p.n = n;
 	p.out = out;
 	p.e = e;
-	p.copied = &copied;
-	r = list(&p, &st, 0);
+	p.sh = &sh;
+	if (o != NULL && o->home != NULL && o->home[0] == '/')
+		r = var_set(&p, &st, "HOME", 4, o->home, 0, 1);
+	if (r == 0)
+		r = list(&p, &st, 0);
 	if (r >= 0)
 		r = hd_end(&p);
 	hd_clear(&p);
@@ -2253,11 +4265,9 @@ jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
 	return (r);
 }
 
-/* The parser with what it may know of the world (struct jh_sh_opts). */
 int
-jh_sh_parse_with(struct jh_sh_script *out, const char *s, size_t n,
-    const struct jh_sh_opts *o, struct jh_err *e)
+jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
+    struct jh_err *e)
 {
-	(void)o;
-	return (jh_sh_parse(out, s, n, e));
+	return (jh_sh_parse_with(out, s, n, NULL, e));
 }

@@ -7,7 +7,8 @@
  *
  * -e decodes \n (newline), \t (tab), \0 (NUL) and \\ (backslash), so
  * that a one-line corpus can hold multi-line scripts; any other
- * backslash stays as it is.  A refusal is data ({"ok":false,...}), not
+ * backslash stays as it is.  With JH_TEST_HOME set, it is the home
+ * directory the parser is given (jh_sh_parse_with()).  A refusal is data ({"ok":false,...}), not
  * an exit status: the exit status is 0 unless the input or output
  * failed (2).
  */
@@ -69,6 +70,7 @@ wflags(struct jh_buf *b, int f)
 	} names[] = {
 		{ JH_SHW_GLOB, "glob" }, { JH_SHW_BRACE, "brace" },
 		{ JH_SHW_TILDE, "tilde" }, { JH_SHW_EXPAND, "expand" },
+		{ JH_SHW_CMDSUB, "cmdsub" },
 	};
 	size_t i;
 	int first = 1;
@@ -154,13 +156,16 @@ static int
 one(const char *s, size_t n)
 {
 	struct jh_sh_script sc;
+	struct jh_sh_opts o;
 	struct jh_err e;
 	struct jh_buf b;
 	size_t i;
 	int rc = 0;
 
+	memset(&o, 0, sizeof(o));
+	o.home = getenv("JH_TEST_HOME");
 	jh_buf_init(&b);
-	if (jh_sh_parse(&sc, s, n, &e) == -1) {
+	if (jh_sh_parse_with(&sc, s, n, &o, &e) == -1) {
 		jh_buf_adds(&b, "{\"ok\":false,\"error\":");
 		jh_json_str(&b, e.msg, strlen(e.msg));
 		jh_buf_adds(&b, "}\n");
