@@ -939,6 +939,8 @@ scan_bq(struct ps *p, struct st *st, struct wsc *w, int dq)
 	p->i = end + 1;
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	if (!dq)
+		w->flags |= JH_SHW_SPLIT;	/* unquoted: it may split */
 	w->cmdsub = 1;
 	return (0);
 }
@@ -1015,6 +1017,8 @@ scan_subst(struct ps *p, struct st *st, struct wsc *w, size_t start, int dq)
 		return (0);
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	if (!dq)
+		w->flags |= JH_SHW_SPLIT;	/* unquoted: it may split */
 	w->cmdsub = 1;
 	return (0);
 }
@@ -1127,7 +1131,7 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 		return (0);
 	if (!dq && (v->flags & ~JH_SHW_BRACE) != 0)
 		/* splitting and globbing of a file name the glob found */
-		w->flags |= JH_SHW_EXPAND, w->varpart = 1;
+		w->flags |= JH_SHW_EXPAND | JH_SHW_SPLIT, w->varpart = 1;
 	if (v->flags != 0 && w->nvf++ == 0)
 		w->vfs = w->b.len;
 	jh_buf_add(&w->b, v->val, len);
@@ -1219,6 +1223,8 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 	}
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND;
+	if (!dq)
+		w->flags |= JH_SHW_SPLIT;	/* unquoted: it may split */
 	if (!known)
 		w->varpart = 1;
 	return (0);
@@ -1381,7 +1387,7 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 		w->flags |= JH_SHW_GLOB;
 	/* a for word's flags describe it only as the whole word */
 	if (w->nvf > 1 || (w->nvf == 1 && (w->vfs != 0 || w->vfe != w->b.len)))
-		w->flags |= JH_SHW_EXPAND, w->varpart = 1;
+		w->flags |= JH_SHW_EXPAND | JH_SHW_SPLIT, w->varpart = 1;
 	if ((w->flags & JH_SHW_EXPAND) && w->cmdsub && !w->varpart)
 		w->flags |= JH_SHW_CMDSUB;
 	if (w->b.oom)
