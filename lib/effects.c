@@ -694,8 +694,9 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
 	c->endopts = 0;
 	c->nops = 0;
 	c->sawopt = 0;
-	if (d->flags & JH_CT_FINDEXPR)
-		c->recursive = 1;	/* find walks every path it is given */
+	if ((d->flags & JH_CT_FINDEXPR) || (d->tags != NULL &&
+	    list_has(d->tags, strlen(d->tags), "recursive", 9)))
+		c->recursive = 1;	/* find and rg walk every path given */
 }
 
 /*
