@@ -10,6 +10,8 @@
  * know, and every value only known when the line runs, is an effect of
  * kind unknown with its reason: never a guess.
  */
+#include <sys/stat.h>
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -547,11 +549,38 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 static int	command(struct ex *, const char *, char *const *,
 		    const int *, size_t, int);
 
+/* Whether the command being read has read a tree (a copy's source). */
+static int
+tree_read(const struct ex *x)
+{
+	size_t i;
+
+	for (i = x->ef->n; i > 0 && x->ef->v[i - 1].cmd == x->cmd; i--)
+		if (x->ef->v[i - 1].kind == JH_E_READ &&
+		    (x->ef->v[i - 1].flags & JH_EF_TREE))
+			return (1);
+	return (0);
+}
+
+/* Whether deleting p (a tree with fl) deletes a repository's history. */
+static int
+git_dir(const char *p, int fl)
+{
+	char g[PATH_MAX * 2];
+	const char *b = strrchr(p, '/');
+
+	if (b != NULL && strcmp(b + 1, ".git") == 0)
+		return (1);
+	return ((fl & JH_EF_TREE) && (size_t)snprintf(g, sizeof(g),
+	    "%s/.git", p) < sizeof(g) && access(g, F_OK) == 0);
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
 	char p[PATH_MAX + 1];
+	struct stat st;
 	int tree, skip, fl, k;
 
 	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
@@ -607,6 +636,10 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (skip)
 			return (0);
 		fl = tree || c->recursive ? JH_EF_TREE : 0;
+		/* a recursive program given a file works on that file */
+		if (!tree && c->recursive && stat(p, &st) == 0 &&
+		    !S_ISDIR(st.st_mode))
+			fl = 0;
 		if (l == 'x' || l == 'f')
 			return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name,
 			    NULL));
@@ -620,9 +653,17 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			l = 'w';
 		}
 		k = l == 'w' ? JH_E_WRITE : JH_E_DELETE;
-		if (k == JH_E_WRITE && ((fl & JH_EF_TREE) ||
-		    jh_path_executed(p)))
+		/*
+		 * A tree written from another tree (cp -r, tar -x, rsync)
+		 * may plant any file; a program rewriting a tree in place
+		 * (a formatter) plants none.
+		 */
+		if (k == JH_E_WRITE && (jh_path_executed(p) ||
+		    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
 			fl |= JH_EF_EXECUTED;
+		if (k == JH_E_DELETE && git_dir(p, fl) &&
+		    add(x, JH_E_VCS_DESTROY, 0, NULL, c->name, NULL) == -1)
+			return (-1);
 		return (add(x, k, fl, p, c->name, NULL));
 	default:
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
@@ -843,6 +884,10 @@ nested(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (n == 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s without "
 		    "the command it runs", c->name));
+	/* the runner itself (sudo, npx, uv run) is an exec of its own */
+	if (!(c->def->flags & JH_CT_WRAPPER) && add(x, JH_E_EXEC, JH_EF_RUNS,
+	    c->dir[0] ? c->dir : NULL, c->name, NULL) == -1)
+		return (-1);
 	return (command(x, c->dir, w, fl, n, 1));
 }
 
