@@ -1,12 +1,852 @@
 /*
- * joulehook: the command table (cmdtab.h says how to read an entry).
+ * joulehook: the command table (cmdtab.h says how to read an entry),
+ * and jh_cmdtab_check(), its lint.
+ *
+ * Where the grammar cannot say what a word does, an entry says the
+ * closest sound thing and a comment starting with one of these marks
+ * names the case, so that the interpreter (effects.c) can special-case
+ * it:
+ *
+ *   SCRIPT:	an operand or value is a program in a small language that
+ *		can write files or run commands (sed's e, w and s///e; awk's
+ *		system(), print > file and | pipes).  It is listed as i; the
+ *		interpreter must check the script.
+ *   CWDWRITE:	the program writes files it names itself in its working
+ *		directory (tar -x, unzip, wget, curl -O).  No word names
+ *		them, so the form is tagged unknown.
+ *   REFSPEC:	an operand's shape changes its effect (git push +ref,
+ *		:ref), which an operand rule cannot see.
+ *   KEYVAL:	a NAME=VALUE operand does more than the rule says (make
+ *		CC=..., dd of=FILE).
+ *   ATFILE:	a value or operand "@FILE" reads FILE (curl -d @F, gcc
+ *		@F); the path of the rule is the word with the @.
+ *   OLDSTYLE:	the first operand may be a cluster of option letters
+ *		without a dash (tar xzf A, ar rcs A).
+ *   DEFAULT:	with no path operand the program reads the working
+ *		directory (grep -r, rg, find, du, ls).
+ *   PATH:	an operand is a ref or a path, and only a path is
+ *		destructive (git checkout FILE).
  */
+#include <ctype.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cmdtab.h"
 
+#define GNU	JH_CT_ABBREV
+#define GFILT	(JH_CT_FILTER | JH_CT_ABBREV)
+
+/*
+ * git: the files whose content makes git run programs (hooks, filters,
+ * fsmonitor, pager, aliases, diff and merge drivers).
+ */
+#define GIT_RUNS	".git/config,.git/config.worktree,.git/hooks/*," \
+	".git/info/attributes,.gitattributes,**/.gitattributes,.gitmodules," \
+	"**/.git/config"
+#define GIT(n, o, a, t, s) \
+	{ "git " n, o, a, GIT_RUNS, t, JH_CT_RUNS | JH_CT_ABBREV, s }
+#define GITS(n, o, a, t, s) \
+	{ "git " n, o, a, GIT_RUNS, t, \
+	  JH_CT_RUNS | JH_CT_ABBREV | JH_CT_SUB, s }
+
+/* The diff options of git diff, log, show, format-patch, ... */
+#define GIT_DIFF " -U,--unified?i -X,--dirstat?i --dirstat-by-file?i" \
+	" --stat?i --stat-width=i --stat-name-width=i --stat-graph-width=i" \
+	" --stat-count=i --color?i --ws-error-highlight=i --abbrev?i" \
+	" --src-prefix=i --dst-prefix=i --line-prefix=i" \
+	" --inter-hunk-context=i --output-indicator-new=i" \
+	" --output-indicator-old=i --output-indicator-context=i" \
+	" -B,--break-rewrites?i -M,--find-renames?i -C,--find-copies?i" \
+	" -l=i -I,--ignore-matching-lines=i --diff-algorithm=i --anchored=i" \
+	" --word-diff?i --word-diff-regex=i --color-words?i --color-moved?i" \
+	" --color-moved-ws=i --relative?i --ignore-submodules?i" \
+	" --submodule?i -S=i -G=i -O=r --rotate-to=i --skip-to=i" \
+	" --find-object=i --diff-filter=i --output=w "
+
+/*
+ * The revision options of git log, show, rev-list, shortlog, ...; -n
+ * (--max-count) is left to each entry, as shortlog and format-patch
+ * give -n another meaning.
+ */
+#define GIT_REV " --max-count=i --skip=i --since=i --after=i" \
+	" --since-as-filter=i --until=i --before=i --max-age=i --min-age=i" \
+	" --author=i --committer=i --grep-reflog=i --grep=i --min-parents=i" \
+	" --max-parents=i --branches?i --tags?i --remotes?i --glob=i" \
+	" --exclude=i --exclude-hidden=i --pretty?i --format=i --encoding=i" \
+	" --expand-tabs?i --notes?i --show-notes?i --date=i --decorate?i" \
+	" --decorate-refs=i --decorate-refs-exclude=i --ancestry-path?i" \
+	" -L=i --show-linear-break?i --no-walk?i --filter=i --missing=i" \
+	" --diff-merges=i "
+
+/* The sequencer's options (cherry-pick, revert). */
+#define GIT_SEQ "--cleanup=i -m,--mainline=i -s,--strategy=u" \
+	" -X,--strategy-option=i -S,--gpg-sign?i --abort:destroy -*"
+
+/* git fetch's options, which git pull takes too. */
+#define GIT_FETCH " --depth=i --deepen=i --shallow-since=i" \
+	" --shallow-exclude=i --negotiation-tip=i --refmap=i" \
+	" --recurse-submodules?i -j,--jobs?i --upload-pack=u" \
+	" -o,--server-option=i --filter=i -f,--force:destroy" \
+	" --recurse-submodules-default=i --submodule-prefix=i "
+
+/* Options every cargo subcommand takes. */
+#define CARGO_G " --config=u -Z=u --color=i --manifest-path=f" \
+	" --lockfile-path=f "
+/* cargo's build options. */
+#define CARGO_B " -p,--package=i --exclude=i --bin=i --example=i --test=i" \
+	" --bench=i -F,--features=i -j,--jobs=i --profile=i --target=i" \
+	" --target-dir=w --message-format=i --timings?i --artifact-dir=w" \
+	" --out-dir=w "
+#define CARGO_RUNS "Cargo.toml,**/Cargo.toml,build.rs,**/build.rs," \
+	".cargo/config.toml,.cargo/config,**/.cargo/config.toml," \
+	"**/.cargo/config,rust-toolchain.toml,rust-toolchain"
+#define CARGO(n, o, a, t, f, s) \
+	{ "cargo " n, CARGO_G o, a, CARGO_RUNS, t, \
+	  JH_CT_RUNS | JH_CT_ABBREV | (f), s }
+
+/* go's build flags, single-dash and (as cmd/go accepts) double-dash. */
+#define GO_B " -o,--o=w -C,--C=c -p=i -asmflags,--asmflags=u" \
+	" -buildmode=i -buildvcs=i -compiler=i -gccgoflags,--gccgoflags=u" \
+	" -gcflags,--gcflags=u -installsuffix=i -ldflags,--ldflags=u" \
+	" -mod=i -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
+	" -pkgdir,--pkgdir=w -tags,--tags=i -toolexec,--toolexec=x" \
+	" -coverpkg=i -covermode=i -exec,--exec=x -vettool,--vettool=x "
+#define GO_RUNS "go.mod,go.work,**/go.mod,**/*_test.go"
+#define GO(n, o, a, t, f, s) \
+	{ "go " n, o, a, GO_RUNS, t, \
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER | (f), s }
+
+/*
+ * npm's configuration options, which npm reads before and after the
+ * command: those that point it at code are f, x or u.
+ */
+#define NPM_G " --prefix,-C=c -w,--workspace=c --userconfig=f" \
+	" --globalconfig=f --node-options=u --script-shell=x --shell=x" \
+	" --editor=x --browser=x --viewer=x --git=x --init-module=f" \
+	" --cache=w --logs-dir=w --registry=n --proxy=n --https-proxy=n" \
+	" --cafile=r --loglevel=i --tag=i --otp=i --before=i --omit=i" \
+	" --include=i --install-strategy=i --location=i --scope=i" \
+	" --access=i --depth=i --auth-type=i --workspaces --ws -* "
+#define NPM_RUNS "package.json,**/package.json,.npmrc,**/.npmrc," \
+	"node_modules/.bin/*"
+#define NPM(n, o, a, t, f, s) \
+	{ "npm " n, o NPM_G, a, NPM_RUNS, t, \
+	  JH_CT_RUNS | JH_CT_ABBREV | (f), s }
+#define PNPM(n, o, a, t, f, s) \
+	{ "pnpm " n, o " -C,--dir=c --filter=i --filter-prod=i" \
+	  " --workspace-root --config.node-options=u -*", a, NPM_RUNS, t, \
+	  JH_CT_RUNS | (f), s }
+#define YARN(n, o, a, t, f, s) \
+	{ "yarn " n, o " --cwd=c --modules-folder=w --cache-folder=w" \
+	  " --global-folder=w --link-folder=w --use-yarnrc=f" \
+	  " --registry=n --network-timeout=i --mutex=i -*", a, \
+	  NPM_RUNS ",.yarnrc,.yarnrc.yml,.pnp.cjs,.yarn/**", t, \
+	  JH_CT_RUNS | (f), s }
+#define BUN(n, o, a, t, f, s) \
+	{ "bun " n, o " --cwd=c -c,--config=f -r,--preload=u" \
+	  " --env-file=f -*", a, NPM_RUNS ",bunfig.toml", t, \
+	  JH_CT_RUNS | (f), s }
+
+/* pip's general options, taken before and after the command. */
+#define PIP_G " --log=w --proxy=n --retries=i --timeout=i" \
+	" --exists-action=i --trusted-host=n --cert=r --client-cert=r" \
+	" --cache-dir=w --use-feature=i --use-deprecated=i --python=x" \
+	" --root-user-action=i --keyring-provider=i --isolated -*"
+/* pip install's options, which download and wheel share. */
+#define PIP_I " -r,--requirement=r -c,--constraint=r -e,--editable=f" \
+	" -i,--index-url=n --extra-index-url=n -f,--find-links=u" \
+	" --upgrade-strategy=i --platform=i --python-version=i" \
+	" --implementation=i --abi=i --no-binary=i --only-binary=i" \
+	" --progress-bar=i -C,--config-settings=u --global-option=u" \
+	" --build-option=u --install-option=u --src=w --report=w "
+#define PIP_RUNS "setup.py,pyproject.toml,setup.cfg,**/setup.py"
+#define PIP(n, o, a, t, f, s) \
+	{ "pip " n, o PIP_G, a, PIP_RUNS, t, JH_CT_ABBREV | (f), s }
+#define PIP3(n, o, a, t, f, s) \
+	{ "pip3 " n, o PIP_G, a, PIP_RUNS, t, JH_CT_ABBREV | (f), s }
+
+/* uv's global options. */
+#define UV_G " --directory=c --project=c --config-file=f --cache-dir=w" \
+	" -p,--python=x --color=i --allow-insecure-host=n --index=n" \
+	" --default-index=n -i,--index-url=n --extra-index-url=n" \
+	" -f,--find-links=u --group=i --extra=i --package=i" \
+	" -C,--config-setting=u --exclude-newer=i --link-mode=i" \
+	" --resolution=i --prerelease=i --index-strategy=i" \
+	" --keyring-provider=i -P,--upgrade-package=i --reinstall-package=i" \
+	" --refresh-package=i --no-binary-package=i --no-build-package=i" \
+	" --no-build-isolation-package=i --python-platform=i -*"
+#define UV_RUNS "pyproject.toml,uv.toml,**/pyproject.toml,setup.py," \
+	"setup.cfg,.python-version"
+#define UV(n, o, a, t, f, s) \
+	{ "uv " n, o UV_G, a, UV_RUNS, t, JH_CT_RUNS | (f), s }
+
+#define POETRY(n, o, a, t, f, s) \
+	{ "poetry " n, o " -C,--directory=c -P,--project=c -*", a, \
+	  "pyproject.toml,poetry.toml,setup.py", t, JH_CT_RUNS | (f), s }
+
+/* docker run's and create's options. */
+#define DOCKER_RUN "-v,--volume=u --mount=u --volumes-from=u" \
+	" --privileged:unknown --cap-add=u --device=u --security-opt=u" \
+	" --userns=u --pid=u --ipc=u --network,--net=i --cgroup-parent=u" \
+	" -e,--env=i --env-file=r --label-file=r --cidfile=w" \
+	" -w,--workdir=i --name=i -p,--publish=i --entrypoint=i" \
+	" -u,--user=i --platform=i --pull=i -m,--memory=i --cpus=i" \
+	" --gpus=i -h,--hostname=i --add-host=i --dns=i --restart=i" \
+	" --tmpfs=i --ulimit=i -l,--label=i --log-driver=i --log-opt=i" \
+	" --shm-size=i --stop-signal=i --stop-timeout=i --cgroupns=i" \
+	" --uts=i --expose=i --health-cmd=i --detach-keys=i -a,--attach=i" \
+	" --runtime=u --isolation=i --memory-swap=i --cpuset-cpus=i" \
+	" --device-cgroup-rule=u --sysctl=u --group-add=i --link=i" \
+	" --mac-address=i --ip=i --ip6=i --domainname=i --dns-search=i" \
+	" --dns-option=i --init --rm -d,--detach -i,--interactive -t,--tty -*"
+#define DOCKER_RUNS "Dockerfile,**/Dockerfile,*.Dockerfile,Containerfile," \
+	"docker-compose.yml,docker-compose.yaml,compose.yml,compose.yaml," \
+	"docker-compose.override.yml,compose.override.yml"
+#define DOCKER_G " -H,--host=n -c,--context=i --config=f" \
+	" -l,--log-level=i --tlscacert=r --tlscert=r --tlskey=r "
+#define DOCKER(n, o, a, t, f, s) \
+	{ "docker " n, o DOCKER_G, a, DOCKER_RUNS, t, JH_CT_RUNS | (f), s }
+#define PODMAN(n, o, a, t, f, s) \
+	{ "podman " n, o DOCKER_G " --root=w --runroot=w --storage-opt=u" \
+	  " --hooks-dir=f --module=f --url=n --connection=i --identity=r" \
+	  " --cgroup-manager=i --conmon=x --runtime=x --network-cmd-path=x" \
+	  " --events-backend=i --tmpdir=w ", a, DOCKER_RUNS, t, \
+	  JH_CT_RUNS | (f), s }
+
+/* kubectl's global options. */
+#define KUBE_G " --kubeconfig=f --context=i -n,--namespace=i --cluster=i" \
+	" --user=i -s,--server=n --token=i --as=i --as-group=i --as-uid=i" \
+	" --certificate-authority=r --client-certificate=r --client-key=r" \
+	" --request-timeout=i -v=i --cache-dir=w --tls-server-name=i" \
+	" --username=i --password=i --profile=i --profile-output=w" \
+	" --log-file=w --log-dir=w --insecure-skip-tls-verify -*"
+#define KUBE(n, o, a, t, s) \
+	{ "kubectl " n, o KUBE_G, a, NULL, t, JH_CT_RUNS | JH_CT_NET, s }
+
+/* gh's subcommands; -R,--repo and --hostname everywhere. */
+#define GH(n, o, a, t, f, s) \
+	{ "gh " n, o " -R,--repo=i --hostname=i -q,--jq=i -t,--template=i" \
+	  " --json=i -w,--web:unknown -*", a, NULL, t, \
+	  JH_CT_NET | (f), s }
+
+/* openssl's options common to its commands. */
+#define OSSL " -in=r -out=w -passin=u -passout=u -engine=u -provider=u" \
+	" -provider-path=u -propquery=i -config=f -rand=r -writerand=w" \
+	" -inform=i -outform=i -keyform=i -*"
+#define OSSL_E(n, o, a, t, s) \
+	{ "openssl " n, o OSSL, a, NULL, t, \
+	  JH_CT_DASHLONG | JH_CT_NOCLUSTER, s }
+
+/* The C compilers (gcc(1), clang(1)): no -*, as the option families
+ * -W, -f, -m and -X are too many to list and some run code. */
+#define CC_OPTS "-o=w -c -S -E -g -g0 -g1 -g2 -g3 -ggdb -O -O0 -O1 -O2" \
+	" -O3 -Os -Og -Oz -Ofast -Wall -Wextra -Werror -Wpedantic" \
+	" -pedantic -pedantic-errors -w -Wshadow -Wconversion" \
+	" -Wno-unused-parameter -Wno-unused -Wformat=i -Wstrict-prototypes" \
+	" -Wmissing-prototypes -Wno-sign-compare -Wsign-compare" \
+	" -Wno-deprecated-declarations -Wvla -Wundef -Wcast-align" \
+	" -Wpointer-arith -Wwrite-strings -Wold-style-definition" \
+	" -std=i -ansi -fPIC -fpic -fPIE -fpie -pie -no-pie -shared" \
+	" -static -pthread -fno-common -fstack-protector" \
+	" -fstack-protector-strong -fsanitize=i -fno-omit-frame-pointer" \
+	" -fno-strict-aliasing -fvisibility=i -ffunction-sections" \
+	" -fdata-sections -flto -fno-lto -fopenmp -fcolor-diagnostics" \
+	" -fdiagnostics-color?i -fno-exceptions -fno-rtti -fexceptions" \
+	" -march=i -mtune=i -m32 -m64 -D=i -U=i -I=r -iquote=r -isystem=r" \
+	" -idirafter=r -include=r -imacros=r -L=r -l=i -x=i -M -MM -MD -MMD" \
+	" -MP -MF=w -MT=i -MQ=i -MG -v -dumpversion -dumpmachine" \
+	" -print-search-dirs -print-file-name=i -print-prog-name=i" \
+	" -fsyntax-only -save-temps -pipe -nostdlib -nostdinc" \
+	" -nostartfiles -nodefaultlibs -rdynamic -s -B=x -wrapper=x" \
+	" -specs=f -fplugin=x -fplugin-arg=u -Xlinker=u -Xassembler=u" \
+	" -Xpreprocessor=u -Xclang=u -fuse-ld=i --sysroot=r -isysroot=r" \
+	" --version --help -fno-builtin -ffreestanding -fsigned-char" \
+	" -funsigned-char -fwrapv -ftrapv -fshort-enums -fprofile-arcs" \
+	" -ftest-coverage --coverage -fprofile-generate -fprofile-use" \
+	" -aux-info=w -dumpdir=w -dumpbase=i -target=i --target=i"
+#define CC_E(n, s) \
+	{ n, CC_OPTS, "r*", NULL, NULL, JH_CT_DASHLONG | JH_CT_NOCLUSTER, s }
+
+/* Shells: the parser lists an sh -c body in place of the shell. */
+#define SH_OPTS "-c:unknown -i:unknown -s:unknown -o=i -O=i --rcfile=f" \
+	" --init-file=f --norc --noprofile --posix --login -l --restricted" \
+	" -r --noediting --verbose --version --help -a -b -e -f -h -k -m -n" \
+	" -p -t -u -v -x -B -C -E -H -P -T -D --dump-strings --debugger" \
+	" --pretty-print"
+#define SH_E(n, s) \
+	{ n, SH_OPTS, "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX, s }
+
+/* Checksum programs; -c reads the files the list names. */
+#define SUM_E(n, s) \
+	{ n, "-c,--check:unknown -*", "r*", NULL, NULL, GFILT, s }
+
+/* The awk family's options; the program is SCRIPT. */
+#define AWK_OPTS "-F,--field-separator=i -v,--assign=i" \
+	" -f,--file=r:pattern -E,--exec=r:pattern,end -e,--source=i:pattern" \
+	" -i,--include=r -l,--load=u -o,--pretty-print?w -p,--profile?w" \
+	" -d,--dump-variables?w -D,--debug?r -L,--lint?i -W=u -*"
+#define AWK_E(n, s) \
+	{ n, AWK_OPTS, "i,r*", NULL, NULL, GFILT, s }
+
+/* gzip and its kin: FILE becomes FILE.gz (or back) beside it. */
+#define ZIP_E(n, o, s) \
+	{ n, o, "rwd*", NULL, NULL, GFILT, s }
+
+#define GREP_OPTS "-e,--regexp=i:pattern -f,--file=r:pattern" \
+	" -r,-R,--recursive,--dereference-recursive:recursive" \
+	" -A,--after-context=i -B,--before-context=i -C,--context=i" \
+	" -m,--max-count=i -d,--directories=i -D,--devices=i --include=i" \
+	" --exclude=i --exclude-from=r --exclude-dir=i --color,--colour?i" \
+	" --label=i --binary-files=i --group-separator=i -*"
+
 const struct jh_cmddef jh_cmdtab[] = {
-	{ "cat", "-*", "r*", NULL, NULL, JH_CT_FILTER, "cat(1)" },
+	/* test(1) as [: every operand may be a path whose status is read. */
+	{ "[", "-*", "r*", NULL, NULL, JH_CT_NOCLUSTER, "test(1), bash(1)" },
+	/* DEFAULT: with no path, the working directory. */
+	{ "ag", "-G,--file-search-regex=i -g=i --ignore=i --ignore-dir=i"
+	  " -p,--path-to-ignore=r -A,--after=i -B,--before=i -C,--context=i"
+	  " -m,--max-count=i --depth=i --pager=x -W,--width=i"
+	  " --color-line-number=i --color-match=i --color-path=i"
+	  " --workers=i -*", "i,r*", NULL, "recursive", 0, "ag(1)" },
+	{ "apt", "-o,--option=u -c,--config-file=f -t,--target-release=i"
+	  " -a,--host-architecture=i -P,--build-profiles=i -*", "i*", NULL,
+	  "install,net", JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "apt(8)" },
+	{ "apt-cache", "-o,--option=u -c,--config-file=f -*", "i*", NULL,
+	  NULL, 0, "apt-cache(8)" },
+	{ "apt-get", "-o,--option=u -c,--config-file=f"
+	  " -t,--target-release=i -a,--host-architecture=i"
+	  " -P,--build-profiles=i -*", "i*", NULL, "install,net",
+	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "apt-get(8)" },
+	/* OLDSTYLE: the key (rcs, x, t) comes first; x extracts into the
+	 * working directory, so the key is unknown. */
+	{ "ar", "--plugin=x --target=i --output=w -*", "u,w,r*", NULL, NULL,
+	  0, "ar(1)" },
+	{ "autoreconf", "-B,--prepend-include=r -I,--include=r"
+	  " -W,--warnings=i -*", "r*", "configure.ac,configure.in,"
+	  "Makefile.am,**/Makefile.am,aclocal.m4,acinclude.m4,m4/*", NULL,
+	  JH_CT_RUNS | GNU, "autoreconf --help" },
+	/* SCRIPT: the program can run commands and write files. */
+	AWK_E("awk", "gawk(1), mawk(1)"),
+	SUM_E("b2sum", "b2sum(1)"),
+	{ "base64", "-w,--wrap=i -*", "r*", NULL, NULL, GFILT,
+	  "base64 --help" },
+	{ "basename", "-s,--suffix=i -*", "i*", NULL, NULL, GNU,
+	  "basename --help" },
+	/* With no operand and no -c the shell runs its standard input. */
+	SH_E("bash", "bash(1)"),
+	{ "black", "-l,--line-length=i -t,--target-version=i --config=r"
+	  " --include=i --exclude=i --extend-exclude=i --force-exclude=i"
+	  " --stdin-filename=i -W,--workers=i --required-version=i"
+	  " --python-cell-magics=i -c,--code=i -*", "r*", NULL,
+	  "inplace,recursive", 0, "black --help" },
+	{ "builtin", "", "P", NULL, NULL, JH_CT_WRAPPER | JH_CT_POSIX,
+	  "bash(1)" },
+	/* `bun FILE' runs the file: not listed, so unknown. */
+	{ "bun", "--cwd=c -c,--config=f -r,--preload=u --env-file=f"
+	  " -v,--version -h,--help --revision", "s", NPM_RUNS ",bunfig.toml",
+	  NULL, JH_CT_RUNS | JH_CT_SUB, "bun --help" },
+	BUN("add", "--registry=n", "r*", "install,net", 0, "bun add --help"),
+	BUN("build", "--outdir=w --outfile=w --root=r -e,--external=i"
+	    " --target=i --format=i --sourcemap?i --define=i --loader=i"
+	    " --entry-naming=i --chunk-naming=i --asset-naming=i"
+	    " --public-path=i", "r*", NULL, 0, "bun build --help"),
+	BUN("i", "--registry=n", "r*", "install,net", 0, "bun install --help"),
+	BUN("install", "--registry=n", "r*", "install,net", 0,
+	    "bun install --help"),
+	BUN("remove", "", "i*", "install", 0, "bun remove --help"),
+	/* A script of package.json or a file: the file is run. */
+	BUN("run", "--:rest", "x,A*", NULL, 0, "bun run --help"),
+	BUN("test", "-t,--test-name-pattern=i --timeout=i"
+	    " --coverage-dir=w --reporter=i --reporter-outfile=w"
+	    " --rerun-each=i --bail?i", "A*", NULL, 0, "bun test --help"),
+	BUN("update", "--registry=n", "i*", "install,net", 0,
+	    "bun update --help"),
+	BUN("x", "", "P", "install,net", JH_CT_POSIX, "bun x --help"),
+	{ "bunx", "--bun -p,--package=i", "P", NPM_RUNS, "install,net",
+	  JH_CT_RUNS | JH_CT_POSIX, "bunx --help" },
+	ZIP_E("bunzip2", "-*", "bzip2(1)"),
+	{ "bzcat", "-*", "r*", NULL, NULL, JH_CT_FILTER, "bzip2(1)" },
+	ZIP_E("bzip2", "-*", "bzip2(1)"),
+	/* `cargo +TOOLCHAIN cmd': not a listed subcommand, so unknown. */
+	{ "cargo", "-C=c --config=u -Z=u --color=i --explain=i --list"
+	  " -V,--version -v,--verbose -q,--quiet --frozen --locked --offline"
+	  " -h,--help", "s", CARGO_RUNS, NULL,
+	  JH_CT_RUNS | JH_CT_SUB | JH_CT_ABBREV, "cargo --help" },
+	CARGO("add", "--path=r --git=n --branch=i --tag=i --rev=i"
+	    " --registry=i -F,--features=i --rename=i --target=i"
+	    " -p,--package=i -*", "i*", "install,net", 0, "cargo-add(1)"),
+	CARGO("b", CARGO_B "-*", "", "net", 0, "cargo-build(1)"),
+	CARGO("bench", CARGO_B "--:rest -*", "i", "net", 0,
+	    "cargo-bench(1)"),
+	CARGO("build", CARGO_B "-*", "", "net", 0, "cargo-build(1)"),
+	CARGO("c", CARGO_B "-*", "", "net", 0, "cargo-check(1)"),
+	CARGO("check", CARGO_B "-*", "", "net", 0, "cargo-check(1)"),
+	CARGO("clean", "--target-dir=d -p,--package=i --profile=i"
+	    " --target=i -*", "", NULL, 0, "cargo-clean(1)"),
+	CARGO("clippy", CARGO_B "--:rest -*", "", "net", 0,
+	    "cargo clippy --help"),
+	CARGO("d", CARGO_B "--open:unknown -*", "", "net", 0,
+	    "cargo-doc(1)"),
+	CARGO("doc", CARGO_B "--open:unknown -*", "", "net", 0,
+	    "cargo-doc(1)"),
+	CARGO("fetch", "--target=i -*", "", "net", 0, "cargo-fetch(1)"),
+	/* fix and fmt rewrite the crate's sources, which no word names. */
+	CARGO("fix", CARGO_B "-*", "", "net", 0, "cargo-fix(1)"),
+	CARGO("fmt", "-p,--package=i --message-format=i --:rest -*", "",
+	    NULL, 0, "cargo fmt --help"),
+	CARGO("generate-lockfile", "-*", "", "net", 0,
+	    "cargo-generate-lockfile(1)"),
+	CARGO("init", "--vcs=i --edition=i --name=i --registry=i -*", "w",
+	    NULL, 0, "cargo-init(1)"),
+	CARGO("install", "--version,--vers=i --git=n --branch=i --tag=i"
+	    " --rev=i --path=r --root=w --index=n --registry=i --bin=i"
+	    " --example=i -j,--jobs=i --target=i --target-dir=w --profile=i"
+	    " -F,--features=i -*", "i*", "install,net", JH_CT_INSTALL,
+	    "cargo-install(1)"),
+	CARGO("locate-project", "--message-format=i -*", "", NULL, 0,
+	    "cargo-locate-project(1)"),
+	CARGO("metadata", "--format-version=i --filter-platform=i"
+	    " -F,--features=i -*", "", "net", 0, "cargo-metadata(1)"),
+	CARGO("new", "--vcs=i --edition=i --name=i --registry=i -*", "w",
+	    NULL, 0, "cargo-new(1)"),
+	CARGO("package", CARGO_B "--index=n --registry=i -*", "", "net", 0,
+	    "cargo-package(1)"),
+	CARGO("pkgid", "-p,--package=i -*", "i", NULL, 0, "cargo-pkgid(1)"),
+	CARGO("publish", CARGO_B "--token=i --index=n --registry=i -*", "",
+	    "net", 0, "cargo-publish(1)"),
+	CARGO("r", CARGO_B "--:rest -*", "A*", "net", 0, "cargo-run(1)"),
+	CARGO("remove", "--target=i -p,--package=i -*", "i*", NULL, 0,
+	    "cargo-remove(1)"),
+	CARGO("rm", "--target=i -p,--package=i -*", "i*", NULL, 0,
+	    "cargo-remove(1)"),
+	CARGO("run", CARGO_B "--:rest -*", "A*", "net", 0, "cargo-run(1)"),
+	CARGO("rustc", CARGO_B "--print=i --crate-type=i --:rest -*", "",
+	    "net", 0, "cargo-rustc(1)"),
+	CARGO("rustdoc", CARGO_B "--open:unknown --:rest -*", "", "net", 0,
+	    "cargo-rustdoc(1)"),
+	CARGO("search", "--limit=i --index=n --registry=i -*", "i*", "net",
+	    0, "cargo-search(1)"),
+	CARGO("t", CARGO_B "--:rest -*", "i", "net", 0, "cargo-test(1)"),
+	CARGO("test", CARGO_B "--:rest -*", "i", "net", 0, "cargo-test(1)"),
+	CARGO("tree", "-p,--package=i -e,--edges=i -i,--invert=i"
+	    " --prefix=i -f,--format=i --depth=i --target=i --charset=i"
+	    " -F,--features=i --prune=i --exclude=i -*", "", "net", 0,
+	    "cargo-tree(1)"),
+	CARGO("uninstall", "--root=w --bin=i -p,--package=i -*", "i*",
+	    NULL, 0, "cargo-uninstall(1)"),
+	CARGO("update", "-p,--package=i --precise=i -*", "i*", "net", 0,
+	    "cargo-update(1)"),
+	CARGO("vendor", "-s,--sync=f -*", "w", "net", 0, "cargo-vendor(1)"),
+	CARGO("version", "-*", "", NULL, 0, "cargo-version(1)"),
+	{ "cat", "-*", "r*", NULL, NULL, GFILT, "cat --help" },
+	CC_E("cc", "gcc(1)"),
+	{ "chgrp", "--reference=r --from=i -R,--recursive:recursive -*",
+	  "w*", NULL, NULL, GNU, "chgrp --help" },
+	/* `chmod -x F': the mode may look like an option, so the first
+	 * operand (the mode, or a file after --reference) is w too. */
+	{ "chmod", "--reference=r -R,--recursive:recursive -*", "w*", NULL,
+	  NULL, GNU, "chmod --help" },
+	{ "chown", "--reference=r --from=i -R,--recursive:recursive -*",
+	  "w*", NULL, NULL, GNU, "chown --help" },
+	{ "chrt", "-b,--batch -d,--deadline -f,--fifo -i,--idle -o,--other"
+	  " -r,--rr -R,--reset-on-fork -v,--verbose -T,--sched-runtime=i"
+	  " -P,--sched-period=i -D,--sched-deadline=i -a,--all-tasks"
+	  " -m,--max", "i,P", NULL, NULL, JH_CT_WRAPPER | JH_CT_POSIX | GNU,
+	  "chrt(1)" },
+	CC_E("clang", "clang(1)"),
+	CC_E("clang++", "clang(1)"),
+	{ "clang-format", "-i:inplace --style,-style=i"
+	  " --assume-filename,-assume-filename=i --lines,-lines=i"
+	  " --offset,-offset=i --length,-length=i"
+	  " --fallback-style,-fallback-style=i --files,-files=u"
+	  " --ferror-limit,-ferror-limit=i"
+	  " --qualifier-alignment,-qualifier-alignment=i -n,--dry-run"
+	  " -dry-run --Werror -Werror --dump-config -dump-config"
+	  " --sort-includes -sort-includes --verbose -verbose --version"
+	  " -version --help -help --output-replacements-xml"
+	  " -output-replacements-xml", "r*", NULL, NULL,
+	  JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
+	  "clang-format --help" },
+	/* -D sets cache variables (CMAKE_C_COMPILER, ...): unknown.  -E
+	 * runs a command mode (cmake -E rm -rf D). */
+	{ "cmake", "-S=r -B=w -C=f -D=u -U=i -G=i -T=i -A=i --toolchain=f"
+	  " --install-prefix=w --preset=i --build=c --install=c --prefix=w"
+	  " --config=i --target=i -t=i -j,--parallel?i --clean-first"
+	  " --open=u -E:unknown -P=f --graphviz=w --system-information?w"
+	  " --log-level=i --log-context --trace --trace-expand"
+	  " --trace-source=i --trace-format=i --trace-redirect=w"
+	  " --warn-uninitialized --no-warn-unused-cli --check-system-vars"
+	  " --profiling-output=w --profiling-format=i --fresh -Wdev -Wno-dev"
+	  " -Werror=i -Wno-error=i --version --help --component=i --strip"
+	  " -v,--verbose --list-presets?i --debug-output --debug-find"
+	  " --debug-trycompile --compile-no-warning-as-error -L -LA -LH -LAH"
+	  " -N --:rest", "r*", "CMakeLists.txt,**/CMakeLists.txt,*.cmake,"
+	  "**/*.cmake,CMakePresets.json,CMakeUserPresets.json", NULL,
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "cmake(1)" },
+	{ "cmp", "-i,--ignore-initial=i -n,--bytes=i -*", "r*", NULL, NULL,
+	  GFILT, "cmp --help" },
+	/* An editor that runs extensions and tasks. */
+	{ "code", "-*", "r*", NULL, "unknown", JH_CT_RUNS, "code --help" },
+	{ "comm", "--output-delimiter=i -*", "r,r", NULL, NULL, GFILT,
+	  "comm --help" },
+	/* command -v and -V only look the name up (lib/shellparse.c). */
+	{ "command", "-p -v -V", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX, "bash(1)" },
+	{ "cp", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
+	  " --preserve?i --no-preserve=i --reflink?i --sparse=i --context?i"
+	  " -r,-R,--recursive:recursive -a,--archive:recursive -*", "r*,$w",
+	  NULL, NULL, GNU, "cp --help" },
+	/* CWDWRITE: -i extracts into the working directory, -o reads the
+	 * names on its input. */
+	{ "cpio", "-*", "u*", NULL, "unknown", 0, "cpio(1)" },
+	{ "ctest", "--test-dir=c -C,--build-config=i -R,--tests-regex=i"
+	  " -E,--exclude-regex=i -L,--label-regex=i -LE,--label-exclude=i"
+	  " -j,--parallel?i -O,--output-log=w --output-junit=w"
+	  " -T,--test-action=i -S,--script=f -D,--dashboard=i"
+	  " -I,--tests-information=i --timeout=i --repeat=i"
+	  " --schedule-random --output-on-failure -V -VV --verbose"
+	  " --extra-verbose -N,--show-only?i -Q,--quiet --rerun-failed"
+	  " --stop-on-failure --no-tests=i --resource-spec-file=r"
+	  " --build-and-test:unknown --progress", "",
+	  "CTestTestfile.cmake,**/CTestTestfile.cmake,CMakeLists.txt,"
+	  "**/CMakeLists.txt", NULL,
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "ctest(1)" },
+	/*
+	 * ATFILE: -d, --data-binary, -F, --json, -H and --variable read
+	 * FILE for @FILE (or <FILE).  -w can write (%output{}, curl 8.3).
+	 * CWDWRITE: -O and -J name the file from the URL.
+	 */
+	{ "curl", "-o,--output=w -O,--remote-name:unknown"
+	  " --remote-name-all:unknown -J,--remote-header-name:unknown"
+	  " --output-dir=w --create-dirs -d,--data=r --data-ascii=r"
+	  " --data-binary=r --data-urlencode=r --data-raw=i -F,--form=r"
+	  " --form-string=i --json=r -T,--upload-file=r -K,--config=u"
+	  " -b,--cookie=r -c,--cookie-jar=w -D,--dump-header=w --trace=w"
+	  " --trace-ascii=w --stderr=w --etag-save=w --etag-compare=r"
+	  " --hsts=w --alt-svc=w --libcurl=w -E,--cert=r --key=r --cacert=r"
+	  " --capath=r --crlfile=r --pinnedpubkey=r --netrc-file=r"
+	  " --unix-socket=r --abstract-unix-socket=i -H,--header=r"
+	  " --proxy-header=r -u,--user=i -A,--user-agent=i -e,--referer=i"
+	  " -X,--request=i -x,--proxy=n --preproxy=n --socks4=n --socks4a=n"
+	  " --socks5=n --socks5-hostname=n -U,--proxy-user=i --noproxy=i"
+	  " --url=n -w,--write-out=u --connect-timeout=i -m,--max-time=i"
+	  " --retry=i --retry-delay=i --retry-max-time=i -r,--range=i"
+	  " -C,--continue-at=i --limit-rate=i --max-filesize=i"
+	  " --max-redirs=i --resolve=i --connect-to=i --interface=i"
+	  " --local-port=i --dns-servers=i --doh-url=n --cert-type=i"
+	  " --key-type=i --pass=i --ciphers=i --tls-max=i --proto=i"
+	  " --proto-redir=i --proto-default=i -z,--time-cond=r"
+	  " --oauth2-bearer=i --aws-sigv4=i --request-target=i"
+	  " --expect100-timeout=i --keepalive-time=i --parallel-max=i"
+	  " -Q,--quote=u -P,--ftp-port=i -t,--telnet-option=i --mail-from=i"
+	  " --mail-rcpt=i --mail-auth=i --variable=r --url-query=r"
+	  " --engine=u -y,--speed-time=i -Y,--speed-limit=i"
+	  " --trace-config=i -s,--silent -S,--show-error -L,--location"
+	  " --location-trusted -f,--fail --fail-with-body --fail-early"
+	  " -k,--insecure -I,--head -i,--include -v,--verbose -g,--globoff"
+	  " -G,--get -N,--no-buffer --progress-bar --no-progress-meter"
+	  " --compressed -4,--ipv4 -6,--ipv6 --http1.0 --http1.1 --http2"
+	  " --http2-prior-knowledge --http3 -0 -1 -2 -3 --tlsv1 --tlsv1.0"
+	  " --tlsv1.1 --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --retry-all-errors"
+	  " --retry-connrefused --path-as-is --raw --tcp-nodelay"
+	  " --no-keepalive --no-sessionid --basic --digest --ntlm --negotiate"
+	  " --anyauth --proxy-insecure -p,--proxytunnel -n,--netrc"
+	  " --netrc-optional -j,--junk-session-cookies -R,--remote-time"
+	  " --xattr --crlf -B,--use-ascii -l,--list-only -a,--append"
+	  " -Z,--parallel --parallel-immediate -q,--disable -h,--help"
+	  " -V,--version -M,--manual --styled-output --no-styled-output"
+	  " --suppress-connect-headers --ignore-content-length --cert-status"
+	  " --false-start --ssl-no-revoke --no-alpn --no-npn --trace-time"
+	  " --sasl-ir --post301 --post302 --post303 --tr-encoding --http0.9"
+	  " --no-clobber --remove-on-error --skip-existing",
+	  "n*", NULL, "net", JH_CT_NET, "curl(1)" },
+	{ "cut", "-b,--bytes=i -c,--characters=i -d,--delimiter=i"
+	  " -f,--fields=i --output-delimiter=i -*", "r*", NULL, NULL, GFILT,
+	  "cut --help" },
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
+
+/*
+ * The lint.  Every entry is checked against the grammar of cmdtab.h, so
+ * that a typo in the table is a failed test, not an option the
+ * interpreter silently reads another way.
+ */
+
+#define CT_VALUES	"rwdxfciunA"	/* letters an option value may take */
+#define CT_OPERANDS	"rwdxfcinsPuA"	/* letters an operand rule may take */
+#define CT_FLAGS	(JH_CT_RUNS | JH_CT_SUB | JH_CT_POSIX | JH_CT_ABBREV | \
+	JH_CT_DASHLONG | JH_CT_NOCLUSTER | JH_CT_NET | JH_CT_INSTALL | \
+	JH_CT_WRAPPER | JH_CT_FILTER | JH_CT_FINDEXPR)
+
+static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
+	"force", "net", "install", "exec", "recursive", "inplace", "delete",
+	"pattern", "target", "end", "rest", "unknown", NULL };
+
+static int
+ct_fail(char *why, size_t whysz, const struct jh_cmddef *d, const char *fmt,
+    const char *arg, size_t len)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), fmt, (int)len, arg);
+	snprintf(why, whysz, "%s: %s", d->name != NULL ? d->name : "(null)",
+	    msg);
+	return (-1);
+}
+
+/* Whether s[0..n) is a tag of the list. */
+static int
+ct_istag(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; ct_tags[i] != NULL; i++)
+		if (strlen(ct_tags[i]) == n && strncmp(ct_tags[i], s, n) == 0)
+			return (1);
+	return (0);
+}
+
+/* Checks a comma-separated list of tags, s[0..n); 0 or -1. */
+static int
+ct_taglist(const char *s, size_t n, const char **bad, size_t *badn)
+{
+	size_t i, j;
+
+	for (i = 0; i <= n; i = j + 1) {
+		for (j = i; j < n && s[j] != ','; j++)
+			;
+		if (!ct_istag(s + i, j - i)) {
+			*bad = s + i;
+			*badn = j - i;
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Whether s[0..n) is one option name: -x, --long, -long (dashlong entries
+ * only), or "--" itself.
+ */
+static int
+ct_optname(const char *s, size_t n, unsigned flags)
+{
+	size_t i, k;
+
+	if (n < 2 || s[0] != '-')
+		return (0);
+	if (n == 2)
+		return (s[1] == '-' || isalnum((unsigned char)s[1]));
+	k = s[1] == '-' ? 2 : 1;
+	if (k == 1 && !(flags & JH_CT_DASHLONG))
+		return (0);
+	if (!isalnum((unsigned char)s[k]))
+		return (0);
+	for (i = k + 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-_.+", s[i]) ==
+		    NULL)
+			return (0);
+	return (1);
+}
+
+/* Checks one entry's option specs. */
+static int
+ct_opts(const struct jh_cmddef *d, char *why, size_t whysz)
+{
+	const char *names[256], *s, *e, *p, *q, *bad;
+	size_t lens[256], nn = 0, i, j, badn;
+	int star = 0;
+	char val;
+
+	if (d->opts == NULL)
+		return (0);
+	for (s = d->opts; *s != '\0'; s = e) {
+		if (*s == ' ') {
+			e = s + 1;
+			continue;
+		}
+		for (e = s; *e != '\0' && *e != ' '; e++)
+			;
+		if (e - s == 2 && strncmp(s, "-*", 2) == 0) {
+			if (star++)
+				return (ct_fail(why, whysz, d,
+				    "-* listed twice%.*s", "", 0));
+			continue;
+		}
+		for (p = s; p < e && *p != '=' && *p != '?' && *p != ':'; p++)
+			;
+		/* the names, each checked and remembered */
+		for (q = s; q <= p; q = q + 1) {
+			const char *c = q;
+
+			while (q < p && *q != ',')
+				q++;
+			if (!ct_optname(c, (size_t)(q - c), d->flags))
+				return (ct_fail(why, whysz, d,
+				    "bad option name \"%.*s\"", c,
+				    (size_t)(q - c)));
+			for (i = 0; i < nn; i++)
+				if (lens[i] == (size_t)(q - c) &&
+				    strncmp(names[i], c, lens[i]) == 0)
+					return (ct_fail(why, whysz, d,
+					    "option %.*s listed twice", c,
+					    lens[i]));
+			if (nn == sizeof(names) / sizeof(names[0]))
+				return (ct_fail(why, whysz, d,
+				    "too many options%.*s", "", 0));
+			names[nn] = c;
+			lens[nn++] = (size_t)(q - c);
+		}
+		val = 0;
+		if (p < e && (*p == '=' || *p == '?')) {
+			if (p + 1 == e || strchr(CT_VALUES, p[1]) == NULL ||
+			    p[1] == '\0')
+				return (ct_fail(why, whysz, d,
+				    "bad value effect in \"%.*s\"", s,
+				    (size_t)(e - s)));
+			val = p[1];
+			p += 2;
+		}
+		if (p < e && *p != ':')
+			return (ct_fail(why, whysz, d,
+			    "junk after the value in \"%.*s\"", s,
+			    (size_t)(e - s)));
+		if (p < e) {
+			if (ct_taglist(p + 1, (size_t)(e - p - 1), &bad,
+			    &badn) == -1)
+				return (ct_fail(why, whysz, d,
+				    "bad tag \"%.*s\"", bad, badn));
+			for (q = p + 1; q < e; q = q + j + 1) {
+				for (j = 0; q + j < e && q[j] != ','; j++)
+					;
+				if (j == 6 && strncmp(q, "target", 6) == 0 &&
+				    val != 'w' && val != 'c')
+					return (ct_fail(why, whysz, d,
+					    "target without =w or =c in "
+					    "\"%.*s\"", s, (size_t)(e - s)));
+			}
+		}
+	}
+	return (0);
+}
+
+/* Checks one entry's operand rules. */
+static int
+ct_args(const struct jh_cmddef *d, char *why, size_t whysz)
+{
+	const char *s, *e, *p;
+	int star = 0, last = 0, first = 1, sub = 0;
+
+	if (d->args == NULL)
+		return (ct_fail(why, whysz, d, "no operand rules%.*s", "", 0));
+	for (s = d->args; *s != '\0'; s = *e == ',' ? e + 1 : e, first = 0) {
+		for (e = s; *e != '\0' && *e != ','; e++)
+			;
+		if (last)
+			return (ct_fail(why, whysz, d,
+			    "a rule after the last one: \"%.*s\"", s,
+			    (size_t)(e - s)));
+		p = s;
+		if (*p == '$') {
+			p++;
+			last = 1;
+		}
+		if (p == e || (e[-1] == '*' && p == e - 1))
+			return (ct_fail(why, whysz, d, "empty rule in \"%.*s\"",
+			    d->args, strlen(d->args)));
+		if (star && !last)
+			return (ct_fail(why, whysz, d,
+			    "a rule after a * rule: \"%.*s\"", s,
+			    (size_t)(e - s)));
+		if (e[-1] == '*') {
+			if (last)
+				return (ct_fail(why, whysz, d,
+				    "$ and * in one rule: \"%.*s\"", s,
+				    (size_t)(e - s)));
+			star = 1;
+		}
+		for (; p < e && *p != '*'; p++) {
+			if (strchr(CT_OPERANDS, *p) == NULL || *p == '\0')
+				return (ct_fail(why, whysz, d,
+				    "bad operand effect in \"%.*s\"", s,
+				    (size_t)(e - s)));
+			if (*p == 's') {
+				if (!first || e - s != 1)
+					return (ct_fail(why, whysz, d,
+					    "s not alone in the first rule%.*s",
+					    "", 0));
+				sub = 1;
+			}
+			if (*p == 'P') {
+				if (e - s != 1 || *e != '\0')
+					return (ct_fail(why, whysz, d,
+					    "P not alone in the last rule%.*s",
+					    "", 0));
+			}
+		}
+		if (*e == ',' && e[1] == '\0')
+			return (ct_fail(why, whysz, d, "trailing comma%.*s", "",
+			    0));
+	}
+	if (sub != ((d->flags & JH_CT_SUB) != 0))
+		return (ct_fail(why, whysz, d,
+		    "JH_CT_SUB and the rule s go together%.*s", "", 0));
+	return (0);
+}
+
+int
+jh_cmdtab_check(char *why, size_t whysz)
+{
+	const struct jh_cmddef *d, *parent;
+	const char *s, *bad;
+	size_t badn, n;
+	unsigned long i, j;
+
+	for (i = 0; i < jh_ncmdtab; i++) {
+		d = &jh_cmdtab[i];
+		s = d->name;
+		if (s == NULL || *s == '\0' || *s == ' ' ||
+		    s[strlen(s) - 1] == ' ' || strstr(s, "  ") != NULL)
+			return (ct_fail(why, whysz, d, "bad name%.*s", "", 0));
+		if (i > 0 && strcmp(jh_cmdtab[i - 1].name, s) >= 0)
+			return (ct_fail(why, whysz, d,
+			    "not after \"%.*s\" in strcmp order",
+			    jh_cmdtab[i - 1].name,
+			    strlen(jh_cmdtab[i - 1].name)));
+		if (strrchr(s, ' ') != NULL) {
+			n = (size_t)(strrchr(s, ' ') - s);
+			parent = NULL;
+			for (j = 0; j < i; j++)
+				if (strlen(jh_cmdtab[j].name) == n &&
+				    strncmp(jh_cmdtab[j].name, s, n) == 0)
+					parent = &jh_cmdtab[j];
+			if (parent == NULL)
+				return (ct_fail(why, whysz, d,
+				    "no entry \"%.*s\"", s, n));
+			if (!(parent->flags & JH_CT_SUB))
+				return (ct_fail(why, whysz, d,
+				    "\"%.*s\" has no JH_CT_SUB", s, n));
+		}
+		if (d->flags & ~(unsigned)CT_FLAGS)
+			return (ct_fail(why, whysz, d, "unknown flags%.*s", "",
+			    0));
+		if (d->src == NULL || *d->src == '\0')
+			return (ct_fail(why, whysz, d, "no src%.*s", "", 0));
+		if (d->tags != NULL && ct_taglist(d->tags, strlen(d->tags),
+		    &bad, &badn) == -1)
+			return (ct_fail(why, whysz, d, "bad entry tag \"%.*s\"",
+			    bad, badn));
+		if (d->runs != NULL && (*d->runs == '\0' ||
+		    strstr(d->runs, ",,") != NULL || strchr(d->runs, ' ') !=
+		    NULL || *d->runs == ',' ||
+		    d->runs[strlen(d->runs) - 1] == ','))
+			return (ct_fail(why, whysz, d, "bad runs \"%.*s\"",
+			    d->runs, strlen(d->runs)));
+		if (ct_opts(d, why, whysz) == -1 || ct_args(d, why, whysz) ==
+		    -1)
+			return (-1);
+	}
+	return (0);
+}
