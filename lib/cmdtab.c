@@ -185,6 +185,15 @@
 	{ "poetry " n, o " -C,--directory=c -P,--project=c -*", a, \
 	  "pyproject.toml,poetry.toml,setup.py", t, JH_CT_RUNS | (f), s }
 
+/* deno's options, which its commands share. */
+#define DENO(n, o, a, t, f, s) \
+	{ "deno " n, o " -c,--config=f --import-map=r --lock?w --cert=r" \
+	  " --location=n --seed=i --v8-flags?u --inspect?i --inspect-brk?i" \
+	  " --inspect-wait?i --env-file?f --env?f -r,--reload?i --ext=i" \
+	  " --node-modules-dir?i --vendor?i --watch?i --watch-exclude?i" \
+	  " --preload=u --import=u -*", a, "deno.json,deno.jsonc," \
+	  "package.json", t, JH_CT_RUNS | JH_CT_NET | (f), s }
+
 /* docker run's and create's options. */
 #define DOCKER_RUN "-v,--volume=u --mount=u --volumes-from=u" \
 	" --privileged:unknown --cap-add=u --device=u --security-opt=u" \
@@ -206,13 +215,9 @@
 #define DOCKER_G " -H,--host=n -c,--context=i --config=f" \
 	" -l,--log-level=i --tlscacert=r --tlscert=r --tlskey=r "
 #define DOCKER(n, o, a, t, f, s) \
-	{ "docker " n, o DOCKER_G, a, DOCKER_RUNS, t, JH_CT_RUNS | (f), s }
+	{ "docker " n, o, a, DOCKER_RUNS, t, JH_CT_RUNS | (f), s }
 #define PODMAN(n, o, a, t, f, s) \
-	{ "podman " n, o DOCKER_G " --root=w --runroot=w --storage-opt=u" \
-	  " --hooks-dir=f --module=f --url=n --connection=i --identity=r" \
-	  " --cgroup-manager=i --conmon=x --runtime=x --network-cmd-path=x" \
-	  " --events-backend=i --tmpdir=w ", a, DOCKER_RUNS, t, \
-	  JH_CT_RUNS | (f), s }
+	{ "podman " n, o, a, DOCKER_RUNS, t, JH_CT_RUNS | (f), s }
 
 /* kubectl's global options. */
 #define KUBE_G " --kubeconfig=f --context=i -n,--namespace=i --cluster=i" \
@@ -224,11 +229,18 @@
 #define KUBE(n, o, a, t, s) \
 	{ "kubectl " n, o KUBE_G, a, NULL, t, JH_CT_RUNS | JH_CT_NET, s }
 
-/* gh's subcommands; -R,--repo and --hostname everywhere. */
+/* gh's subcommands; -R,--repo everywhere, -w,--web opens a browser. */
 #define GH(n, o, a, t, f, s) \
-	{ "gh " n, o " -R,--repo=i --hostname=i -q,--jq=i -t,--template=i" \
-	  " --json=i -w,--web:unknown -*", a, NULL, t, \
-	  JH_CT_NET | (f), s }
+	{ "gh " n, o " -R,--repo=i -*", a, NULL, t, JH_CT_NET | (f), s }
+#define GHS(n, s) \
+	{ "gh " n, "-R,--repo=i -h,--help", "s", NULL, NULL, \
+	  JH_CT_NET | JH_CT_SUB, s }
+#define GH_BODY " -b,--body=i -F,--body-file=r -t,--title=i" \
+	" -a,--assignee=i -l,--label=i -m,--milestone=i -p,--project=i" \
+	" -T,--template=i -e,--editor:unknown -w,--web:unknown "
+#define GH_LIST " -L,--limit=i -S,--search=i -s,--state=i -A,--author=i" \
+	" -a,--assignee=i -l,--label=i -B,--base=i -H,--head=i" \
+	" -q,--jq=i -t,--template=i --json=i -w,--web:unknown "
 
 /* openssl's options common to its commands. */
 #define OSSL " -in=r -out=w -passin=u -passout=u -engine=u -provider=u" \
@@ -243,7 +255,7 @@
 #define CC_OPTS "-o=w -c -S -E -g -g0 -g1 -g2 -g3 -ggdb -O -O0 -O1 -O2" \
 	" -O3 -Os -Og -Oz -Ofast -Wall -Wextra -Werror -Wpedantic" \
 	" -pedantic -pedantic-errors -w -Wshadow -Wconversion" \
-	" -Wno-unused-parameter -Wno-unused -Wformat=i -Wstrict-prototypes" \
+	" -Wno-unused-parameter -Wno-unused -Wformat?i -Wstrict-prototypes" \
 	" -Wmissing-prototypes -Wno-sign-compare -Wsign-compare" \
 	" -Wno-deprecated-declarations -Wvla -Wundef -Wcast-align" \
 	" -Wpointer-arith -Wwrite-strings -Wold-style-definition" \
@@ -259,7 +271,7 @@
 	" -print-search-dirs -print-file-name=i -print-prog-name=i" \
 	" -fsyntax-only -save-temps -pipe -nostdlib -nostdinc" \
 	" -nostartfiles -nodefaultlibs -rdynamic -s -B=x -wrapper=x" \
-	" -specs=f -fplugin=x -fplugin-arg=u -Xlinker=u -Xassembler=u" \
+	" -specs=f -fplugin=x -Xlinker=u -Xassembler=u" \
 	" -Xpreprocessor=u -Xclang=u -fuse-ld=i --sysroot=r -isysroot=r" \
 	" --version --help -fno-builtin -ffreestanding -fsigned-char" \
 	" -funsigned-char -fwrapv -ftrapv -fshort-enums -fprofile-arcs" \
@@ -564,6 +576,346 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "cut", "-b,--bytes=i -c,--characters=i -d,--delimiter=i"
 	  " -f,--fields=i --output-delimiter=i -*", "r*", NULL, NULL, GFILT,
 	  "cut --help" },
+	SH_E("dash", "dash(1)"),
+	{ "date", "-d,--date=i -f,--file=r -I,--iso-8601?i --rfc-3339=i"
+	  " -r,--reference=r -s,--set=u -*", "i*", NULL, NULL, GNU,
+	  "date --help" },
+	/* KEYVAL: if=FILE reads, of=FILE writes; the rule cannot tell. */
+	{ "dd", "-*", "u*", NULL, NULL, JH_CT_FILTER | GNU, "dd --help" },
+	{ "deno", "-h,--help -V,--version", "s", "deno.json,deno.jsonc,"
+	  "package.json", NULL, JH_CT_RUNS | JH_CT_SUB | JH_CT_NET,
+	  "deno --help" },
+	DENO("add", "", "i*", "install,net", 0, "deno add --help"),
+	DENO("bench", "--filter=i --:rest", "f*", NULL, 0, "deno bench --help"),
+	DENO("cache", "", "f*", NULL, 0, "deno cache --help"),
+	DENO("check", "", "r*", NULL, 0, "deno check --help"),
+	DENO("compile", "-o,--output=w --target=i --include=r --icon=r",
+	    "x,A*", NULL, 0, "deno compile --help"),
+	DENO("eval", "", "u,A*", NULL, 0, "deno eval --help"),
+	DENO("fmt", "--ignore=i --indent-width=i --line-width=i"
+	    " --prose-wrap=i", "r*", "inplace,recursive", 0,
+	    "deno fmt --help"),
+	DENO("info", "", "i*", NULL, 0, "deno info --help"),
+	DENO("init", "", "w", NULL, 0, "deno init --help"),
+	DENO("install", "-n,--name=i --root=w", "r*", "install,net", 0,
+	    "deno install --help"),
+	DENO("lint", "--ignore=i --rules-tags=i --rules-include=i"
+	    " --rules-exclude=i --fix:inplace", "r*", "recursive", 0,
+	    "deno lint --help"),
+	DENO("repl", "--eval=u --eval-file=f", "A*", "unknown", 0,
+	    "deno repl --help"),
+	DENO("run", "--:rest", "x,A*", NULL, JH_CT_POSIX, "deno run --help"),
+	DENO("serve", "--port=i --host=i", "x,A*", NULL, JH_CT_POSIX,
+	    "deno serve --help"),
+	DENO("task", "--cwd=c -f,--filter=i --:rest", "i,A*", NULL,
+	    JH_CT_POSIX, "deno task --help"),
+	DENO("test", "--filter=i --junit-path=w --coverage?w --reporter=i"
+	    " --shuffle?i --parallel --:rest", "f*", NULL, 0,
+	    "deno test --help"),
+	DENO("upgrade", "--version=i --output=w", "i*", "install", 0,
+	    "deno upgrade --help"),
+	{ "df", "-B,--block-size=i --output?i -t,--type=i"
+	  " -x,--exclude-type=i -*", "r*", NULL, NULL, GNU, "df --help" },
+	{ "diff", "-C=i --context?i -U=i --unified?i -W,--width=i"
+	  " -x,--exclude=i -X,--exclude-from=r -I,--ignore-matching-lines=i"
+	  " -F,--show-function-line=i -D,--ifdef=i -S,--starting-file=i"
+	  " --label=i --line-format=i --old-line-format=i"
+	  " --new-line-format=i --unchanged-line-format=i"
+	  " --old-group-format=i --new-group-format=i"
+	  " --changed-group-format=i --unchanged-group-format=i"
+	  " --tabsize=i --horizon-lines=i --from-file=r --to-file=r"
+	  " --color?i --palette=i -r,--recursive:recursive -*", "r*", NULL,
+	  NULL, GNU, "diff --help" },
+	{ "dirname", "-*", "i*", NULL, NULL, GNU, "dirname --help" },
+	{ "doas", "-u=i -C=r -n -s:unknown -L", "P", NULL, NULL,
+	  JH_CT_POSIX, "doas(1)" },
+	{ "docker", DOCKER_G "-D,--debug --tls --tlsverify -v,--version"
+	  " -h,--help", "s", DOCKER_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB,
+	  "docker --help" },
+	DOCKER("build", "-f,--file=f -t,--tag=i --build-arg=i --target=i"
+	    " --platform=i --secret=u --ssh=u -o,--output=w --iidfile=w"
+	    " --metadata-file=w --cache-from=i --cache-to=u --network=i"
+	    " --progress=i --label=i --add-host=i --build-context=u"
+	    " --allow=u --builder=i -*", "r", "net,recursive", 0,
+	    "docker-build(1)"),
+	DOCKER("buildx", "-*", "u*", "net", 0, "docker buildx --help"),
+	/* The command runs in a container: its words are A. */
+	DOCKER("compose", "-f,--file=f -p,--project-name=i"
+	    " --project-directory=c --env-file=r --profile=i --parallel=i"
+	    " --ansi=i --progress=i -*", "i,A*", "net", 0,
+	    "docker compose --help"),
+	DOCKER("container", "-*", "i*", NULL, 0, "docker container --help"),
+	/* SRC DEST, either of them CONTAINER:PATH. */
+	DOCKER("cp", "-a,--archive -L,--follow-link -q,--quiet -*", "rw,rw",
+	    NULL, 0, "docker-cp(1)"),
+	DOCKER("create", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
+	    "docker-create(1)"),
+	DOCKER("exec", "-e,--env=i --env-file=r -u,--user=i -w,--workdir=i"
+	    " --privileged:unknown --detach-keys=i -*", "i,A*", NULL,
+	    JH_CT_POSIX, "docker-exec(1)"),
+	DOCKER("image", "-*", "i*", NULL, 0, "docker image --help"),
+	DOCKER("images", "-f,--filter=i --format=i -*", "i*", NULL, 0,
+	    "docker-images(1)"),
+	DOCKER("info", "-f,--format=i -*", "", NULL, 0, "docker-info(1)"),
+	DOCKER("inspect", "-f,--format=i --type=i -*", "i*", NULL, 0,
+	    "docker-inspect(1)"),
+	DOCKER("kill", "-s,--signal=i -*", "i*", NULL, 0, "docker-kill(1)"),
+	DOCKER("load", "-i,--input=r -*", "", NULL, 0, "docker-load(1)"),
+	DOCKER("login", "-u,--username=i -p,--password=i -*", "n", "net", 0,
+	    "docker-login(1)"),
+	DOCKER("logs", "--since=i --until=i -n,--tail=i -*", "i", NULL, 0,
+	    "docker-logs(1)"),
+	DOCKER("network", "-*", "i*", NULL, 0, "docker network --help"),
+	DOCKER("ps", "-f,--filter=i --format=i -n,--last=i -*", "", NULL, 0,
+	    "docker-ps(1)"),
+	DOCKER("pull", "--platform=i -*", "i", "net", 0, "docker-pull(1)"),
+	DOCKER("push", "-*", "i", "net", 0, "docker-push(1)"),
+	DOCKER("restart", "-t,--time=i -s,--signal=i -*", "i*", NULL, 0,
+	    "docker-restart(1)"),
+	DOCKER("rm", "-*", "i*", NULL, 0, "docker-rm(1)"),
+	DOCKER("rmi", "-*", "i*", NULL, 0, "docker-rmi(1)"),
+	DOCKER("run", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
+	    "docker-run(1)"),
+	DOCKER("save", "-o,--output=w -*", "i*", NULL, 0, "docker-save(1)"),
+	DOCKER("start", "--detach-keys=i -*", "i*", NULL, 0,
+	    "docker-start(1)"),
+	DOCKER("stats", "--format=i -*", "i*", NULL, 0, "docker-stats(1)"),
+	DOCKER("stop", "-t,--time=i -s,--signal=i -*", "i*", NULL, 0,
+	    "docker-stop(1)"),
+	DOCKER("system", "-*", "i*", NULL, 0, "docker system --help"),
+	DOCKER("tag", "-*", "i,i", NULL, 0, "docker-tag(1)"),
+	DOCKER("version", "-f,--format=i -*", "", NULL, 0,
+	    "docker-version(1)"),
+	DOCKER("volume", "-*", "i*", NULL, 0, "docker volume --help"),
+	/* DEFAULT: with no operand, the working directory. */
+	{ "du", "-B,--block-size=i -d,--max-depth=i --files0-from=r"
+	  " -t,--threshold=i --time?i --time-style=i -X,--exclude-from=r"
+	  " --exclude=i -*", "r*", NULL, "recursive", GNU, "du --help" },
+	{ "echo", "-*", "i*", NULL, NULL, 0, "echo(1), bash(1)" },
+	{ "egrep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
+	/* An editor that can run anything. */
+	{ "emacs", "-*", "r*", ".dir-locals.el,**/.dir-locals.el", "unknown",
+	  JH_CT_RUNS, "emacs(1)" },
+	{ "env", "-u,--unset=i -C,--chdir=c -S,--split-string=u"
+	  " -i,--ignore-environment -0,--null -v,--debug --block-signal?i"
+	  " --default-signal?i --ignore-signal?i --list-signal-handling"
+	  " --help --version", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX | GNU, "env --help" },
+	/* -f and --parser name modules it loads; --init installs. */
+	{ "eslint", "-c,--config=f --ext=i --parser=u --parser-options=i"
+	  " --resolve-plugins-relative-to=r --rulesdir=f --plugin=u --rule=i"
+	  " --env=i --global=i --ignore-path=r --ignore-pattern=i"
+	  " --stdin-filename=i -f,--format=u -o,--output-file=w"
+	  " --max-warnings=i --cache-location=w --cache-strategy=i"
+	  " --report-unused-disable-directives-severity=i --fix:inplace"
+	  " --fix-type=i --flag=i --inspect-config:unknown --init:install,net"
+	  " --print-config=r --concurrency=i -*", "r*",
+	  "eslint.config.js,eslint.config.mjs,eslint.config.cjs,"
+	  "eslint.config.ts,eslint.config.mts,eslint.config.cts,.eslintrc,"
+	  ".eslintrc.js,.eslintrc.cjs,.eslintrc.json,.eslintrc.yml,"
+	  ".eslintrc.yaml,**/.eslintrc.js,**/.eslintrc.cjs," NPM_RUNS,
+	  "recursive", JH_CT_RUNS, "eslint --help" },
+	{ "exec", "-c -l -a=i", "P", NULL, NULL, JH_CT_WRAPPER | JH_CT_POSIX,
+	  "bash(1)" },
+	{ "expr", "-*", "i*", NULL, NULL, JH_CT_NOCLUSTER, "expr --help" },
+	{ "false", "-*", "i*", NULL, NULL, 0, "false(1)" },
+	{ "fgrep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
+	{ "file", "-m,--magic-file=r -f,--files-from=u -F,--separator=i"
+	  " -P,--parameter=i -e,--exclude=i --exclude-quiet=i"
+	  " -C,--compile:unknown -*", "r*", NULL, NULL, GNU, "file(1)" },
+	/*
+	 * lib/shellparse.c lists the command of -exec, -execdir, -ok and
+	 * -okdir on its own: the interpreter skips the words from the
+	 * action to its ; or +.  DEFAULT: with no path, the working
+	 * directory.
+	 */
+	{ "find", "-name=i -iname=i -path=i -ipath=i -wholename=i"
+	  " -iwholename=i -regex=i -iregex=i -lname=i -ilname=i -type=i"
+	  " -xtype=i -size=i -perm=i -user=i -group=i -uid=i -gid=i -newer=r"
+	  " -anewer=r -cnewer=r -samefile=r -mtime=i -atime=i -ctime=i"
+	  " -mmin=i -amin=i -cmin=i -used=i -inum=i -links=i -maxdepth=i"
+	  " -mindepth=i -fstype=i -context=i -regextype=i -printf=i"
+	  " -fprintf=w -fprint=w -fprint0=w -fls=w -files0-from=u"
+	  " -delete:delete,recursive -exec -execdir -ok -okdir -D=i -O?i"
+	  " -neweraa=r -neweraB=r -newerac=r -neweram=r -newerat=i"
+	  " -newerBa=r -newerBB=r -newerBc=r -newerBm=r -newerBt=i"
+	  " -newerca=r -newercB=r -newercc=r -newercm=r -newerct=i"
+	  " -newerma=r -newermB=r -newermc=r -newermm=r -newermt=i -*",
+	  "r*", NULL, "recursive",
+	  JH_CT_FINDEXPR | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "find(1)" },
+	{ "fmt", "-w,--width=i -p,--prefix=i -g,--goal=i -*", "r*", NULL,
+	  NULL, GFILT, "fmt --help" },
+	{ "fold", "-w,--width=i -*", "r*", NULL, NULL, GFILT, "fold --help" },
+	CC_E("g++", "gcc(1)"),
+	AWK_E("gawk", "gawk(1)"),
+	CC_E("gcc", "gcc(1)"),
+	{ "gh", "-R,--repo=i --help --version", "s", NULL, NULL,
+	  JH_CT_NET | JH_CT_SUB, "gh(1)" },
+	GHS("alias", "gh-alias(1)"),
+	GH("alias delete", "--all", "i", NULL, 0, "gh-alias-delete(1)"),
+	GH("alias list", "", "", NULL, 0, "gh-alias-list(1)"),
+	/* An expansion starting with ! is a shell command. */
+	GH("alias set", "--shell --clobber", "i,u", NULL, 0,
+	    "gh-alias-set(1)"),
+	GH("api", "-X,--method=i -f,--raw-field=i -F,--field=u -H,--header=i"
+	    " --input=r -q,--jq=i -t,--template=i --hostname=i --cache=i"
+	    " -p,--preview=i", "n", NULL, 0, "gh-api(1)"),
+	GHS("auth", "gh-auth(1)"),
+	GH("auth login", "-h,--hostname=i -p,--git-protocol=i -s,--scopes=i"
+	    " -w,--web:unknown", "", NULL, 0, "gh-auth-login(1)"),
+	GH("auth logout", "-h,--hostname=i -u,--user=i", "", NULL, 0,
+	    "gh-auth-logout(1)"),
+	/* setup-git makes gh git's credential helper (git config). */
+	GH("auth setup-git", "-h,--hostname=i", "", "unknown", 0,
+	    "gh-auth-setup-git(1)"),
+	GH("auth status", "-h,--hostname=i", "", NULL, 0,
+	    "gh-auth-status(1)"),
+	GH("auth token", "-h,--hostname=i -u,--user=i", "", NULL, 0,
+	    "gh-auth-token(1)"),
+	GH("browse", "-b,--branch=i", "i*", "unknown", 0, "gh-browse(1)"),
+	GH("codespace", "", "u*", "unknown", 0, "gh-codespace(1)"),
+	GHS("config", "gh-config(1)"),
+	GH("config get", "-h,--host=i", "i", NULL, 0, "gh-config-get(1)"),
+	GH("config list", "-h,--host=i", "", NULL, 0, "gh-config-list(1)"),
+	/* editor, pager and browser name programs gh runs. */
+	GH("config set", "-h,--host=i", "i,u", NULL, 0, "gh-config-set(1)"),
+	GHS("extension", "gh-extension(1)"),
+	GH("extension exec", "", "u*", "unknown", 0, "gh-extension(1)"),
+	GH("extension install", "--pin=i", "i", "install,net", 0,
+	    "gh-extension(1)"),
+	GH("extension list", "", "", NULL, 0, "gh-extension(1)"),
+	GH("extension remove", "", "i", NULL, 0, "gh-extension(1)"),
+	GH("extension upgrade", "", "i*", "install,net", 0,
+	    "gh-extension(1)"),
+	GHS("gist", "gh-gist(1)"),
+	GH("gist clone", "", "i,w", NULL, 0, "gh-gist-clone(1)"),
+	/* The files are uploaded. */
+	GH("gist create", "-d,--desc=i -f,--filename=i", "r*", NULL, 0,
+	    "gh-gist-create(1)"),
+	GH("gist delete", "", "i", NULL, 0, "gh-gist-delete(1)"),
+	GH("gist edit", "-a,--add=r -f,--filename=i", "i,r", "unknown", 0,
+	    "gh-gist-edit(1)"),
+	GH("gist list", "-L,--limit=i", "", NULL, 0, "gh-gist-list(1)"),
+	GH("gist view", "-f,--filename=i", "i", NULL, 0, "gh-gist-view(1)"),
+	GHS("issue", "gh-issue(1)"),
+	GH("issue close", "-c,--comment=i -r,--reason=i", "i", NULL, 0,
+	    "gh-issue-close(1)"),
+	GH("issue comment", GH_BODY "--edit-last", "i", NULL, 0,
+	    "gh-issue-comment(1)"),
+	GH("issue create", GH_BODY "--recover=r", "", NULL, 0,
+	    "gh-issue-create(1)"),
+	GH("issue delete", "", "i", NULL, 0, "gh-issue-delete(1)"),
+	GH("issue edit", GH_BODY "--add-assignee=i --remove-assignee=i"
+	    " --add-label=i --remove-label=i --add-project=i"
+	    " --remove-project=i", "i*", NULL, 0, "gh-issue-edit(1)"),
+	GH("issue list", GH_LIST "--mention=i --app=i", "", NULL, 0,
+	    "gh-issue-list(1)"),
+	GH("issue reopen", "-c,--comment=i", "i", NULL, 0,
+	    "gh-issue-reopen(1)"),
+	GH("issue status", "-q,--jq=i -t,--template=i --json=i", "", NULL, 0,
+	    "gh-issue-status(1)"),
+	GH("issue view", "-q,--jq=i -t,--template=i --json=i"
+	    " -w,--web:unknown", "i", NULL, 0, "gh-issue-view(1)"),
+	GHS("pr", "gh-pr(1)"),
+	GH("pr checkout", "-b,--branch=i -f,--force:destroy", "i", NULL, 0,
+	    "gh-pr-checkout(1)"),
+	GH("pr checks", "-i,--interval=i -q,--jq=i -t,--template=i"
+	    " --json=i -w,--web:unknown", "i", NULL, 0, "gh-pr-checks(1)"),
+	/* -d deletes the branch, on the remote too. */
+	GH("pr close", "-c,--comment=i -d,--delete-branch:force", "i", NULL,
+	    0, "gh-pr-close(1)"),
+	GH("pr comment", GH_BODY "--edit-last", "i", NULL, 0,
+	    "gh-pr-comment(1)"),
+	/* It may push the current branch. */
+	GH("pr create", GH_BODY "-B,--base=i -H,--head=i -r,--reviewer=i"
+	    " --recover=r", "", "remote", 0, "gh-pr-create(1)"),
+	GH("pr diff", "--color=i", "i", NULL, 0, "gh-pr-diff(1)"),
+	GH("pr edit", GH_BODY "-B,--base=i --add-assignee=i"
+	    " --remove-assignee=i --add-label=i --remove-label=i"
+	    " --add-reviewer=i --remove-reviewer=i --add-project=i"
+	    " --remove-project=i", "i", NULL, 0, "gh-pr-edit(1)"),
+	GH("pr list", GH_LIST "--app=i", "", NULL, 0, "gh-pr-list(1)"),
+	GH("pr merge", "-b,--body=i -F,--body-file=r -t,--subject=i"
+	    " --match-head-commit=i -A,--author-email=i"
+	    " -d,--delete-branch:force --admin:force", "i", "remote", 0,
+	    "gh-pr-merge(1)"),
+	GH("pr ready", "", "i", NULL, 0, "gh-pr-ready(1)"),
+	GH("pr reopen", "-c,--comment=i", "i", NULL, 0, "gh-pr-reopen(1)"),
+	GH("pr review", "-b,--body=i -F,--body-file=r", "i", NULL, 0,
+	    "gh-pr-review(1)"),
+	GH("pr status", "-q,--jq=i -t,--template=i --json=i", "", NULL, 0,
+	    "gh-pr-status(1)"),
+	/* --rebase rewrites the pull request's branch on the remote. */
+	GH("pr update-branch", "--rebase:force", "i", "remote", 0,
+	    "gh-pr-update-branch(1)"),
+	GH("pr view", "-q,--jq=i -t,--template=i --json=i"
+	    " -w,--web:unknown", "i", NULL, 0, "gh-pr-view(1)"),
+	GHS("release", "gh-release(1)"),
+	GH("release create", "-F,--notes-file=r -n,--notes=i -t,--title=i"
+	    " --target=i --notes-start-tag=i --discussion-category=i",
+	    "i,r*", "remote", 0, "gh-release-create(1)"),
+	GH("release delete", "--cleanup-tag:force", "i", NULL, 0,
+	    "gh-release-delete(1)"),
+	/* CWDWRITE: without -D or -O, into the working directory. */
+	GH("release download", "-D,--dir=w -O,--output=w -p,--pattern=i"
+	    " -A,--archive=i", "i", "unknown", 0, "gh-release-download(1)"),
+	GH("release list", "-L,--limit=i -q,--jq=i -t,--template=i"
+	    " --json=i", "", NULL, 0, "gh-release-list(1)"),
+	GH("release upload", "", "i,r*", NULL, 0, "gh-release-upload(1)"),
+	GH("release view", "-q,--jq=i -t,--template=i --json=i"
+	    " -w,--web:unknown", "i", NULL, 0, "gh-release-view(1)"),
+	GHS("repo", "gh-repo(1)"),
+	GH("repo archive", "", "i", "remote", 0, "gh-repo-archive(1)"),
+	/* The words after -- are git clone's options: unknown. */
+	GH("repo clone", "-u,--upstream-remote-name=i --:unknown", "i,w",
+	    NULL, 0, "gh-repo-clone(1)"),
+	GH("repo create", "-d,--description=i -h,--homepage=i --license=i"
+	    " -g,--gitignore=i -p,--template=i -s,--source=r --remote=i"
+	    " -t,--team=i", "i", "remote", 0, "gh-repo-create(1)"),
+	GH("repo delete", "", "i", "force", 0, "gh-repo-delete(1)"),
+	GH("repo edit", "", "i", "remote", 0, "gh-repo-edit(1)"),
+	GH("repo fork", "--remote-name=i --fork-name=i --org=i --:unknown",
+	    "i", "remote", 0, "gh-repo-fork(1)"),
+	GH("repo list", "-L,--limit=i -l,--language=i --topic=i"
+	    " --visibility=i -q,--jq=i -t,--template=i --json=i", "i", NULL,
+	    0, "gh-repo-list(1)"),
+	GH("repo rename", "", "i", "remote", 0, "gh-repo-rename(1)"),
+	GH("repo sync", "-b,--branch=i -s,--source=i --force:force", "i",
+	    "remote", 0, "gh-repo-sync(1)"),
+	GH("repo view", "-b,--branch=i -q,--jq=i -t,--template=i --json=i"
+	    " -w,--web:unknown", "i", NULL, 0, "gh-repo-view(1)"),
+	GHS("run", "gh-run(1)"),
+	GH("run cancel", "", "i", NULL, 0, "gh-run-cancel(1)"),
+	GH("run delete", "", "i", NULL, 0, "gh-run-delete(1)"),
+	/* CWDWRITE: without -D, into the working directory. */
+	GH("run download", "-D,--dir=w -n,--name=i -p,--pattern=i", "i",
+	    "unknown", 0, "gh-run-download(1)"),
+	GH("run list", "-L,--limit=i -b,--branch=i -w,--workflow=i"
+	    " -s,--status=i -u,--user=i -e,--event=i -c,--commit=i"
+	    " --created=i -q,--jq=i -t,--template=i --json=i", "", NULL, 0,
+	    "gh-run-list(1)"),
+	GH("run rerun", "-j,--job=i", "i", NULL, 0, "gh-run-rerun(1)"),
+	GH("run view", "-j,--job=i --attempt=i -q,--jq=i -t,--template=i"
+	    " --json=i -w,--web:unknown", "i", NULL, 0, "gh-run-view(1)"),
+	GH("run watch", "-i,--interval=i", "i", NULL, 0, "gh-run-watch(1)"),
+	GH("search", "-L,--limit=i -q,--jq=i -t,--template=i --json=i"
+	    " -w,--web:unknown", "i*", NULL, 0, "gh-search(1)"),
+	GH("secret", "-b,--body=i -f,--env-file=r -e,--env=i -o,--org=i",
+	    "i*", NULL, 0, "gh-secret(1)"),
+	GH("status", "-o,--org=i -e,--exclude=i", "", NULL, 0,
+	    "gh-status(1)"),
+	GH("variable", "-b,--body=i -f,--env-file=r -e,--env=i -o,--org=i",
+	    "i*", NULL, 0, "gh-variable(1)"),
+	GHS("workflow", "gh-workflow(1)"),
+	GH("workflow disable", "", "i", NULL, 0, "gh-workflow-disable(1)"),
+	GH("workflow enable", "", "i", NULL, 0, "gh-workflow-enable(1)"),
+	GH("workflow list", "-L,--limit=i -q,--jq=i -t,--template=i"
+	    " --json=i", "", NULL, 0, "gh-workflow-list(1)"),
+	/* Runs the workflow's code on the CI, at a ref of our choosing. */
+	GH("workflow run", "-f,--raw-field=i -F,--field=u -r,--ref=i", "i",
+	    NULL, 0, "gh-workflow-run(1)"),
+	GH("workflow view", "-r,--ref=i -y,--yaml -w,--web:unknown", "i",
+	    NULL, 0, "gh-workflow-view(1)"),
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
