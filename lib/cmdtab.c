@@ -916,6 +916,392 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    NULL, 0, "gh-workflow-run(1)"),
 	GH("workflow view", "-r,--ref=i -y,--yaml -w,--web:unknown", "i",
 	    NULL, 0, "gh-workflow-view(1)"),
+	/*
+	 * git's own options come before the command; they are matched
+	 * whole (git.c, not parse-options).  -c, --config-env,
+	 * --git-dir and --work-tree make git read configuration that
+	 * runs programs (core.pager, core.fsmonitor, alias.*).
+	 */
+	{ "git", "-C=c -c=u --git-dir=u --work-tree=u --exec-path?x"
+	  " --config-env=u --namespace=i --super-prefix=u --list-cmds?i"
+	  " --attr-source=i --html-path --man-path --info-path -p,--paginate"
+	  " -P,--no-pager --no-replace-objects --no-lazy-fetch"
+	  " --no-optional-locks --bare --literal-pathspecs --glob-pathspecs"
+	  " --noglob-pathspecs --icase-pathspecs --no-advice -v,--version"
+	  " -h,--help", "s", GIT_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB, "git(1)" },
+	GIT("add", "--chmod=i --pathspec-from-file=r -*", "r*", NULL,
+	    "git-add(1)"),
+	GIT("am", "--quoted-cr=i --whitespace=i --directory=i --exclude=i"
+	    " --include=i -C=i -p=i --patch-format=i --show-current-patch?i"
+	    " -S,--gpg-sign?i --empty=i --resolvemsg=i --abort:destroy -*",
+	    "r*", NULL, "git-am(1)"),
+	GIT("annotate", "--ignore-rev=i --ignore-revs-file=r -S=r"
+	    " --contents=r -C?i -M?i -L=i --abbrev?i --date=i --encoding=i -*",
+	    "r*", NULL, "git-annotate(1)"),
+	/* It writes the work-tree files the patch names, inside the work
+	 * tree unless --unsafe-paths. */
+	GIT("apply", "--exclude=i --include=i -p=i -C=i --whitespace=i"
+	    " --directory=i --build-fake-ancestor=w --unsafe-paths:unknown -*",
+	    "r*", NULL, "git-apply(1)"),
+	GIT("archive", "--format=i --prefix=i -o,--output=w --add-file=r"
+	    " --add-virtual-file=i --remote=n:net --exec=u -*", "i*", NULL,
+	    "git-archive(1)"),
+	GITS("bisect", "", "s", NULL, "git-bisect(1)"),
+	GIT("bisect bad", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect good", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect log", "", "", NULL, "git-bisect(1)"),
+	GIT("bisect new", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect old", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect replay", "", "r", NULL, "git-bisect(1)"),
+	GIT("bisect reset", "", "i", NULL, "git-bisect(1)"),
+	GIT("bisect run", "", "P", NULL, "git-bisect(1)"),
+	GIT("bisect skip", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect start", "--term-new,--term-bad=i"
+	    " --term-old,--term-good=i -*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect terms", "-*", "", NULL, "git-bisect(1)"),
+	GIT("bisect view", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("bisect visualize", "-*", "i*", NULL, "git-bisect(1)"),
+	GIT("blame", "--ignore-rev=i --ignore-revs-file=r -S=r --contents=r"
+	    " -C?i -M?i -L=i --abbrev?i --date=i --encoding=i -*", "r*", NULL,
+	    "git-blame(1)"),
+	/* -d deletes only merged branches; -D, -d -f, -M and -C do not
+	 * ask. */
+	GIT("branch", "-d,--delete -D:destroy -f,--force:destroy -m,--move"
+	    " -M:destroy -c,--copy -C:destroy -u,--set-upstream-to=i"
+	    " -t,--track?i --contains=i --no-contains=i --merged=i"
+	    " --no-merged=i --sort=i --points-at=i --format=i --color?i"
+	    " --column?i --abbrev?i -*", "i*", NULL, "git-branch(1)"),
+	/* create FILE writes it; verify, list-heads and unbundle read. */
+	GIT("bundle", "-*", "i,w,i*", NULL, "git-bundle(1)"),
+	GIT("cat-file", "--path=i --batch?i --batch-check?i"
+	    " --batch-command?i -*", "i*", NULL, "git-cat-file(1)"),
+	GIT("check-attr", "--source=i -*", "i*", NULL, "git-check-attr(1)"),
+	GIT("check-ignore", "-*", "r*", NULL, "git-check-ignore(1)"),
+	/*
+	 * PATH: `git checkout FILE' and `git checkout .' discard the
+	 * file's changes, `git checkout BRANCH' does not, and only the
+	 * file system can tell them apart; the operands are written.
+	 * Every form that names paths after -- discards.
+	 */
+	GIT("checkout", "-b=i -B=i:destroy --orphan=i -t,--track?i"
+	    " -f,--force:destroy -m,--merge:destroy --ours:destroy"
+	    " --theirs:destroy --conflict=i -p,--patch:destroy"
+	    " --no-overlay:destroy --pathspec-from-file=r:destroy"
+	    " --recurse-submodules?i --:end,destroy -*", "w*", NULL,
+	    "git-checkout(1)"),
+	GIT("cherry", "--abbrev?i -*", "i*", NULL, "git-cherry(1)"),
+	GIT("cherry-pick", GIT_SEQ, "i*", NULL, "git-cherry-pick(1)"),
+	/* -n is a dry run, but any clean may remove untracked work
+	 * (clean.requireForce=false): destroy.  DEFAULT: the working
+	 * directory. */
+	GIT("clean", "-e,--exclude=i -d:recursive -*", "d*", "destroy",
+	    "git-clean(1)"),
+	/* A repository that is a path is read; the directory, by default
+	 * one named after the repository in the working directory, is
+	 * created. */
+	GIT("clone", "-o,--origin=i -b,--branch=i -u,--upload-pack=u"
+	    " --template=f -c,--config=u --depth=i --shallow-since=i"
+	    " --shallow-exclude=i --recurse-submodules?i --recursive?i"
+	    " -j,--jobs=i --separate-git-dir=w --reference=r"
+	    " --reference-if-able=r --server-option=i --filter=i"
+	    " --bundle-uri=n --ref-format=i -*", "rn,w", "net",
+	    "git-clone(1)"),
+	GIT("commit", "-m,--message=i -F,--file=r -C,--reuse-message=i"
+	    " -c,--reedit-message=i --amend:rewrite --fixup=i --squash=i"
+	    " --author=i --date=i --trailer=i -t,--template=r --cleanup=i"
+	    " -S,--gpg-sign?i -u,--untracked-files?i --pathspec-from-file=r"
+	    " -*", "r*", NULL, "git-commit(1)"),
+	GIT("commit-tree", "-p=i -m=i -F=r -S,--gpg-sign?i -*", "i", NULL,
+	    "git-commit-tree(1)"),
+	/*
+	 * One operand reads a key; a value (a second operand) or the
+	 * options that change keys set configuration that can run
+	 * programs (core.pager, alias.*, core.hooksPath): unknown.
+	 */
+	GIT("config", "-f,--file=w --blob=i --replace-all:unknown"
+	    " --add:unknown --unset:unknown --unset-all:unknown"
+	    " --rename-section:unknown --remove-section:unknown"
+	    " -e,--edit:unknown -t,--type=i --default=i --comment=i -*",
+	    "i,u*", NULL, "git-config(1)"),
+	GIT("count-objects", "-*", "", NULL, "git-count-objects(1)"),
+	GIT("describe", "--abbrev?i --candidates=i --match=i --exclude=i"
+	    " --dirty?i --broken?i -*", "i*", NULL, "git-describe(1)"),
+	/* With --no-index the operands are any two files: read. */
+	GIT("diff", GIT_DIFF "-*", "r*", NULL, "git-diff(1)"),
+	GIT("diff-files", GIT_DIFF "-*", "r*", NULL, "git-diff-files(1)"),
+	GIT("diff-index", GIT_DIFF "-*", "r*", NULL, "git-diff-index(1)"),
+	GIT("diff-tree", GIT_DIFF "--pretty?i --format=i -*", "r*", NULL,
+	    "git-diff-tree(1)"),
+	GIT("difftool", "-t,--tool=x -x,--extcmd=x" GIT_DIFF "-*", "r*",
+	    NULL, "git-difftool(1)"),
+	/* REFSPEC: +SRC:DST and DST a local branch overwrite it. */
+	GIT("fetch", GIT_FETCH "-P,--prune-tags:destroy"
+	    " -u,--update-head-ok:destroy -*", "rn,i*", "net",
+	    "git-fetch(1)"),
+	GIT("filter-branch", "--env-filter=u --tree-filter=u"
+	    " --index-filter=u --parent-filter=u --msg-filter=u"
+	    " --commit-filter=u --tag-name-filter=u --subdirectory-filter=i"
+	    " --original=i -d=w --state-branch=i -f,--force:destroy --setup=u"
+	    " -*", "i*", "rewrite", "git-filter-branch(1)"),
+	GIT("filter-repo", "--path=i --path-glob=i --path-regex=i"
+	    " --path-rename=i --paths-from-file=r --replace-text=r"
+	    " --replace-message=r --subdirectory-filter=i"
+	    " --to-subdirectory-filter=i --force:destroy --source=r"
+	    " --target=w --refs=i --filename-callback=u --message-callback=u"
+	    " --name-callback=u --email-callback=u --refname-callback=u"
+	    " --blob-callback=u --commit-callback=u --tag-callback=u"
+	    " --reset-callback=u --file-info-callback=u --mailmap=r"
+	    " --strip-blobs-bigger-than=i --strip-blobs-with-ids=r"
+	    " --tag-rename=i --replace-refs=i --prune-empty=i"
+	    " --prune-degenerate=i --state-branch=i -*", "", "rewrite",
+	    "git filter-repo --help"),
+	GIT("for-each-ref", "--count=i --format=i --color?i --sort=i"
+	    " --points-at=i --merged=i --no-merged=i --contains=i"
+	    " --no-contains=i --exclude=i -*", "i*", NULL,
+	    "git-for-each-ref(1)"),
+	GIT("format-patch", "-n,--numbered -o,--output-directory=w"
+	    " --suffix=i --start-number=i -v,--reroll-count=i"
+	    " --filename-max-length=i --cover-from-description=i"
+	    " --subject-prefix=i --add-header=i --to=i --cc=i --from?i"
+	    " --in-reply-to=i --attach?i --inline?i --thread?i --signature=i"
+	    " --base=i --signature-file=r --interdiff=i --range-diff=i"
+	    " --creation-factor=i" GIT_REV GIT_DIFF "-*", "i*", NULL,
+	    "git-format-patch(1)"),
+	GIT("fsck", "-*", "i*", NULL, "git-fsck(1)"),
+	/* --prune=now drops unreachable commits the reflog may still
+	 * need. */
+	GIT("gc", "--prune?i:destroy --max-cruft-size=i -*", "", NULL,
+	    "git-gc(1)"),
+	/* DEFAULT: with no path, the working directory. */
+	GIT("grep", "-e=i:pattern -f=r:pattern --max-depth=i --threads=i"
+	    " -m,--max-count=i -A,--after-context=i -B,--before-context=i"
+	    " -C,--context=i -O,--open-files-in-pager?x --color?i -*", "i,r*",
+	    NULL, "git-grep(1)"),
+	GIT("hash-object", "-t=i --path=i -*", "r*", NULL,
+	    "git-hash-object(1)"),
+	GIT("help", "-w,--web:unknown -*", "i*", NULL, "git-help(1)"),
+	GIT("init", "--template=f --separate-git-dir=w -b,--initial-branch=i"
+	    " --object-format=i --shared?i --ref-format=i -*", "w", NULL,
+	    "git-init(1)"),
+	/* install writes hooks and filters into the configuration. */
+	GIT("lfs", "-*", "u*", "net", "git-lfs(1)"),
+	GIT("log", "-n=i" GIT_REV GIT_DIFF "-*", "r*", NULL, "git-log(1)"),
+	GIT("ls-files", "-x,--exclude=i -X,--exclude-from=r"
+	    " --exclude-per-directory=i --with-tree=i --abbrev?i --format=i"
+	    " -*", "r*", NULL, "git-ls-files(1)"),
+	GIT("ls-remote", "--upload-pack=u --sort=i -o,--server-option=i -*",
+	    "rn,i*", "net", "git-ls-remote(1)"),
+	GIT("ls-tree", "--abbrev?i --format=i -*", "i*", NULL,
+	    "git-ls-tree(1)"),
+	/* start and register schedule git to run from cron or systemd. */
+	GIT("maintenance", "--task=i --schedule=i -*", "u*", NULL,
+	    "git-maintenance(1)"),
+	/* --abort may lose changes made before the merge began. */
+	GIT("merge", "-m,--message=i -F,--file=r -s,--strategy=u"
+	    " -X,--strategy-option=i --cleanup=i --log?i -S,--gpg-sign?i"
+	    " --into-name=i --abort:destroy -*", "i*", NULL, "git-merge(1)"),
+	GIT("merge-base", "-*", "i*", NULL, "git-merge-base(1)"),
+	GIT("mergetool", "-t,--tool=x -O=r -*", "r*", NULL,
+	    "git-mergetool(1)"),
+	GIT("mktree", "-*", "", NULL, "git-mktree(1)"),
+	GIT("mv", "-f,--force:destroy -*", "rd*,$w", "recursive",
+	    "git-mv(1)"),
+	GIT("name-rev", "--refs=i --exclude=i -*", "i*", NULL,
+	    "git-name-rev(1)"),
+	GITS("notes", "--ref=i", "s", NULL, "git-notes(1)"),
+	GIT("notes add", "-m,--message=i -F,--file=r -C,--reuse-message=i"
+	    " -c,--reedit-message=i -f,--force:destroy --separator?i -*", "i",
+	    NULL, "git-notes(1)"),
+	GIT("notes append", "-m,--message=i -F,--file=r"
+	    " -C,--reuse-message=i -c,--reedit-message=i --separator?i -*",
+	    "i", NULL, "git-notes(1)"),
+	GIT("notes copy", "-f,--force:destroy -*", "i*", NULL,
+	    "git-notes(1)"),
+	GIT("notes edit", "-*", "i", NULL, "git-notes(1)"),
+	GIT("notes list", "", "i", NULL, "git-notes(1)"),
+	GIT("notes merge", "-s,--strategy=i -*", "i", NULL, "git-notes(1)"),
+	GIT("notes prune", "-*", "", NULL, "git-notes(1)"),
+	GIT("notes remove", "-*", "i*", "destroy", "git-notes(1)"),
+	GIT("notes show", "", "i", NULL, "git-notes(1)"),
+	GIT("prune", "--expire=i -*", "i*", "destroy", "git-prune(1)"),
+	GIT("pull", GIT_FETCH "-r,--rebase?i:rewrite -s,--strategy=u"
+	    " -X,--strategy-option=i --cleanup=i --log?i --signoff?i"
+	    " -S,--gpg-sign?i -*", "rn,i*", "net", "git-pull(1)"),
+	/*
+	 * REFSPEC: an operand +SRC:DST forces, and :DST deletes, like
+	 * --force and --delete.  A repository that is a path is written,
+	 * and its hooks run.
+	 */
+	GIT("push", "--repo=n -f,--force:force --force-with-lease?i:force"
+	    " --force-if-includes:force --mirror:force -d,--delete:force"
+	    " --prune:force --receive-pack,--exec=u --recurse-submodules=i"
+	    " --signed?i -o,--push-option=i -*", "nw,i*", "remote",
+	    "git-push(1)"),
+	GIT("range-diff", "--creation-factor=i --notes?i" GIT_DIFF "-*",
+	    "i*", NULL, "git-range-diff(1)"),
+	/* -u with -m or --reset overwrites the work tree. */
+	GIT("read-tree", "--prefix=i --index-output=w"
+	    " --exclude-per-directory=i --recurse-submodules?i -*", "i*",
+	    "destroy", "git-read-tree(1)"),
+	GIT("rebase", "--onto=i -C=i --whitespace=i --empty=i"
+	    " -S,--gpg-sign?i -x,--exec=u -r,--rebase-merges?i"
+	    " -s,--strategy=u -X,--strategy-option=i --abort:destroy -*",
+	    "i*", "rewrite", "git-rebase(1)"),
+	/* `git reflog REF' (show) is not a listed subcommand: unknown. */
+	GITS("reflog", "-n=i" GIT_REV GIT_DIFF, "s", NULL, "git-reflog(1)"),
+	GIT("reflog delete", "-*", "i*", "destroy", "git-reflog(1)"),
+	GIT("reflog exists", "", "i", NULL, "git-reflog(1)"),
+	GIT("reflog expire", "--expire=i --expire-unreachable=i -*", "i*",
+	    "destroy", "git-reflog(1)"),
+	GIT("reflog show", "-n=i" GIT_REV GIT_DIFF "-*", "i*", NULL,
+	    "git-reflog(1)"),
+	GITS("remote", "-v,--verbose", "s", NULL, "git-remote(1)"),
+	GIT("remote add", "-t=i -m=i -f:net --mirror?i -*", "i,n", NULL,
+	    "git-remote(1)"),
+	GIT("remote get-url", "-*", "i", NULL, "git-remote(1)"),
+	GIT("remote prune", "-*", "i*", "net", "git-remote(1)"),
+	GIT("remote remove", "", "i", NULL, "git-remote(1)"),
+	GIT("remote rename", "-*", "i,i", NULL, "git-remote(1)"),
+	GIT("remote rm", "", "i", NULL, "git-remote(1)"),
+	GIT("remote set-branches", "-*", "i*", NULL, "git-remote(1)"),
+	GIT("remote set-head", "-*", "i*", "net", "git-remote(1)"),
+	GIT("remote set-url", "-*", "i,n*", NULL, "git-remote(1)"),
+	GIT("remote show", "-*", "i*", "net", "git-remote(1)"),
+	GIT("remote update", "-*", "i*", "net", "git-remote(1)"),
+	GIT("repack", "--window=i --depth=i --threads=i --window-memory=i"
+	    " --max-pack-size=i --filter=i --filter-to=w"
+	    " --cruft-expiration=i --expire-to=w -*", "", NULL,
+	    "git-repack(1)"),
+	GIT("replace", "--format=i -*", "i*", "rewrite", "git-replace(1)"),
+	GIT("request-pull", "-*", "i*", "net", "git-request-pull(1)"),
+	GIT("reset", "--hard:destroy --merge:destroy --keep:destroy"
+	    " --recurse-submodules?i --pathspec-from-file=r -*", "i*", NULL,
+	    "git-reset(1)"),
+	/* Without --staged it discards the work tree's changes; with it,
+	 * the rule cannot tell: destroy. */
+	GIT("restore", "-s,--source=i --conflict=i --recurse-submodules?i"
+	    " --pathspec-from-file=r -*", "w*", "destroy", "git-restore(1)"),
+	GIT("rev-list", "-n=i --disk-usage?i --abbrev?i" GIT_REV "-*", "i*",
+	    NULL, "git-rev-list(1)"),
+	GIT("rev-parse", "--abbrev-ref?i --short?i --prefix=i --default=i"
+	    " --since=i --after=i --until=i --before=i --resolve-git-dir=r"
+	    " --git-path=i --show-object-format?i --path-format=i"
+	    " --disambiguate=i --exclude=i --exclude-hidden=i --glob=i"
+	    " --branches?i --tags?i --remotes?i -*", "i*", NULL,
+	    "git-rev-parse(1)"),
+	GIT("revert", GIT_SEQ, "i*", NULL, "git-revert(1)"),
+	/* --pathspec-from-file names files it deletes. */
+	GIT("rm", "-f,--force:destroy -r:recursive --pathspec-from-file=u"
+	    " -*", "d*", NULL, "git-rm(1)"),
+	GIT("send-email", "--from=i --to=i --cc=i --bcc=i --subject=i"
+	    " --in-reply-to=i --reply-to=i --smtp-server=x"
+	    " --smtp-server-port=i --smtp-user=i --smtp-pass=i"
+	    " --smtp-encryption=i --smtp-domain=i --smtp-auth=i"
+	    " --smtp-server-option=i --smtp-ssl-cert-path=r --identity=i"
+	    " --to-cmd=x --cc-cmd=x --header-cmd=x --sendmail-cmd=x"
+	    " --compose-encoding=i --transfer-encoding=i --8bit-encoding=i"
+	    " --confirm=i --suppress-cc=i --batch-size=i --relogin-delay=i"
+	    " -*", "r*", "net", "git-send-email(1)"),
+	GIT("shortlog", "-n,--numbered -w?i --group=i" GIT_REV "-*", "i*",
+	    NULL, "git-shortlog(1)"),
+	GIT("show", "-n=i" GIT_REV GIT_DIFF "-*", "r*", NULL,
+	    "git-show(1)"),
+	GIT("show-branch", "--color?i --more?i -g,--reflog?i -*", "i*", NULL,
+	    "git-show-branch(1)"),
+	GIT("show-ref", "-s,--hash?i --abbrev?i --exclude-existing?i -*",
+	    "i*", NULL, "git-show-ref(1)"),
+	GITS("sparse-checkout", "", "s", NULL, "git-sparse-checkout(1)"),
+	GIT("sparse-checkout add", "-*", "i*", NULL,
+	    "git-sparse-checkout(1)"),
+	GIT("sparse-checkout check-rules", "--rules-file=r -*", "", NULL,
+	    "git-sparse-checkout(1)"),
+	GIT("sparse-checkout disable", "", "", NULL,
+	    "git-sparse-checkout(1)"),
+	GIT("sparse-checkout init", "-*", "", NULL,
+	    "git-sparse-checkout(1)"),
+	GIT("sparse-checkout list", "", "", NULL, "git-sparse-checkout(1)"),
+	GIT("sparse-checkout reapply", "-*", "", NULL,
+	    "git-sparse-checkout(1)"),
+	GIT("sparse-checkout set", "-*", "i*", NULL,
+	    "git-sparse-checkout(1)"),
+	/*
+	 * `git stash' alone is push, and takes push's options; `git stash
+	 * -- PATH' is too, but the rule takes PATH as the command.
+	 */
+	GITS("stash", "-p,--patch -S,--staged -k,--keep-index"
+	    " --no-keep-index -u,--include-untracked -a,--all -q,--quiet"
+	    " -m,--message=i --pathspec-from-file=r --pathspec-file-nul", "s",
+	    NULL, "git-stash(1)"),
+	GIT("stash apply", "-*", "i", NULL, "git-stash(1)"),
+	GIT("stash branch", "", "i,i", NULL, "git-stash(1)"),
+	GIT("stash clear", "", "", "destroy", "git-stash(1)"),
+	GIT("stash create", "", "i*", NULL, "git-stash(1)"),
+	GIT("stash drop", "-*", "i", "destroy", "git-stash(1)"),
+	GIT("stash list", "-n=i" GIT_REV GIT_DIFF "-*", "", NULL,
+	    "git-stash(1)"),
+	GIT("stash pop", "-*", "i", NULL, "git-stash(1)"),
+	GIT("stash push", "-m,--message=i --pathspec-from-file=r -*", "r*",
+	    NULL, "git-stash(1)"),
+	GIT("stash save", "-*", "i*", NULL, "git-stash(1)"),
+	GIT("stash show", GIT_DIFF "-*", "i", NULL, "git-stash(1)"),
+	GIT("stash store", "-m,--message=i -*", "i", NULL, "git-stash(1)"),
+	GIT("status", "--porcelain?i -u,--untracked-files?i"
+	    " --ignore-submodules?i --ignored?i --column?i"
+	    " -M,--find-renames?i -*", "r*", NULL, "git-status(1)"),
+	GITS("submodule", "-q,--quiet --cached", "s", NULL,
+	    "git-submodule(1)"),
+	GIT("submodule absorbgitdirs", "-*", "r*", NULL, "git-submodule(1)"),
+	GIT("submodule add", "-b,--branch=i --name=i --reference=r"
+	    " --depth=i -*", "rn,w", "net", "git-submodule(1)"),
+	GIT("submodule deinit", "-f,--force:destroy -*", "r*", NULL,
+	    "git-submodule(1)"),
+	/* The command is a shell command line. */
+	GIT("submodule foreach", "-*", "u*", NULL, "git-submodule(1)"),
+	GIT("submodule init", "-*", "r*", NULL, "git-submodule(1)"),
+	GIT("submodule set-branch", "-b,--branch=i -*", "r", NULL,
+	    "git-submodule(1)"),
+	GIT("submodule set-url", "-*", "r,n", NULL, "git-submodule(1)"),
+	GIT("submodule status", "-*", "r*", NULL, "git-submodule(1)"),
+	GIT("submodule summary", "-n,--summary-limit=i -*", "i*", NULL,
+	    "git-submodule(1)"),
+	GIT("submodule sync", "-*", "r*", NULL, "git-submodule(1)"),
+	GIT("submodule update", "--reference=r --depth=i -j,--jobs=i"
+	    " --filter=i -f,--force:destroy --rebase:rewrite -*", "r*", "net",
+	    "git-submodule(1)"),
+	GIT("switch", "-c,--create=i -C,--force-create=i:destroy"
+	    " --orphan=i:destroy -f,--force,--discard-changes:destroy"
+	    " --conflict=i -t,--track?i --recurse-submodules?i -*", "i*", NULL,
+	    "git-switch(1)"),
+	GIT("symbolic-ref", "-m=i -d,--delete:destroy -*", "i,i", NULL,
+	    "git-symbolic-ref(1)"),
+	GIT("tag", "-d,--delete:destroy -f,--force:destroy -m,--message=i"
+	    " -F,--file=r --cleanup=i -u,--local-user=i -n?i --column?i"
+	    " --contains=i --no-contains=i --merged=i --no-merged=i --sort=i"
+	    " --points-at=i --format=i --color?i --trailer=i -*", "i*", NULL,
+	    "git-tag(1)"),
+	GIT("update-index", "--chmod=i --cacheinfo=i --index-version=i -*",
+	    "r*", NULL, "git-update-index(1)"),
+	/* It moves or deletes any ref: commits can be lost. */
+	GIT("update-ref", "-m=i -*", "i*", "destroy", "git-update-ref(1)"),
+	GIT("var", "-*", "i*", NULL, "git-var(1)"),
+	GIT("verify-commit", "-*", "i*", NULL, "git-verify-commit(1)"),
+	GIT("verify-tag", "--format=i -*", "i*", NULL, "git-verify-tag(1)"),
+	GIT("version", "-*", "", NULL, "git-version(1)"),
+	GIT("whatchanged", "-n=i" GIT_REV GIT_DIFF "-*", "r*", NULL,
+	    "git-whatchanged(1)"),
+	GITS("worktree", "", "s", NULL, "git-worktree(1)"),
+	GIT("worktree add", "-b=i -B=i:destroy --reason=i -*", "w,i", NULL,
+	    "git-worktree(1)"),
+	GIT("worktree list", "--expire=i -*", "", NULL, "git-worktree(1)"),
+	GIT("worktree lock", "--reason=i -*", "r", NULL, "git-worktree(1)"),
+	GIT("worktree move", "-f,--force:destroy -*", "rd,w", "recursive",
+	    "git-worktree(1)"),
+	GIT("worktree prune", "--expire=i -*", "", NULL, "git-worktree(1)"),
+	GIT("worktree remove", "-f,--force:destroy -*", "d", "recursive",
+	    "git-worktree(1)"),
+	GIT("worktree repair", "-*", "r*", NULL, "git-worktree(1)"),
+	GIT("worktree unlock", "-*", "r", NULL, "git-worktree(1)"),
+	GIT("write-tree", "--prefix=i -*", "", NULL, "git-write-tree(1)"),
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
