@@ -1302,6 +1302,274 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("worktree repair", "-*", "r*", NULL, "git-worktree(1)"),
 	GIT("worktree unlock", "-*", "r", NULL, "git-worktree(1)"),
 	GIT("write-tree", "--prefix=i -*", "", NULL, "git-write-tree(1)"),
+	{ "go", "-h,--help", "s", GO_RUNS, NULL,
+	  JH_CT_RUNS | JH_CT_SUB | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
+	  "go help" },
+	GO("build", GO_B "-*", "r*", "net", 0, "go help build"),
+	GO("clean", "-*", "r*", NULL, 0, "go help clean"),
+	GO("doc", "-*", "i*", NULL, 0, "go help doc"),
+	/* -w sets GOFLAGS and the like for every later go command. */
+	GO("env", "-w:unknown -u:unknown -*", "i*", NULL, 0, "go help env"),
+	GO("fix", "-fix=i -*", "r*", "inplace", 0, "go help fix"),
+	GO("fmt", "-mod=i -*", "r*", "inplace", 0, "go help fmt"),
+	/* It runs the //go:generate lines of every Go file it reads. */
+	{ "go generate", "-run=i -skip=i" GO_B "-*", "r*",
+	  "go.mod,go.work,**/*.go", NULL,
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "go help generate" },
+	GO("get", GO_B "-u?i -*", "i*", "install,net", JH_CT_INSTALL,
+	    "go help get"),
+	GO("install", GO_B "-*", "i*", "install,net", JH_CT_INSTALL,
+	    "go help install"),
+	GO("list", GO_B "-f=i -json?i -*", "i*", "net", 0, "go help list"),
+	GO("mod", "", "s", NULL, JH_CT_SUB, "go help mod"),
+	GO("mod download", "-reuse=r -*", "i*", "net", 0,
+	    "go help mod download"),
+	/* Without a file operand, go.mod in the working directory. */
+	GO("mod edit", "-module=i -go=i -toolchain=i -require=i"
+	    " -droprequire=i -exclude=i -dropexclude=i -replace=i"
+	    " -dropreplace=i -retract=i -dropretract=i -godebug=i"
+	    " -dropgodebug=i -tool=i -droptool=i -*", "w", NULL, 0,
+	    "go help mod edit"),
+	GO("mod graph", "-go=i -*", "", "net", 0, "go help mod graph"),
+	GO("mod init", "", "i", NULL, 0, "go help mod init"),
+	GO("mod tidy", "-go=i -compat=i -*", "", "net", 0,
+	    "go help mod tidy"),
+	GO("mod vendor", "-o=w -*", "", "net", 0, "go help mod vendor"),
+	GO("mod verify", "", "", NULL, 0, "go help mod verify"),
+	GO("mod why", "-*", "i*", "net", 0, "go help mod why"),
+	GO("run", GO_B "-*", "x,A*", "net", JH_CT_POSIX, "go help run"),
+	GO("test", GO_B "-run=i -bench=i -count=i -cpu=i -benchtime=i"
+	    " -timeout=i -parallel=i -shuffle=i -coverprofile,--coverprofile=w"
+	    " -cpuprofile,--cpuprofile=w -memprofile,--memprofile=w"
+	    " -memprofilerate=i -blockprofile,--blockprofile=w"
+	    " -blockprofilerate=i -mutexprofile,--mutexprofile=w"
+	    " -mutexprofilefraction=i -trace,--trace=w"
+	    " -outputdir,--outputdir=w -fuzz=i -fuzztime=i"
+	    " -fuzzminimizetime=i -list=i -skip=i -vet=i -args:rest -*", "r*",
+	    "net", 0, "go help test, go help testflag"),
+	GO("tool", "-modfile=f -*", "u*", NULL, 0, "go help tool"),
+	GO("version", "-*", "r*", NULL, 0, "go help version"),
+	GO("vet", GO_B "-*", "r*", "net", 0, "go help vet"),
+	GO("work", "", "s", NULL, JH_CT_SUB, "go help work"),
+	GO("work edit", "-go=i -toolchain=i -use=r -dropuse=r -replace=i"
+	    " -dropreplace=i -godebug=i -dropgodebug=i -*", "w", NULL, 0,
+	    "go help work edit"),
+	GO("work init", "", "r*", NULL, 0, "go help work init"),
+	GO("work sync", "", "", "net", 0, "go help work sync"),
+	GO("work use", "-*", "r*", NULL, 0, "go help work use"),
+	GO("work vendor", "-o=w -*", "", "net", 0, "go help work vendor"),
+	{ "gofmt", "-w:inplace -r=i -cpuprofile=w -*", "r*", NULL,
+	  "recursive", JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
+	  "gofmt(1)" },
+	{ "gpg", "-o,--output=w -r,--recipient=i -R,--hidden-recipient=i"
+	  " -u,--local-user=i --default-key=i --homedir=f --options=f"
+	  " -a,--armor,--armour -e,--encrypt -d,--decrypt -s,--sign"
+	  " -c,--symmetric --verify --clearsign,--clear-sign"
+	  " -b,--detach-sign --import --export --export-secret-keys"
+	  " -k,--list-keys -K,--list-secret-keys --list-sigs --check-sigs"
+	  " --fingerprint --gen-key,--generate-key"
+	  " --full-generate-key,--full-gen-key"
+	  " --quick-generate-key,--quick-gen-key --batch --yes --no"
+	  " --passphrase=i --passphrase-file=r --passphrase-fd=i"
+	  " --pinentry-mode=i --keyserver=n --recv-keys,--receive-keys:net"
+	  " --send-keys:net --search-keys:net --refresh-keys:net"
+	  " --fetch-keys:net --locate-keys:net --keyring=w"
+	  " --no-default-keyring --trust-model=i --cipher-algo=i"
+	  " --digest-algo=i --compress-algo=i --status-fd=i --logger-fd=i"
+	  " --log-file,--logger-file=w --photo-viewer=x --exec-path=x"
+	  " --list-options=i --verify-options=i --import-options=i"
+	  " --export-options=i --keyserver-options=u --trusted-key=i"
+	  " --delete-keys,--delete-key --delete-secret-keys"
+	  " --delete-secret-and-public-keys --edit-key:unknown --sign-key"
+	  " --lsign-key --quick-sign-key --quick-lsign-key --quick-add-uid"
+	  " --quick-revoke-uid --quick-set-expire"
+	  " --gen-revoke,--generate-revocation --dearmor --enarmor"
+	  " --print-md=i --list-packets --show-keys --with-colons"
+	  " --with-fingerprint --with-keygrip --with-subkey-fingerprint"
+	  " --keyid-format=i -q,--quiet -v,--verbose --no-tty --version"
+	  " -h,--help --always-trust -n,--dry-run --status-file=w"
+	  " --command-fd=i --default-recipient=i --encrypt-to=i -z=i"
+	  " --display-charset,--charset=i -t,--textmode --no-options"
+	  " --expert --card-status:unknown --card-edit:unknown"
+	  " --change-pin:unknown", "r*", NULL, NULL, JH_CT_FILTER | GNU,
+	  "gpg(1)" },
+	/* -D and -P set properties the build scripts read: unknown. */
+	{ "gradle", "-p,--project-dir=c -b,--build-file=f"
+	  " -c,--settings-file=f -I,--init-script=f -D,--system-prop=u"
+	  " -P,--project-prop=u -g,--gradle-user-home=w"
+	  " --project-cache-dir=w -x,--exclude-task=i --include-build=f"
+	  " --max-workers=i --console=i --warning-mode=i --priority=i"
+	  " --update-locks=i -F,--dependency-verification=i"
+	  " --write-verification-metadata=i --tests=i -*", "i*",
+	  "build.gradle*,settings.gradle*,**/build.gradle*,gradle.properties,"
+	  "gradlew,gradle/**,buildSrc/**,init.gradle*", "install,net",
+	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
+	{ "gradlew", "-p,--project-dir=c -b,--build-file=f"
+	  " -c,--settings-file=f -I,--init-script=f -D,--system-prop=u"
+	  " -P,--project-prop=u -g,--gradle-user-home=w"
+	  " --project-cache-dir=w -x,--exclude-task=i --include-build=f"
+	  " --max-workers=i --console=i --warning-mode=i --priority=i"
+	  " --update-locks=i -F,--dependency-verification=i"
+	  " --write-verification-metadata=i --tests=i -*", "i*",
+	  "build.gradle*,settings.gradle*,**/build.gradle*,gradle.properties,"
+	  "gradlew,gradle/**,buildSrc/**,init.gradle*", "install,net",
+	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
+	/* DEFAULT: -r with no file reads the working directory. */
+	{ "grep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
+	ZIP_E("gunzip", "-S,--suffix=i -r,--recursive:recursive -*",
+	    "gzip(1)"),
+	ZIP_E("gzip", "-S,--suffix=i -r,--recursive:recursive -*",
+	    "gzip(1)"),
+	{ "head", "-n,--lines=i -c,--bytes=i -*", "r*", NULL, NULL, GFILT,
+	  "head --help" },
+	{ "hexdump", "-e,--format=i -f,--format-file=r -n,--length=i"
+	  " -s,--skip=i -*", "r*", NULL, NULL, GFILT, "hexdump(1)" },
+	/* An operand or -F sets the host name. */
+	{ "hostname", "-F,--file=u -*", "u", NULL, NULL, GNU,
+	  "hostname(1)" },
+	{ "htop", "-d,--delay=i -u,--user?i -p,--pid=i -s,--sort-key=i"
+	  " -F,--filter=i -*", "", NULL, NULL, GNU, "htop(1)" },
+	{ "id", "-*", "i*", NULL, NULL, GNU, "id --help" },
+	/* With -d every operand is a directory it creates. */
+	{ "install", "-t,--target-directory=w:target -m,--mode=i"
+	  " -o,--owner=i -g,--group=i -S,--suffix=i --backup?i"
+	  " --strip-program=x --context?i -*", "rw*,$w", NULL, NULL, GNU,
+	  "install --help" },
+	{ "ionice", "-c,--class=i -n,--classdata=i -t,--ignore -p,--pid=i"
+	  " -P,--pgid=i -u,--uid=i", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX | GNU, "ionice(1)" },
+	/*
+	 * The class path is a list joined by ':'.  -D sets system
+	 * properties, some of which load classes; -javaagent:, -agentlib:
+	 * and -XX: are not listed (they hold a ':'), so they are unknown.
+	 */
+	{ "java", "-cp,-classpath,--class-path=f -jar=x -m,--module=i"
+	  " -p,--module-path=f --upgrade-module-path=f -D=u --add-modules=i"
+	  " --add-opens=i --add-exports=i --add-reads=i"
+	  " --enable-native-access=i --enable-preview -ea -da -esa -dsa"
+	  " -enableassertions -disableassertions -version --version"
+	  " -showversion --show-version -help --help -h -server -client"
+	  " -verbose --dry-run --source=i -Xmx=i -Xms=i -Xss=i", "x,A*",
+	  NULL, NULL, JH_CT_RUNS | JH_CT_POSIX | JH_CT_DASHLONG |
+	  JH_CT_NOCLUSTER, "java(1)" },
+	/* Annotation processors on the class path run.  ATFILE: @FILE
+	 * holds more options. */
+	{ "javac", "-d=w -s=w -h=w -cp,-classpath,--class-path=f"
+	  " -sourcepath,--source-path=r -processorpath,--processor-path=f"
+	  " -processor=u -p,--module-path=f --module-source-path=r"
+	  " --upgrade-module-path=f --system=r --add-modules=i"
+	  " --limit-modules=i --add-exports=i --add-reads=i --patch-module=u"
+	  " --release=i -source,--source=i -target,--target=i -encoding=i"
+	  " -A=i -J=u -g -nowarn -verbose -deprecation -Werror"
+	  " --enable-preview -parameters -version --version -help --help"
+	  " --help-extra -Xlint", "r*", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "javac(1)" },
+	{ "jest", "-c,--config=f --rootDir=c --roots=r"
+	  " --testPathPattern,--testPathPatterns=i -t,--testNamePattern=i"
+	  " --coverageDirectory=w --outputFile=w --cacheDirectory=w"
+	  " --globalSetup=f --globalTeardown=f --setupFiles=f"
+	  " --setupFilesAfterEnv=f --testEnvironment=u --testRunner=u"
+	  " --reporters=u --transform=u --preset=u --projects=c"
+	  " --moduleNameMapper=u --resolver=u --snapshotResolver=u"
+	  " --testSequencer=u --watchPlugins=u --maxWorkers,-w=i --shard=i"
+	  " --testTimeout=i --seed=i --selectProjects=i --changedSince=i"
+	  " --collectCoverageFrom=i --coverageProvider=i"
+	  " --coverageReporters=i --bail?i -*", "i*",
+	  "jest.config.js,jest.config.ts,jest.config.mjs,jest.config.cjs,"
+	  "jest.config.json,babel.config.js,.babelrc,**/*.test.*,"
+	  "**/*.spec.*,**/__tests__/**," NPM_RUNS, NULL, JH_CT_RUNS,
+	  "jest --help" },
+	{ "join", "-1=i -2=i -j=i -t=i -o=i -e=i -a=i -v=i -*", "r,r", NULL,
+	  NULL, GFILT, "join --help" },
+	/*
+	 * --arg, --argjson, --slurpfile and --rawfile take two words; the
+	 * second falls to the operands, which are all r (the filter too),
+	 * so that a file --slurpfile names is read.
+	 */
+	{ "jq", "--arg=i --argjson=i --slurpfile=i --rawfile=i"
+	  " -f,--from-file=r:pattern -L=r --indent=i -*", "r*", NULL, NULL,
+	  JH_CT_FILTER, "jq(1)" },
+	/* Signals are no path effect: what they stop is unknown. */
+	{ "kill", "-s,--signal=i -n=i -*", "u*", NULL, NULL, 0,
+	  "kill(1), bash(1)" },
+	{ "killall", "-*", "u*", NULL, NULL, 0, "killall(1)" },
+	{ "kubectl", KUBE_G, "s", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_NET | JH_CT_SUB, "kubectl --help" },
+	KUBE("annotate", "-f,--filename=r -l,--selector=i", "i*", NULL,
+	    "kubectl annotate --help"),
+	KUBE("api-resources", "-o,--output=i", "", NULL,
+	    "kubectl api-resources --help"),
+	KUBE("apply", "-f,--filename=r -k,--kustomize=r -R,--recursive"
+	    " -l,--selector=i -o,--output=i", "i*", NULL,
+	    "kubectl apply --help"),
+	KUBE("auth", "", "i*", NULL, "kubectl auth --help"),
+	KUBE("cluster-info", "", "i*", NULL, "kubectl cluster-info --help"),
+	/* set-credentials --exec-command names a program kubectl runs. */
+	KUBE("config", "--exec-command=u --exec-arg=u --auth-provider=u"
+	    " --auth-provider-arg=u", "i*", NULL, "kubectl config --help"),
+	KUBE("cp", "-c,--container=i", "rw,rw", NULL, "kubectl cp --help"),
+	KUBE("create", "-f,--filename=r -k,--kustomize=r -R,--recursive"
+	    " -o,--output=i", "i*", NULL, "kubectl create --help"),
+	KUBE("delete", "-f,--filename=r -k,--kustomize=r -R,--recursive"
+	    " -l,--selector=i", "i*", NULL, "kubectl delete --help"),
+	KUBE("describe", "-f,--filename=r -l,--selector=i", "i*", NULL,
+	    "kubectl describe --help"),
+	KUBE("diff", "-f,--filename=r -k,--kustomize=r -R,--recursive", "",
+	    NULL, "kubectl diff --help"),
+	KUBE("edit", "-f,--filename=r", "i*", "unknown",
+	    "kubectl edit --help"),
+	KUBE("exec", "-c,--container=i --:rest", "i,A*", NULL,
+	    "kubectl exec --help"),
+	KUBE("explain", "", "i*", NULL, "kubectl explain --help"),
+	KUBE("get", "-f,--filename=r -l,--selector=i -o,--output=i"
+	    " -L,--label-columns=i --field-selector=i --sort-by=i"
+	    " --template=i", "i*", NULL, "kubectl get --help"),
+	KUBE("kustomize", "", "r", NULL, "kubectl kustomize --help"),
+	KUBE("label", "-f,--filename=r -l,--selector=i", "i*", NULL,
+	    "kubectl label --help"),
+	KUBE("logs", "-c,--container=i -l,--selector=i --since=i"
+	    " --since-time=i --tail=i", "i*", NULL, "kubectl logs --help"),
+	KUBE("patch", "-p,--patch=i --patch-file=r --type=i"
+	    " -f,--filename=r", "i*", NULL, "kubectl patch --help"),
+	KUBE("port-forward", "--address=i", "i*", NULL,
+	    "kubectl port-forward --help"),
+	KUBE("rollout", "-f,--filename=r", "i*", NULL,
+	    "kubectl rollout --help"),
+	KUBE("run", "--image=i --env=i --overrides=i -l,--labels=i --:rest",
+	    "i,A*", NULL, "kubectl run --help"),
+	KUBE("scale", "--replicas=i -f,--filename=r", "i*", NULL,
+	    "kubectl scale --help"),
+	KUBE("top", "-l,--selector=i", "i*", NULL, "kubectl top --help"),
+	KUBE("version", "-o,--output=i", "", NULL, "kubectl version --help"),
+	KUBE("wait", "--for=i --timeout=i -f,--filename=r -l,--selector=i",
+	    "i*", NULL, "kubectl wait --help"),
+	/* ATFILE: @FILE holds more options. */
+	{ "ld", "-o=w -T,--script=r -L,--library-path=r -l,--library=i"
+	  " --plugin,-plugin=x --version-script=r --dynamic-list=r"
+	  " -e,--entry=i -soname,--soname=i -rpath=i -rpath-link=r -Map=w"
+	  " --dependency-file=w -z=i --sysroot=r -m=i --build-id?i"
+	  " --hash-style=i -shared -static -Bstatic -Bdynamic -s,--strip-all"
+	  " -S,--strip-debug --gc-sections --no-undefined --as-needed"
+	  " --no-as-needed --whole-archive --no-whole-archive --start-group"
+	  " --end-group -r,--relocatable -pie -no-pie --export-dynamic -E"
+	  " --verbose -v,--version --help -O=i -g -q -t", "r*", NULL, NULL,
+	  JH_CT_DASHLONG | JH_CT_NOCLUSTER, "ld(1)" },
+	/* It runs a shell (!), an editor (v) and $LESSOPEN. */
+	{ "less", "-k,--lesskey-file=f -o,--log-file=w -O,--LOG-FILE=w"
+	  " -T,--tag-file=r -t,--tag=i -p,--pattern=i -P,--prompt=i"
+	  " -b,--buffers=i -h,--max-back-scroll=i -j,--jump-target=i"
+	  " -x,--tabs=i -y,--max-forw-scroll=i -z,--window=i"
+	  " --lesskey-src=f --lesskey-content=u -*", "r*", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_FILTER, "less(1)" },
+	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
+	  " -*", "r*,$w", NULL, NULL, GNU, "ln --help" },
+	/* DEFAULT: with no operand, the working directory. */
+	{ "ls", "--block-size=i --color?i -F,--classify?i --format=i"
+	  " --hide=i --hyperlink?i --indicator-style=i -I,--ignore=i"
+	  " --quoting-style=i --sort=i --time=i --time-style=i"
+	  " -T,--tabsize=i -w,--width=i -R,--recursive:recursive -*", "r*",
+	  NULL, NULL, GNU, "ls --help" },
+	{ "lsof", "-*", "i*", NULL, NULL, 0, "lsof(8)" },
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
