@@ -1570,6 +1570,492 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -T,--tabsize=i -w,--width=i -R,--recursive:recursive -*", "r*",
 	  NULL, NULL, GNU, "ls --help" },
 	{ "lsof", "-*", "i*", NULL, NULL, 0, "lsof(8)" },
+	/*
+	 * The makefiles' recipes run: make needs exec on them.  KEYVAL: a
+	 * VAR=value operand (CC=..., SHELL=...) changes every command the
+	 * makefile runs, which the A rule does not see.
+	 */
+	{ "make", "-C,--directory=c -f,--file,--makefile=f"
+	  " -I,--include-dir=f -j,--jobs?i -l,--load-average,--max-load?i"
+	  " -o,--old-file,--assume-old=i -W,--what-if,--new-file,--assume-new=i"
+	  " -O,--output-sync?i --eval,-E=u --debug?i --jobserver-auth=i"
+	  " --jobserver-style=i --shuffle?i -*", "A*",
+	  "Makefile,makefile,GNUmakefile,**/*.mk", NULL, JH_CT_RUNS | GNU,
+	  "make --help" },
+	{ "man", "-P,--pager=x -H,--html?x -C,--config-file=f -M,--manpath=r"
+	  " -L,--locale=i -m,--systems=i -S,-s,--sections=i -e,--extension=i"
+	  " -R,--recode=i -E,--encoding=i -p,--preprocessor=i"
+	  " -T,--troff-device?i -X,--gxditview?i -r,--prompt=i --warnings?i"
+	  " -*", "r*", NULL, NULL, GNU, "man(1)" },
+	AWK_E("mawk", "mawk(1)"),
+	SUM_E("md5sum", "md5sum --help"),
+	/* setup BUILDDIR [SRCDIR]; subprojects' wraps are downloaded. */
+	{ "meson", "-C=c --prefix=w --buildtype=i -D=u --native-file=f"
+	  " --cross-file=f --backend=i -j,--jobs=i --suite=i --no-suite=i"
+	  " --setup=i --wrapper=x --repeat=i --num-processes=i"
+	  " -t,--timeout-multiplier=i --destdir=w --wrap-mode=i"
+	  " --force-fallback-for=i --pkg-config-path=r --cmake-prefix-path=r"
+	  " --bindir=w --libdir=w --includedir=w --datadir=w --sysconfdir=w"
+	  " --localstatedir=w --libexecdir=w --mandir=w --infodir=w"
+	  " --localedir=w --sbindir=w --sharedstatedir=w --default-library=i"
+	  " --warnlevel=i --unity=i --layout=i --optimization=i -*", "i,w,r*",
+	  "meson.build,**/meson.build,meson_options.txt,meson.options,"
+	  "**/meson.options", "net", JH_CT_RUNS | GNU, "meson --help" },
+	{ "mkdir", "-m,--mode=i --context?i -*", "w*", NULL, NULL, GNU,
+	  "mkdir --help" },
+	{ "mktemp", "--suffix=i -p=w --tmpdir?w -*", "w", NULL, NULL, GNU,
+	  "mktemp --help" },
+	/* It runs a shell (!) and an editor (v). */
+	{ "more", "-n,--lines=i -*", "r*", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_FILTER, "more(1)" },
+	{ "mv", "-t,--target-directory=w:target -S,--suffix=i --backup?i -*",
+	  "rd*,$w", NULL, "recursive", GNU, "mv --help" },
+	/*
+	 * A goal PREFIX:GOAL or GROUP:ARTIFACT:VERSION:GOAL runs any
+	 * plugin, fetched: install.  -D sets properties the plugins read
+	 * (exec.executable): unknown.
+	 */
+	{ "mvn", "-f,--file=f -s,--settings=f -gs,--global-settings=f"
+	  " -t,--toolchains=f -gt,--global-toolchains=f -D,--define=u"
+	  " -P,--activate-profiles=i -pl,--projects=i -rf,--resume-from=i"
+	  " -T,--threads=i -l,--log-file=w -b,--builder=i -e,--errors"
+	  " -X,--debug -q,--quiet -o,--offline -U,--update-snapshots"
+	  " -B,--batch-mode -N,--non-recursive -am,--also-make"
+	  " -amd,--also-make-dependents -V,--show-version -v,--version"
+	  " -h,--help -fae,--fail-at-end -ff,--fail-fast -fn,--fail-never"
+	  " -C,--strict-checksums -c,--lax-checksums"
+	  " -npu,--no-plugin-updates -cpu,--check-plugin-updates"
+	  " -ntp,--no-transfer-progress -nsu,--no-snapshot-updates"
+	  " --color=i", "i*", "pom.xml,**/pom.xml,.mvn/**", "install,net",
+	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL | JH_CT_DASHLONG |
+	  JH_CT_NOCLUSTER, "mvn --help" },
+	{ "mvnw", "-f,--file=f -s,--settings=f -gs,--global-settings=f"
+	  " -t,--toolchains=f -gt,--global-toolchains=f -D,--define=u"
+	  " -P,--activate-profiles=i -pl,--projects=i -rf,--resume-from=i"
+	  " -T,--threads=i -l,--log-file=w -b,--builder=i -e,--errors"
+	  " -X,--debug -q,--quiet -o,--offline -U,--update-snapshots"
+	  " -B,--batch-mode -N,--non-recursive -am,--also-make"
+	  " -amd,--also-make-dependents -V,--show-version -v,--version"
+	  " -h,--help -fae,--fail-at-end -ff,--fail-fast -fn,--fail-never"
+	  " -C,--strict-checksums -c,--lax-checksums"
+	  " -npu,--no-plugin-updates -cpu,--check-plugin-updates"
+	  " -ntp,--no-transfer-progress -nsu,--no-snapshot-updates"
+	  " --color=i", "i*", "pom.xml,**/pom.xml,.mvn/**,mvnw",
+	  "install,net", JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL |
+	  JH_CT_DASHLONG | JH_CT_NOCLUSTER, "mvn --help" },
+	/* Plugins named in its configuration run. */
+	{ "mypy", "--config-file=f --cache-dir=w --python-executable=x"
+	  " --python-version=i -p,--package=i -m,--module=i -c,--command=i"
+	  " --exclude=i --junit-xml=w --html-report=w --linecount-report=w"
+	  " --txt-report=w --xml-report=w --any-exprs-report=w"
+	  " --cobertura-xml-report=w --lineprecision-report=w"
+	  " --linecoverage-report=w --xslt-html-report=w"
+	  " --xslt-txt-report=w --custom-typeshed-dir=r"
+	  " --custom-typing-module=i --always-true=i --always-false=i"
+	  " --enable-error-code=i --disable-error-code=i --platform=i"
+	  " --shadow-file:unknown --follow-imports=i"
+	  " --install-types:install,net --find-occurrences=i"
+	  " --soft-error-limit=i -O,--output=i --junit-format=i"
+	  " --package-root=r -*", "r*",
+	  "mypy.ini,.mypy.ini,pyproject.toml,setup.cfg", NULL,
+	  JH_CT_RUNS | GNU, "mypy --help" },
+	/* ^T runs a command. */
+	{ "nano", "-*", "w*", NULL, "unknown", JH_CT_RUNS, "nano(1)" },
+	{ "ninja", "-C=c -f=f -j=i -k=i -l=i -d=i -t=u -w=i -n -v --verbose"
+	  " --quiet --version -h", "i*", "build.ninja", NULL,
+	  JH_CT_RUNS, "ninja -h" },
+	{ "nl", "-b,--body-numbering=i -d,--section-delimiter=i"
+	  " -f,--footer-numbering=i -h,--header-numbering=i"
+	  " -i,--line-increment=i -l,--join-blank-lines=i"
+	  " -n,--number-format=i -s,--number-separator=i"
+	  " -v,--starting-line-number=i -w,--number-width=i -*", "r*", NULL,
+	  NULL, GFILT, "nl --help" },
+	/* ATFILE: @FILE holds more options. */
+	{ "nm", "--target=i --plugin=x -t,--radix=i -f,--format=i -*", "r*",
+	  NULL, NULL, GNU, "nm --help" },
+	/* With no script (or -) node runs its standard input. */
+	{ "node", "-e,--eval=u:pattern -p,--print=u:pattern -r,--require=u"
+	  " --import=u --loader,--experimental-loader=u -C,--conditions=i"
+	  " --env-file=f --env-file-if-exists=f --input-type=i --inspect?i"
+	  " --inspect-brk?i --inspect-wait?i --inspect-port=i --title=i"
+	  " --openssl-config=f --icu-data-dir=r --redirect-warnings=w"
+	  " --report-dir,--report-directory=w --report-filename=w"
+	  " --diagnostic-dir=w --cpu-prof-dir=w --heap-prof-dir=w"
+	  " --cpu-prof-name=w --heap-prof-name=w --secure-heap=i"
+	  " --secure-heap-min=i --experimental-policy=r --policy-integrity=i"
+	  " --test-reporter=u --test-reporter-destination=w"
+	  " --test-name-pattern=i --test-skip-pattern=i --test-concurrency=i"
+	  " --test-shard=i --test-timeout=i --watch-path=r --disable-proto=i"
+	  " --unhandled-rejections=i --dns-result-order=i"
+	  " --heapsnapshot-signal=i --heapsnapshot-near-heap-limit=i"
+	  " --localstorage-file=w --run=u --snapshot-blob=r"
+	  " --build-snapshot=u --stack-trace-limit=i"
+	  " --max-http-header-size=i --tls-keylog=w --use-largepages=i"
+	  " --trace-event-categories=i --trace-event-file-pattern=w"
+	  " --experimental-config-file=f -*", "x,A*",
+	  "**/*.test.js,**/*.test.mjs,**/*.test.cjs,**/*-test.js,"
+	  "**/*_test.js,**/test/**/*.js,**/test.js", NULL,
+	  JH_CT_RUNS | JH_CT_POSIX, "node --help" },
+	{ "nohup", "--help --version", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX, "nohup --help" },
+	{ "npm", "-v,--version -h,--help" NPM_G, "s", NPM_RUNS, NULL,
+	  JH_CT_RUNS | JH_CT_SUB | JH_CT_ABBREV, "npm(1)" },
+	NPM("add", "", "r*", "install,net", 0, "npm-install(1)"),
+	/* audit fix installs. */
+	NPM("audit", "--audit-level=i", "i*", "install,net", 0,
+	    "npm-audit(1)"),
+	NPM("cache", "", "i*", "net", 0, "npm-cache(1)"),
+	NPM("ci", "", "", "install,net", 0, "npm-ci(1)"),
+	NPM("config", "", "s", NULL, JH_CT_SUB, "npm-config(1)"),
+	/* Configuration can set script-shell and node-options. */
+	NPM("config delete", "", "u*", NULL, 0, "npm-config(1)"),
+	NPM("config edit", "", "", "unknown", 0, "npm-config(1)"),
+	NPM("config get", "", "i*", NULL, 0, "npm-config(1)"),
+	NPM("config list", "", "", NULL, 0, "npm-config(1)"),
+	NPM("config ls", "", "", NULL, 0, "npm-config(1)"),
+	NPM("config set", "", "u*", NULL, 0, "npm-config(1)"),
+	NPM("create", "-y,--yes", "i,A*", "install,net", 0, "npm-init(1)"),
+	NPM("dedupe", "", "", "install,net", 0, "npm-dedupe(1)"),
+	NPM("doctor", "", "i*", "net", 0, "npm-doctor(1)"),
+	NPM("exec", "-p,--package=i -c,--call=u", "P", "install,net",
+	    JH_CT_POSIX, "npm-exec(1)"),
+	NPM("explain", "", "i*", NULL, 0, "npm-explain(1)"),
+	NPM("fund", "", "i*", "net", 0, "npm-fund(1)"),
+	NPM("help", "", "i*", NULL, 0, "npm-help(1)"),
+	NPM("i", "", "r*", "install,net", 0, "npm-install(1)"),
+	NPM("info", "", "i*", "net", 0, "npm-view(1)"),
+	/* npm init NAME runs the package create-NAME. */
+	NPM("init", "-y,--yes", "i,A*", "install,net", 0, "npm-init(1)"),
+	NPM("install", "", "r*", "install,net", 0, "npm-install(1)"),
+	NPM("link", "", "r*", "install", 0, "npm-link(1)"),
+	NPM("list", "", "i*", NULL, 0, "npm-ls(1)"),
+	NPM("ll", "", "i*", NULL, 0, "npm-ls(1)"),
+	NPM("login", "", "", "net", 0, "npm-login(1)"),
+	NPM("logout", "", "", "net", 0, "npm-logout(1)"),
+	NPM("ls", "", "i*", NULL, 0, "npm-ls(1)"),
+	NPM("outdated", "", "i*", "net", 0, "npm-outdated(1)"),
+	NPM("pack", "--pack-destination=w", "r*", NULL, 0, "npm-pack(1)"),
+	NPM("ping", "", "", "net", 0, "npm-ping(1)"),
+	NPM("pkg", "", "s", NULL, JH_CT_SUB, "npm-pkg(1)"),
+	/* set and delete write package.json, scripts included. */
+	NPM("pkg delete", "", "u*", NULL, 0, "npm-pkg(1)"),
+	NPM("pkg fix", "", "", NULL, 0, "npm-pkg(1)"),
+	NPM("pkg get", "", "i*", NULL, 0, "npm-pkg(1)"),
+	NPM("pkg set", "", "u*", NULL, 0, "npm-pkg(1)"),
+	NPM("prefix", "", "", NULL, 0, "npm-prefix(1)"),
+	NPM("prune", "", "i*", NULL, 0, "npm-prune(1)"),
+	NPM("publish", "", "r*", "net", 0, "npm-publish(1)"),
+	NPM("rebuild", "", "i*", "install", 0, "npm-rebuild(1)"),
+	NPM("remove", "", "i*", "install,net", 0, "npm-uninstall(1)"),
+	NPM("restart", "--:rest", "A*", NULL, 0, "npm-restart(1)"),
+	NPM("rm", "", "i*", "install,net", 0, "npm-uninstall(1)"),
+	NPM("root", "", "", NULL, 0, "npm-root(1)"),
+	NPM("run", "--:rest --if-present", "i,A*", NULL, 0,
+	    "npm-run-script(1)"),
+	NPM("run-script", "--:rest --if-present", "i,A*", NULL, 0,
+	    "npm-run-script(1)"),
+	NPM("search", "", "i*", "net", 0, "npm-search(1)"),
+	NPM("show", "", "i*", "net", 0, "npm-view(1)"),
+	NPM("start", "--:rest", "A*", NULL, 0, "npm-start(1)"),
+	NPM("stop", "--:rest", "A*", NULL, 0, "npm-stop(1)"),
+	NPM("t", "--:rest", "A*", NULL, 0, "npm-test(1)"),
+	NPM("test", "--:rest", "A*", NULL, 0, "npm-test(1)"),
+	NPM("uninstall", "", "i*", "install,net", 0, "npm-uninstall(1)"),
+	NPM("up", "", "i*", "install,net", 0, "npm-update(1)"),
+	NPM("update", "", "i*", "install,net", 0, "npm-update(1)"),
+	/* It runs the version scripts, and commits and tags in git. */
+	NPM("version", "--preid=i -m,--message=i", "i", NULL, 0,
+	    "npm-version(1)"),
+	NPM("view", "", "i*", "net", 0, "npm-view(1)"),
+	NPM("whoami", "", "", "net", 0, "npm-whoami(1)"),
+	NPM("why", "", "i*", NULL, 0, "npm-explain(1)"),
+	NPM("x", "-p,--package=i -c,--call=u", "P", "install,net",
+	    JH_CT_POSIX, "npm-exec(1)"),
+	{ "nproc", "--ignore=i -*", "", NULL, NULL, GNU, "nproc --help" },
+	{ "npx", "-p,--package=i -c,--call=u -y,--yes --no" NPM_G, "P",
+	  NPM_RUNS, "install,net", JH_CT_RUNS | JH_CT_POSIX | JH_CT_ABBREV,
+	  "npx(1)" },
+	{ "numfmt", "-d,--delimiter=i --field=i --format=i --from=i"
+	  " --from-unit=i --header?i --invalid=i --padding=i --round=i"
+	  " --suffix=i --to=i --to-unit=i -*", "i*", NULL, NULL, GFILT,
+	  "numfmt --help" },
+	/* An editor that can run anything; exrc files run where set. */
+	{ "nvim", "-c=u -S=f -u=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
+	  "w*", ".exrc,.nvimrc,.nvim.lua", "unknown", JH_CT_RUNS, "nvim(1)" },
+	/* ATFILE: @FILE holds more options. */
+	{ "objdump", "--target=i -b=i -m,--architecture=i -j,--section=i"
+	  " -M,--disassembler-options=i --start-address=i --stop-address=i"
+	  " --prefix=i --prefix-strip=i --dwarf?i --visualize-jumps?i"
+	  " --disassemble?i --demangle?i -*", "r*", NULL, NULL, GNU,
+	  "objdump --help" },
+	{ "od", "-A,--address-radix=i -j,--skip-bytes=i -N,--read-bytes=i"
+	  " -S=i --strings?i -t,--format=i -w,--width?i -*", "r*", NULL, NULL,
+	  GFILT, "od --help" },
+	/* The default application of a file may run it. */
+	{ "open", "-a=i -b=i -*", "u*", NULL, "unknown", JH_CT_RUNS,
+	  "open(1) (macOS)" },
+	{ "openssl", "", "s", NULL, NULL,
+	  JH_CT_SUB | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "openssl(1)" },
+	OSSL_E("base64", "", "", NULL, "openssl-enc(1)"),
+	OSSL_E("dgst", "-sign=r -verify=r -prverify=r -signature=r -hmac=i"
+	    " -mac=i -macopt=i -sigopt=i", "r*", NULL, "openssl-dgst(1)"),
+	OSSL_E("ec", "-param_out -pubout -pubin", "", NULL, "openssl-ec(1)"),
+	OSSL_E("ecparam", "-name=i", "", NULL, "openssl-ecparam(1)"),
+	OSSL_E("enc", "-k=i -kfile=r -K=i -iv=i -S=i -md=i -iter=i", "",
+	    NULL, "openssl-enc(1)"),
+	OSSL_E("genpkey", "-algorithm=i -pkeyopt=i -paramfile=r", "", NULL,
+	    "openssl-genpkey(1)"),
+	OSSL_E("genrsa", "", "i", NULL, "openssl-genrsa(1)"),
+	OSSL_E("list", "", "", NULL, "openssl-list(1)"),
+	OSSL_E("pkcs12", "-inkey=r -certfile=r -name=i -CAfile=r -caname=i",
+	    "", NULL, "openssl-pkcs12(1)"),
+	OSSL_E("pkey", "", "", NULL, "openssl-pkey(1)"),
+	OSSL_E("rand", "", "i", NULL, "openssl-rand(1)"),
+	OSSL_E("req", "-key=r -keyout=w -newkey=r -days=i -subj=i -addext=i"
+	    " -extensions=i -reqexts=i -set_serial=i -sigopt=i -pkeyopt=i"
+	    " -CA=r -CAkey=r -section=i", "", NULL, "openssl-req(1)"),
+	OSSL_E("rsa", "", "", NULL, "openssl-rsa(1)"),
+	OSSL_E("s_client", "-connect=n -host=n -port=i -servername=i"
+	    " -CAfile=r -CApath=r -cert=r -key=r -cert_chain=r -starttls=i"
+	    " -proxy=n -sess_out=w -sess_in=r -keylogfile=w -msgfile=w"
+	    " -alpn=i -verify=i", "n*", "net", "openssl-s_client(1)"),
+	OSSL_E("sha256", "", "r*", NULL, "openssl-dgst(1)"),
+	OSSL_E("speed", "", "i*", NULL, "openssl-speed(1)"),
+	OSSL_E("verify", "-CAfile=r -CApath=r -untrusted=r -trusted=r"
+	    " -CRLfile=r", "r*", NULL, "openssl-verify(1)"),
+	OSSL_E("version", "", "", NULL, "openssl-version(1)"),
+	/* -CAcreateserial writes a serial file beside the CA. */
+	OSSL_E("x509", "-signkey=r -key=r -CA=r -CAkey=r -CAserial=w"
+	    " -CAcreateserial:unknown -days=i -extfile=r -extensions=i"
+	    " -set_serial=i -subj=i -ext=i -checkend=i -nameopt=i -certopt=i"
+	    " -sigopt=i -copy_extensions=i -force_pubkey=r", "", NULL,
+	    "openssl-x509(1)"),
+	{ "paste", "-d,--delimiters=i -*", "r*", NULL, NULL, GFILT,
+	  "paste --help" },
+	/* CWDWRITE: without ORIGFILE it writes the files the patch names,
+	 * under -d or the working directory. */
+	{ "patch", "-i,--input=r -o,--output=w -d,--directory=c"
+	  " -p,--strip=i -B,--prefix=w -Y,--basename-prefix=w -z,--suffix=i"
+	  " -r,--reject-file=w -D,--ifdef=i -F,--fuzz=i -g,--get=i"
+	  " -V,--version-control=i --quoting-style=i --reject-format=i"
+	  " --merge?i -*", "w,r", NULL, "unknown", GNU, "patch --help" },
+	/* -e gives the program: the operands are then its input files. */
+	{ "perl", "-e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
+	  " -F=i -V?i -x?c -d?u -D?i -C?i -*", "x,r*", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_POSIX, "perlrun(1)" },
+	{ "pgrep", "-*", "i*", NULL, NULL, 0, "pgrep(1)" },
+	{ "pip", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
+	  JH_CT_SUB | JH_CT_ABBREV, "pip --help" },
+	PIP("cache", "", "i*", NULL, 0, "pip cache --help"),
+	PIP("check", "", "", NULL, 0, "pip check --help"),
+	/* set writes pip.conf, which can name an index or a build. */
+	PIP("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
+	PIP("download", PIP_I "-d,--dest=w", "r*", "install,net",
+	    JH_CT_RUNS, "pip download --help"),
+	PIP("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
+	    0, "pip freeze --help"),
+	PIP("hash", "-a,--algorithm=i", "r*", NULL, 0, "pip hash --help"),
+	PIP("help", "", "i*", NULL, 0, "pip help"),
+	PIP("index", "-i,--index-url=n --extra-index-url=n", "i*", "net", 0,
+	    "pip index --help"),
+	PIP("inspect", "--path=r", "", NULL, 0, "pip inspect --help"),
+	PIP("install", PIP_I "-t,--target=w --prefix=w --root=w", "r*",
+	    "install,net", JH_CT_RUNS | JH_CT_INSTALL | JH_CT_NET,
+	    "pip install --help"),
+	PIP("list", "--format=i --path=r -i,--index-url=n"
+	    " --extra-index-url=n -o,--outdated:net -u,--uptodate:net", "",
+	    NULL, 0, "pip list --help"),
+	PIP("show", "", "i*", NULL, 0, "pip show --help"),
+	PIP("uninstall", "-r,--requirement=r", "i*", NULL, 0,
+	    "pip uninstall --help"),
+	PIP("wheel", PIP_I "-w,--wheel-dir=w", "r*", "install,net",
+	    JH_CT_RUNS, "pip wheel --help"),
+	{ "pip3", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
+	  JH_CT_SUB | JH_CT_ABBREV, "pip --help" },
+	PIP3("cache", "", "i*", NULL, 0, "pip cache --help"),
+	PIP3("check", "", "", NULL, 0, "pip check --help"),
+	PIP3("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
+	PIP3("download", PIP_I "-d,--dest=w", "r*", "install,net",
+	    JH_CT_RUNS, "pip download --help"),
+	PIP3("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
+	    0, "pip freeze --help"),
+	PIP3("hash", "-a,--algorithm=i", "r*", NULL, 0, "pip hash --help"),
+	PIP3("help", "", "i*", NULL, 0, "pip help"),
+	PIP3("index", "-i,--index-url=n --extra-index-url=n", "i*", "net",
+	    0, "pip index --help"),
+	PIP3("inspect", "--path=r", "", NULL, 0, "pip inspect --help"),
+	PIP3("install", PIP_I "-t,--target=w --prefix=w --root=w", "r*",
+	    "install,net", JH_CT_RUNS | JH_CT_INSTALL | JH_CT_NET,
+	    "pip install --help"),
+	PIP3("list", "--format=i --path=r -i,--index-url=n"
+	    " --extra-index-url=n -o,--outdated:net -u,--uptodate:net", "",
+	    NULL, 0, "pip list --help"),
+	PIP3("show", "", "i*", NULL, 0, "pip show --help"),
+	PIP3("uninstall", "-r,--requirement=r", "i*", NULL, 0,
+	    "pip uninstall --help"),
+	PIP3("wheel", PIP_I "-w,--wheel-dir=w", "r*", "install,net",
+	    JH_CT_RUNS, "pip wheel --help"),
+	{ "pkill", "-*", "u*", NULL, NULL, 0, "pkill(1)" },
+	/* `pnpm SCRIPT' runs a script of package.json: not listed, so
+	 * unknown. */
+	{ "pnpm", "-C,--dir=c --filter=i --filter-prod=i --workspace-root"
+	  " --config.node-options=u -v,--version -h,--help -*", "s", NPM_RUNS,
+	  NULL, JH_CT_RUNS | JH_CT_SUB, "pnpm --help" },
+	PNPM("add", "--registry=n", "r*", "install,net", 0,
+	    "pnpm add --help"),
+	PNPM("audit", "", "i*", "install,net", 0, "pnpm audit --help"),
+	PNPM("create", "", "i,A*", "install,net", 0, "pnpm create --help"),
+	PNPM("dlx", "--package=i -c,--shell-mode:unknown", "P", "install,net",
+	    JH_CT_POSIX, "pnpm dlx --help"),
+	PNPM("exec", "-c,--shell-mode:unknown", "P", NULL, JH_CT_POSIX,
+	    "pnpm exec --help"),
+	PNPM("fetch", "", "", "install,net", 0, "pnpm fetch --help"),
+	PNPM("i", "--registry=n", "i*", "install,net", 0,
+	    "pnpm install --help"),
+	PNPM("install", "--registry=n", "i*", "install,net", 0,
+	    "pnpm install --help"),
+	PNPM("link", "", "r*", "install", 0, "pnpm link --help"),
+	PNPM("list", "--depth=i", "i*", NULL, 0, "pnpm list --help"),
+	PNPM("ls", "--depth=i", "i*", NULL, 0, "pnpm list --help"),
+	PNPM("outdated", "", "i*", "net", 0, "pnpm outdated --help"),
+	PNPM("prune", "", "", NULL, 0, "pnpm prune --help"),
+	PNPM("publish", "--tag=i --access=i --otp=i", "r*", "net", 0,
+	    "pnpm publish --help"),
+	PNPM("rebuild", "", "i*", "install", 0, "pnpm rebuild --help"),
+	PNPM("remove", "", "i*", "install", 0, "pnpm remove --help"),
+	PNPM("rm", "", "i*", "install", 0, "pnpm remove --help"),
+	PNPM("run", "--:rest", "i,A*", NULL, 0, "pnpm run --help"),
+	PNPM("start", "--:rest", "A*", NULL, 0, "pnpm start --help"),
+	PNPM("store", "", "i*", NULL, 0, "pnpm store --help"),
+	PNPM("t", "--:rest", "A*", NULL, 0, "pnpm test --help"),
+	PNPM("test", "--:rest", "A*", NULL, 0, "pnpm test --help"),
+	PNPM("uninstall", "", "i*", "install", 0, "pnpm remove --help"),
+	PNPM("up", "", "i*", "install,net", 0, "pnpm update --help"),
+	PNPM("update", "", "i*", "install,net", 0, "pnpm update --help"),
+	PNPM("why", "", "i*", NULL, 0, "pnpm why --help"),
+	{ "podman", DOCKER_G "--root=w --runroot=w --storage-opt=u"
+	  " --hooks-dir=f --module=f --url=n --connection=i --identity=r"
+	  " --cgroup-manager=i --conmon=x --runtime=x --network-cmd-path=x"
+	  " --events-backend=i --tmpdir=w -v,--version -h,--help", "s",
+	  DOCKER_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB, "podman(1)" },
+	PODMAN("build", "-f,--file=f -t,--tag=i --build-arg=i --target=i"
+	    " --platform=i --secret=u --ssh=u -o,--output=w --iidfile=w"
+	    " --cache-from=i --cache-to=u --network=i --label=i"
+	    " --add-host=i --build-context=u -v,--volume=u -*", "r",
+	    "net,recursive", 0, "podman-build(1)"),
+	PODMAN("cp", "-a,--archive -*", "rw,rw", NULL, 0, "podman-cp(1)"),
+	PODMAN("exec", "-e,--env=i --env-file=r -u,--user=i -w,--workdir=i"
+	    " --privileged:unknown --detach-keys=i -*", "i,A*", NULL,
+	    JH_CT_POSIX, "podman-exec(1)"),
+	PODMAN("images", "-f,--filter=i --format=i -*", "i*", NULL, 0,
+	    "podman-images(1)"),
+	PODMAN("inspect", "-f,--format=i --type=i -*", "i*", NULL, 0,
+	    "podman-inspect(1)"),
+	PODMAN("logs", "--since=i --until=i -n,--tail=i -*", "i", NULL, 0,
+	    "podman-logs(1)"),
+	PODMAN("ps", "-f,--filter=i --format=i -n,--last=i -*", "", NULL, 0,
+	    "podman-ps(1)"),
+	PODMAN("pull", "--platform=i -*", "i", "net", 0, "podman-pull(1)"),
+	PODMAN("push", "-*", "i*", "net", 0, "podman-push(1)"),
+	PODMAN("rm", "-*", "i*", NULL, 0, "podman-rm(1)"),
+	PODMAN("rmi", "-*", "i*", NULL, 0, "podman-rmi(1)"),
+	PODMAN("run", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
+	    "podman-run(1)"),
+	PODMAN("start", "--detach-keys=i -*", "i*", NULL, 0,
+	    "podman-start(1)"),
+	PODMAN("stop", "-t,--time=i -*", "i*", NULL, 0, "podman-stop(1)"),
+	{ "poetry", "-C,--directory=c -P,--project=c -V,--version -h,--help"
+	  " -q,--quiet -v,--verbose -n,--no-interaction --ansi --no-ansi"
+	  " --no-plugins --no-cache", "s", "pyproject.toml,poetry.toml,"
+	  "setup.py", NULL, JH_CT_RUNS | JH_CT_SUB, "poetry --help" },
+	POETRY("add", "-G,--group=i -E,--extras=i --python=i --platform=i"
+	    " --source=i", "i*", "install,net", 0, "poetry add --help"),
+	POETRY("build", "-f,--format=i -o,--output=w", "", NULL, 0,
+	    "poetry build --help"),
+	POETRY("check", "", "", NULL, 0, "poetry check --help"),
+	POETRY("config", "", "i,u*", NULL, 0, "poetry config --help"),
+	POETRY("env", "", "u*", NULL, 0, "poetry env --help"),
+	POETRY("export", "-f,--format=i -o,--output=w --with=i --without=i"
+	    " --only=i -E,--extras=i", "", NULL, 0, "poetry export --help"),
+	POETRY("init", "--name=i --description=i --author=i --python=i"
+	    " --dependency=i --dev-dependency=i -l,--license=i", "", NULL, 0,
+	    "poetry init --help"),
+	POETRY("install", "--with=i --without=i --only=i -E,--extras=i", "",
+	    "install,net", 0, "poetry install --help"),
+	POETRY("lock", "", "", "net", 0, "poetry lock --help"),
+	POETRY("new", "--name=i --readme=i", "w", NULL, 0,
+	    "poetry new --help"),
+	POETRY("publish", "-r,--repository=i -u,--username=i -p,--password=i"
+	    " --cert=r --client-cert=r --dist-dir=r", "", "net", 0,
+	    "poetry publish --help"),
+	POETRY("remove", "-G,--group=i", "i*", "install", 0,
+	    "poetry remove --help"),
+	POETRY("run", "", "P", NULL, JH_CT_POSIX, "poetry run --help"),
+	POETRY("search", "", "i*", "net", 0, "poetry search --help"),
+	POETRY("self", "", "u*", "install,net", 0, "poetry self --help"),
+	POETRY("shell", "", "", "unknown", 0, "poetry shell --help"),
+	POETRY("show", "--with=i --without=i --only=i -l,--latest:net"
+	    " -o,--outdated:net", "i", NULL, 0, "poetry show --help"),
+	POETRY("source", "", "i*", NULL, 0, "poetry source --help"),
+	POETRY("sync", "--with=i --without=i --only=i -E,--extras=i", "",
+	    "install,net", 0, "poetry sync --help"),
+	POETRY("update", "--with=i --without=i --only=i", "i*",
+	    "install,net", 0, "poetry update --help"),
+	POETRY("version", "", "i", NULL, 0, "poetry version --help"),
+	{ "prettier", "-w,--write:inplace --config=f --plugin=u --parser=i"
+	  " --ignore-path=r --stdin-filepath=i --cache-location=w"
+	  " --cache-strategy=i --log-level=i --print-width=i --tab-width=i"
+	  " --trailing-comma=i --arrow-parens=i --end-of-line=i"
+	  " --prose-wrap=i --quote-props=i --html-whitespace-sensitivity=i"
+	  " --embedded-language-formatting=i --object-wrap=i"
+	  " --experimental-operator-position=i --cursor-offset=i"
+	  " --range-start=i --range-end=i --find-config-path=r"
+	  " --file-info=r --config-precedence=i -*", "r*",
+	  "prettier.config.js,prettier.config.mjs,prettier.config.cjs,"
+	  "prettier.config.ts,.prettierrc,.prettierrc.js,.prettierrc.cjs,"
+	  ".prettierrc.mjs,.prettierrc.json,.prettierrc.yaml,.prettierrc.yml,"
+	  ".prettierrc.toml," NPM_RUNS, "recursive", JH_CT_RUNS,
+	  "prettier --help" },
+	{ "printenv", "-*", "i*", NULL, NULL, GNU, "printenv --help" },
+	{ "printf", "-v=i -*", "i*", NULL, NULL, 0, "printf(1), bash(1)" },
+	{ "ps", "-o,-O,--format=i -p,--pid=i -u,-U,--user=i -g,-G,--group=i"
+	  " -C=i -t,--tty=i -q=i --sort=i --ppid=i -*", "i*", NULL, NULL, 0,
+	  "ps(1)" },
+	/* -c and -f run SQL and backslash commands (\! runs a shell). */
+	{ "psql", "-c,--command=u -f,--file=f -o,--output=w -L,--log-file=w"
+	  " -d,--dbname=n -h,--host=n -p,--port=i -U,--username=i"
+	  " -v,--set,--variable=i -P,--pset=i -F,--field-separator=i"
+	  " -R,--record-separator=i -T,--table-attr=i -*", "n,i", NULL,
+	  "net", JH_CT_RUNS | JH_CT_NET | GNU, "psql(1)" },
+	{ "pwd", "-*", "", NULL, NULL, 0, "pwd(1), bash(1)" },
+	/*
+	 * The test files it collects are imported, so operands are f;
+	 * --basetemp is removed and made again.
+	 */
+	{ "pytest", "-c,--config-file=f --rootdir=c --basetemp=d -p=u"
+	  " --junitxml,--junit-xml=w --junit-prefix=i -k=i -m=i --maxfail=i"
+	  " -n,--numprocesses=i --dist=i --tb=i --durations=i"
+	  " --durations-min=i -r=i --capture=i --color=i --code-highlight=i"
+	  " --confcutdir=r --ignore=i --ignore-glob=i --deselect=i"
+	  " --import-mode=i --log-level=i --log-format=i --log-date-format=i"
+	  " --log-cli-level=i --log-cli-format=i --log-cli-date-format=i"
+	  " --log-file=w --log-file-level=i --log-file-format=i"
+	  " --log-file-date-format=i --log-file-mode=i --cov=r"
+	  " --cov-report=w --cov-config=f --cov-fail-under=i --cov-context=i"
+	  " --doctest-glob=i -o,--override-ini=u --debug?w --pdbcls=u"
+	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
+	  " --reruns=i --reruns-delay=i --randomly-seed=i -*", "f*",
+	  "conftest.py,**/conftest.py,pytest.ini,.pytest.ini,pyproject.toml,"
+	  "setup.cfg,tox.ini,test_*.py,**/test_*.py,*_test.py,**/*_test.py",
+	  NULL, JH_CT_RUNS | GNU, "pytest --help" },
+	/* -m MODULE ARGS is the command MODULE ARGS (python -m pytest is
+	 * pytest).  With no script (or -) it runs its standard input. */
+	{ "python", "-c=u:pattern -m=P -W=i -X=u --check-hash-based-pycs=i"
+	  " -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	  "python3(1)" },
+	{ "python3", "-c=u:pattern -m=P -W=i -X=u --check-hash-based-pycs=i"
+	  " -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	  "python3(1)" },
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
@@ -1580,7 +2066,7 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
  * interpreter silently reads another way.
  */
 
-#define CT_VALUES	"rwdxfciunA"	/* letters an option value may take */
+#define CT_VALUES	"rwdxfcinPuA"	/* an option value's letters: not s */
 #define CT_OPERANDS	"rwdxfcinsPuA"	/* letters an operand rule may take */
 #define CT_FLAGS	(JH_CT_RUNS | JH_CT_SUB | JH_CT_POSIX | JH_CT_ABBREV | \
 	JH_CT_DASHLONG | JH_CT_NOCLUSTER | JH_CT_NET | JH_CT_INSTALL | \
