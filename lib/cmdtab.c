@@ -2056,6 +2056,482 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "python3", "-c=u:pattern -m=P -W=i -X=u --check-hash-based-pycs=i"
 	  " -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
 	  "python3(1)" },
+	{ "readlink", "-*", "r*", NULL, NULL, GNU, "readlink --help" },
+	{ "realpath", "--relative-to=r --relative-base=r -*", "r*", NULL,
+	  NULL, GNU, "realpath --help" },
+	/* The operands are a command to the server (FLUSHALL, CONFIG SET
+	 * dir, EVAL): unknown. */
+	{ "redis-cli", "-h=n -p=i -s=r -a=i -u=n -n=i -r=i -i=i -d=i -D=i"
+	  " --user=i --pass=i --rdb=w --functions-rdb=w --eval=f --tls"
+	  " --cacert=r --cacertdir=r --cert=r --key=r --sni=i --pattern=i"
+	  " --count=i --lru-test=i --intrinsic-latency=i --show-pushes=i"
+	  " --pipe --raw --no-raw --csv --json --quoted-json --scan --bigkeys"
+	  " --memkeys --hotkeys --stat --latency --latency-history"
+	  " --latency-dist --replica --verbose --no-auth-warning --askpass"
+	  " --insecure --version --help -x -c -e -2 -3", "u*", NULL, "net",
+	  JH_CT_NET | JH_CT_NOCLUSTER, "redis-cli(1)" },
+	{ "rev", "-*", "r*", NULL, NULL, JH_CT_FILTER, "rev(1)" },
+	/* --pre runs a program on every file.  DEFAULT: with no path, the
+	 * working directory. */
+	{ "rg", "-e,--regexp=i:pattern -f,--file=r:pattern -g,--glob=i"
+	  " --iglob=i -t,--type=i -T,--type-not=i --type-add=i --type-clear=i"
+	  " -A,--after-context=i -B,--before-context=i -C,--context=i"
+	  " -m,--max-count=i -d,--max-depth,--maxdepth=i --max-filesize=i"
+	  " -j,--threads=i -M,--max-columns=i -E,--encoding=i --engine=i"
+	  " --color=i --colors=i --context-separator=i"
+	  " --field-context-separator=i --field-match-separator=i"
+	  " --path-separator=i -r,--replace=i --sort=i --sortr=i"
+	  " --ignore-file=r --pre=x --pre-glob=i --dfa-size-limit=i"
+	  " --regex-size-limit=i --generate=i --hostname-bin=x -*", "i,r*",
+	  NULL, "recursive", 0, "rg(1)" },
+	{ "rm", "-r,-R,--recursive:recursive -d,--dir --interactive?i"
+	  " --preserve-root?i -*", "d*", NULL, NULL, GNU, "rm --help" },
+	{ "rmdir", "-*", "d*", NULL, NULL, GNU, "rmdir --help" },
+	/*
+	 * A HOST:PATH operand is remote; the rule reads it as a local path.
+	 * The --delete family removes files under the destination.
+	 */
+	{ "rsync", "-e,--rsh=x --rsync-path=u -M,--remote-option=u"
+	  " --delete,--del,--delete-before,--delete-during,--delete-delay:delete"
+	  " --delete-after,--delete-excluded,--remove-source-files:delete"
+	  " --files-from=u --exclude-from=r --include-from=r -f,--filter=u"
+	  " --exclude=i --include=i --backup-dir=w --partial-dir=w"
+	  " -T,--temp-dir=w --compare-dest=r --copy-dest=r --link-dest=r"
+	  " --log-file=w --write-batch=w --only-write-batch=w --read-batch=r"
+	  " --password-file=r --chmod=i --chown=i --usermap=i --groupmap=i"
+	  " --bwlimit=i --timeout=i --contimeout=i --port=i --sockopts=i"
+	  " --max-size=i --min-size=i --max-delete=i -B,--block-size=i"
+	  " --checksum-choice,--cc=i --compress-choice,--zc=i"
+	  " --compress-level,--zl=i --skip-compress=i --modify-window=i"
+	  " --out-format=i --log-file-format=i --info=i --debug=i --stderr=i"
+	  " --outbuf=i --suffix=i --iconv=i --protocol=i --address=i"
+	  " --config=f --daemon:unknown --checksum-seed=i --early-input=r"
+	  " --copy-as=i --stop-after=i --stop-at=i -*", "r*,$w", NULL,
+	  "net,recursive", JH_CT_NET, "rsync(1)" },
+	{ "ruby", "-e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
+	  " -E,--encoding=i -F=i -0?i -W?i --disable=i --enable=i --dump=i"
+	  " --external-encoding=i --internal-encoding=i -*", "x,r*", NULL,
+	  NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
+	/* `ruff PATH' (before check was needed) is not listed: unknown. */
+	{ "ruff", "-V,--version -h,--help --config=r --isolated -q,--quiet"
+	  " -v,--verbose", "s", NULL, NULL, JH_CT_SUB, "ruff help" },
+	{ "ruff analyze", "-*", "u*", NULL, NULL, 0, "ruff analyze --help" },
+	{ "ruff check", "--fix:inplace --add-noqa:inplace --config=r"
+	  " --select=i --ignore=i --extend-select=i --extend-ignore=i"
+	  " --per-file-ignores=i --extend-per-file-ignores=i --exclude=i"
+	  " --extend-exclude=i --target-version=i --line-length=i"
+	  " --output-format=i -o,--output-file=w --cache-dir=w"
+	  " --stdin-filename=i --fixable=i --unfixable=i"
+	  " --extend-fixable=i --preview -*", "r*", NULL, "recursive", 0,
+	  "ruff check --help" },
+	{ "ruff clean", "-*", "", NULL, NULL, 0, "ruff clean --help" },
+	{ "ruff config", "-*", "i", NULL, NULL, 0, "ruff config --help" },
+	{ "ruff format", "--config=r --exclude=i --line-length=i"
+	  " --target-version=i --cache-dir=w --stdin-filename=i --range=i -*",
+	  "r*", NULL, "inplace,recursive", 0, "ruff format --help" },
+	{ "ruff linter", "-*", "", NULL, NULL, 0, "ruff linter --help" },
+	{ "ruff rule", "-*", "i*", NULL, NULL, 0, "ruff rule --help" },
+	{ "ruff server", "-*", "", NULL, "unknown", 0, "ruff server --help" },
+	{ "ruff version", "-*", "", NULL, NULL, 0, "ruff version --help" },
+	/* --extern loads proc macros, which run; -C sets the linker.
+	 * ATFILE: @FILE holds more options. */
+	{ "rustc", "-o=w --out-dir=w --emit=u -L=r -l=i --extern=u"
+	  " -C,--codegen=u -Z=u --crate-type=i --crate-name=i --edition=i"
+	  " --target=i --cfg=i --check-cfg=i --cap-lints=i -A,--allow=i"
+	  " -W,--warn=i -D,--deny=i -F,--forbid=i --force-warn=i -O -g --test"
+	  " --print=i --explain=i --error-format=i --json=i --color=i"
+	  " --sysroot=r --remap-path-prefix=i --diagnostic-width=i"
+	  " -v,--verbose -V,--version -h,--help", "r*", NULL, NULL, 0,
+	  "rustc --help" },
+	{ "rustfmt", "--check --emit=i --backup --config-path=r --config=i"
+	  " --edition=i --style-edition=i --color=i --print-config=u -*",
+	  "r*", NULL, "inplace", JH_CT_FILTER, "rustfmt --help" },
+	{ "rustup", "-v,--verbose -q,--quiet -h,--help -V,--version", "s",
+	  "rust-toolchain.toml,rust-toolchain", NULL,
+	  JH_CT_SUB | JH_CT_NET, "rustup --help" },
+	{ "rustup check", "-*", "", NULL, "net", JH_CT_NET,
+	  "rustup check --help" },
+	{ "rustup component", "--toolchain=i --target=i -*", "i*", NULL,
+	  "install,net", JH_CT_NET, "rustup component --help" },
+	{ "rustup default", "-*", "i", NULL, "install,net", JH_CT_NET,
+	  "rustup default --help" },
+	{ "rustup doc", "--toolchain=i -*", "i*", NULL, "unknown", 0,
+	  "rustup doc --help" },
+	{ "rustup install", "--profile=i -c,--component=i -t,--target=i -*",
+	  "i*", NULL, "install,net", JH_CT_NET, "rustup install --help" },
+	{ "rustup override", "--path=r -*", "i*", NULL, NULL, 0,
+	  "rustup override --help" },
+	{ "rustup run", "--install", "i,P", NULL, NULL, JH_CT_POSIX,
+	  "rustup run --help" },
+	{ "rustup self", "-*", "i*", NULL, "install,net", JH_CT_NET,
+	  "rustup self --help" },
+	{ "rustup set", "-*", "i*", NULL, NULL, 0, "rustup set --help" },
+	{ "rustup show", "-*", "i*", NULL, NULL, 0, "rustup show --help" },
+	{ "rustup target", "--toolchain=i -*", "i*", NULL, "install,net",
+	  JH_CT_NET, "rustup target --help" },
+	{ "rustup toolchain", "--profile=i -c,--component=i -t,--target=i"
+	  " -*", "i*", NULL, "install,net", JH_CT_NET,
+	  "rustup toolchain --help" },
+	{ "rustup update", "-*", "i*", NULL, "install,net", JH_CT_NET,
+	  "rustup update --help" },
+	{ "rustup which", "--toolchain=i -*", "i", NULL, NULL, 0,
+	  "rustup which --help" },
+	/* A HOST:PATH operand is remote; the rule reads it as a local
+	 * path. */
+	{ "scp", "-c=i -F=f -i=r -J=n -l=i -o=u -P=i -S=x -D=x -X=i -3 -4 -6"
+	  " -A -B -C -O -p -q -R -r:recursive -s -T -v", "r*,$w", NULL, "net",
+	  JH_CT_NET, "scp(1)" },
+	/* SCRIPT: the interpreter checks sed scripts for e, w, W, r, R
+	 * commands and the s///e and s///w flags. */
+	{ "sed", "-e,--expression=i:pattern -f,--file=r:pattern"
+	  " -i,--in-place?i:inplace -l,--line-length=i -*", "i,r*", NULL, NULL,
+	  GFILT, "sed --help" },
+	{ "seq", "-f,--format=i -s,--separator=i -*", "i*", NULL, NULL, GNU,
+	  "seq --help" },
+	{ "setsid", "-c,--ctty -f,--fork -w,--wait", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX | GNU, "setsid(1)" },
+	/* Its commands (or -b's) get and put any file. */
+	{ "sftp", "-b=u -B=i -c=i -D=x -F=f -i=r -J=n -l=i -o=u -P=i -R=i"
+	  " -S=x -s=u -X=i -*", "n*", NULL, "net,unknown", JH_CT_NET,
+	  "sftp(1)" },
+	SH_E("sh", "sh(1), dash(1), bash(1)"),
+	SUM_E("sha1sum", "sha1sum --help"),
+	SUM_E("sha224sum", "sha224sum --help"),
+	SUM_E("sha256sum", "sha256sum --help"),
+	SUM_E("sha384sum", "sha384sum --help"),
+	SUM_E("sha512sum", "sha512sum --help"),
+	{ "shuf", "-i,--input-range=i -n,--head-count=i -o,--output=w"
+	  " --random-source=r -*", "r*", NULL, NULL, GFILT, "shuf --help" },
+	{ "sleep", "-*", "i*", NULL, NULL, GNU, "sleep --help" },
+	{ "sort", "-o,--output=w -k,--key=i -t,--field-separator=i"
+	  " -S,--buffer-size=i -T,--temporary-directory=w"
+	  " --compress-program=x --files0-from=r --random-source=r"
+	  " --batch-size=i --parallel=i --sort=i -*", "r*", NULL, NULL, GFILT,
+	  "sort --help" },
+	/* CWDWRITE: without PREFIX it writes xaa, xab, ... in the working
+	 * directory. */
+	{ "split", "-a,--suffix-length=i --additional-suffix=i -b,--bytes=i"
+	  " -C,--line-bytes=i -d,--numeric-suffixes?i -x,--hex-suffixes?i"
+	  " --filter=u -l,--lines=i -n,--number=i -t,--separator=i -*", "r,w",
+	  NULL, "unknown", GNU, "split --help" },
+	/* The SQL can ATTACH any file; dot-commands write (.output) and
+	 * run (.shell, .system) unless -safe. */
+	{ "sqlite3", "-init,--init=f -cmd,--cmd=u -separator,--separator=i"
+	  " -newline,--newline=i -nullvalue,--nullvalue=i -mmap,--mmap=i"
+	  " -vfs,--vfs=i -lookaside,--lookaside=i -pagecache,--pagecache=i"
+	  " -heap,--heap=i -maxsize,--maxsize=i -escape,--escape=i"
+	  " -nonce,--nonce=i -A=u -bail,--bail -batch,--batch -csv,--csv"
+	  " -json,--json -line,--line -list,--list -html,--html"
+	  " -header,--header -noheader,--noheader -readonly,--readonly"
+	  " -safe,--safe -echo,--echo -column,--column -box,--box"
+	  " -table,--table -markdown,--markdown -quote,--quote -tabs,--tabs"
+	  " -ascii,--ascii -zip,--zip -deserialize,--deserialize"
+	  " -append,--append -memtrace,--memtrace -stats,--stats"
+	  " -version,--version -help,--help -nofollow,--nofollow"
+	  " -interactive,--interactive", "w,u*", NULL, NULL,
+	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "sqlite3(1)" },
+	/* The remote command runs on the host: unknown.  -o sets
+	 * ProxyCommand, LocalCommand and the like. */
+	{ "ssh", "-b=i -c=i -e=i -i=r -l=i -m=i -o=u -p=i -B=i -D=i -E=w -F=f"
+	  " -I=u -J=n -L=i -O=i -Q=i -R=i -S=w -W=n -w=i -P=i -1 -2 -4 -6 -A"
+	  " -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y",
+	  "n,u*", NULL, "net", JH_CT_RUNS | JH_CT_NET | JH_CT_POSIX,
+	  "ssh(1)" },
+	{ "ssh-keygen", "-f=w -t=i -b=i -C=i -N=i -P=i -E=i -F=i -R=i -s=r"
+	  " -I=i -n=i -V=i -Y=i -O=i -a=i -m=i -D=u -w=u -r=i -z=i -M=i -Z=i"
+	  " -q -y -l -H -e -i -p -L -K -A -k -u -c -g -v -h -B -U", "rw*",
+	  NULL, NULL, 0, "ssh-keygen(1)" },
+	{ "stat", "-c,--format=i --printf=i --cached=i -*", "r*", NULL, NULL,
+	  GNU, "stat --help" },
+	{ "stdbuf", "-i,--input=i -o,--output=i -e,--error=i", "P", NULL,
+	  NULL, JH_CT_WRAPPER | JH_CT_POSIX | GNU, "stdbuf --help" },
+	/* Without -o it rewrites each file. */
+	{ "strip", "-o=w -R,--remove-section=i -K,--keep-symbol=i"
+	  " -N,--strip-symbol=i -F,--target=i -I,--input-target=i"
+	  " -O,--output-target=i --plugin=x -*", "w*", NULL, NULL, GNU,
+	  "strip --help" },
+	{ "su", "-c,--command=u -s,--shell=x -g,--group=i"
+	  " -G,--supp-group=i -w,--whitelist-environment=i"
+	  " --session-command=u -*", "u*", NULL, "unknown", JH_CT_RUNS | GNU,
+	  "su(1)" },
+	/* -e edits as root, -s and -i start a shell. */
+	{ "sudo", "-u,--user=i -g,--group=i -C,--close-from=i -D,--chdir=c"
+	  " -h,--host?i -p,--prompt=i -r,--role=i -t,--type=i"
+	  " -T,--command-timeout=i -U,--other-user=i -R,--chroot=u"
+	  " -E,--preserve-env?i -H,--set-home -n,--non-interactive"
+	  " -k,--reset-timestamp -K,--remove-timestamp -b,--background"
+	  " -A,--askpass -S,--stdin -P,--preserve-groups -B,--bell -l,--list"
+	  " -v,--validate -V,--version -e,--edit:unknown -s,--shell:unknown"
+	  " -i,--login:unknown", "P", NULL, NULL, JH_CT_POSIX | GNU,
+	  "sudo(8)" },
+	{ "sync", "-*", "r*", NULL, NULL, GNU, "sync --help" },
+	{ "tac", "-s,--separator=i -*", "r*", NULL, NULL, GFILT,
+	  "tac --help" },
+	{ "tail", "-n,--lines=i -c,--bytes=i -s,--sleep-interval=i --pid=i"
+	  " --max-unchanged-stats=i --follow?i -*", "r*", NULL, NULL, GFILT,
+	  "tail --help" },
+	/*
+	 * OLDSTYLE: `tar xzf A' puts the mode letters first, without a
+	 * dash.  CWDWRITE: -x writes the members under -C or the working
+	 * directory.  The archive is written or read (w); a name HOST:PATH
+	 * is reached through rsh.
+	 */
+	{ "tar", "-f,--file=w -C,--directory=c -T,--files-from=u"
+	  " -X,--exclude-from=r --exclude=i -I,--use-compress-program=x"
+	  " --to-command=x --rsh-command=x --rmt-command=x"
+	  " -F,--info-script,--new-volume-script=x --checkpoint-action=u"
+	  " -g,--listed-incremental=w -N,--newer,--after-date=r"
+	  " --newer-mtime=i -b,--blocking-factor=i -L,--tape-length=i"
+	  " --record-size=i -H,--format=i -V,--label=i --owner=i --group=i"
+	  " --mode=i --mtime=r --strip-components=i --transform,--xform=i"
+	  " --suffix=i --backup?i --index-file=w -K,--starting-file=i"
+	  " --occurrence?i --quoting-style=i --sort=i --exclude-tag=i"
+	  " --exclude-tag-all=i --exclude-tag-under=i --hole-detection=i"
+	  " --warning=i --xattrs-include=i --xattrs-exclude=i"
+	  " --atime-preserve?i --owner-map=r --group-map=r --pax-option=i"
+	  " --volno-file=w --checkpoint?i --totals?i --one-top-level?i"
+	  " --level=i --remove-files:delete -x,--extract,--get:unknown -*",
+	  "r*", NULL, "recursive", GNU, "tar --help" },
+	{ "tee", "--output-error?i -*", "w*", NULL, NULL, GFILT,
+	  "tee --help" },
+	{ "test", "-*", "r*", NULL, NULL, JH_CT_NOCLUSTER,
+	  "test(1), bash(1)" },
+	{ "time", "-p -o,--output=w -f,--format=i -a,--append -v,--verbose"
+	  " -q,--quiet", "P", NULL, NULL, JH_CT_WRAPPER | JH_CT_POSIX,
+	  "time(1), bash(1)" },
+	{ "timeout", "-k,--kill-after=i -s,--signal=i -v,--verbose"
+	  " --preserve-status --foreground", "i,P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX | GNU, "timeout --help" },
+	{ "top", "-d=i -n=i -p=i -u=i -U=i -o=i -w?i -E=i -e=i -*", "", NULL,
+	  NULL, 0, "top(1)" },
+	{ "touch", "-d,--date=i -r,--reference=r -t=i --time=i -*", "w*",
+	  NULL, NULL, GNU, "touch --help" },
+	/* `tox exec -- CMD' runs CMD in an environment: its words are A. */
+	{ "tox", "-e=i -c,--conf=f --root=c --workdir=w -x,--override=u"
+	  " --installpkg=r -p,--parallel?i -f,--factor=i -m,--labels=i"
+	  " --discover=x --hashseed=i --result-json=w"
+	  " --exit-and-dump-after=i --runner=i"
+	  " --skip-missing-interpreters?i --:rest -*", "i,A*",
+	  "tox.ini,pyproject.toml,setup.py,setup.cfg", "install,net",
+	  JH_CT_RUNS | GNU, "tox --help" },
+	{ "tr", "-*", "i*", NULL, NULL, JH_CT_FILTER | GNU, "tr --help" },
+	/* -R with -H writes 00Tree.html in every directory. */
+	{ "tree", "-o=w -L=i -P=i -I=i --filelimit=i --charset=i -H=i -T=i"
+	  " --timefmt=i --sort=i -R:unknown -*", "r*", NULL, "recursive", 0,
+	  "tree(1)" },
+	{ "true", "-*", "i*", NULL, NULL, 0, "true(1)" },
+	{ "truncate", "-r,--reference=r -s,--size=i -*", "w*", NULL, NULL,
+	  GNU, "truncate --help" },
+	/* It writes its outputs beside the sources or in outDir. */
+	{ "tsc", "-p,--project=f --outDir=w --outFile=w --declarationDir=w"
+	  " --rootDir=r --baseUrl=r --tsBuildInfoFile=w --generateTrace=w"
+	  " --generateCpuProfile=w -t,--target=i -m,--module=i --lib=i"
+	  " --jsx=i --moduleResolution=i --types=i --typeRoots=r --locale=i"
+	  " -*", "r*", "tsconfig.json,**/tsconfig.json,tsconfig.*.json,"
+	  NPM_RUNS, NULL, JH_CT_RUNS, "tsc --help" },
+	{ "type", "-*", "i*", NULL, NULL, 0, "bash(1)" },
+	{ "uname", "-*", "", NULL, NULL, GNU, "uname --help" },
+	{ "uniq", "-f,--skip-fields=i -s,--skip-chars=i -w,--check-chars=i"
+	  " --all-repeated?i --group?i -*", "r,w", NULL, NULL, GFILT,
+	  "uniq --help" },
+	ZIP_E("unxz", "-T,--threads=i -M,--memlimit=i --files=u --files0=u"
+	    " -*", "xz(1)"),
+	/* CWDWRITE: without -d it extracts into the working directory. */
+	{ "unzip", "-d=w -x=i -P=i -*", "r,i*", NULL, "unknown", 0,
+	  "unzip(1)" },
+	{ "uv", "-V,--version -h,--help -q,--quiet -v,--verbose --offline"
+	  " --no-cache --native-tls --preview --no-config" UV_G, "s", UV_RUNS,
+	  NULL, JH_CT_RUNS | JH_CT_SUB, "uv help" },
+	UV("add", "-r,--requirements=r --branch=i --tag=i --rev=i --script=w"
+	    " --bounds=i -m,--marker=i --optional=i", "r*", "install,net", 0,
+	    "uv add --help"),
+	UV("build", "-o,--out-dir=w", "r", "net", 0, "uv build --help"),
+	UV("cache", "", "i*", NULL, 0, "uv cache --help"),
+	UV("export", "-o,--output-file=w --format=i", "", "net", 0,
+	    "uv export --help"),
+	UV("init", "--name=i --build-backend=i --vcs=i", "w", NULL, 0,
+	    "uv init --help"),
+	UV("lock", "--script=r", "", "net", 0, "uv lock --help"),
+	{ "uv pip", "-h,--help", "s", UV_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB,
+	  "uv pip --help" },
+	UV("pip check", "", "", NULL, 0, "uv pip check --help"),
+	UV("pip compile", "-o,--output-file=w -c,--constraints=r"
+	    " --overrides=r", "r*", "net", 0, "uv pip compile --help"),
+	UV("pip freeze", "", "", NULL, 0, "uv pip freeze --help"),
+	UV("pip install", "-r,--requirements=r -c,--constraints=r"
+	    " -e,--editable=f --target=w --prefix=w --overrides=r", "r*",
+	    "install,net", 0, "uv pip install --help"),
+	UV("pip list", "", "", NULL, 0, "uv pip list --help"),
+	UV("pip show", "", "i*", NULL, 0, "uv pip show --help"),
+	UV("pip sync", "-c,--constraints=r --target=w --prefix=w", "r*",
+	    "install,net", 0, "uv pip sync --help"),
+	UV("pip tree", "--depth=i --prune=i", "", NULL, 0,
+	    "uv pip tree --help"),
+	UV("pip uninstall", "-r,--requirements=r --target=w --prefix=w",
+	    "i*", NULL, 0, "uv pip uninstall --help"),
+	UV("publish", "--token=i -u,--username=i --password=i"
+	    " --publish-url=n --trusted-publishing=i", "r*", "net", 0,
+	    "uv publish --help"),
+	UV("python", "--install-dir=w", "i*", "install,net", 0,
+	    "uv python --help"),
+	UV("remove", "--script=w --optional=i", "i*", "install,net", 0,
+	    "uv remove --help"),
+	/* It syncs the environment first, then runs the command. */
+	UV("run", "--with=i --with-editable=f --with-requirements=r"
+	    " --env-file=f -m,--module=P --only-group=i --no-group=i --:end",
+	    "P", "install,net", JH_CT_POSIX, "uv run --help"),
+	UV("self", "", "i*", "install,net", 0, "uv self --help"),
+	UV("sync", "--only-group=i --no-group=i --script=r", "",
+	    "install,net", 0, "uv sync --help"),
+	{ "uv tool", "-h,--help", "s", UV_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB,
+	  "uv tool --help" },
+	UV("tool dir", "", "", NULL, 0, "uv tool dir --help"),
+	UV("tool install", "--from=i --with=i --with-editable=f"
+	    " --with-requirements=r", "i*", "install,net", 0,
+	    "uv tool install --help"),
+	UV("tool list", "", "", NULL, 0, "uv tool list --help"),
+	UV("tool run", "--from=i --with=i --with-editable=f"
+	    " --with-requirements=r", "P", "install,net", JH_CT_POSIX,
+	    "uv tool run --help"),
+	UV("tool uninstall", "", "i*", NULL, 0, "uv tool uninstall --help"),
+	UV("tool upgrade", "", "i*", "install,net", 0,
+	    "uv tool upgrade --help"),
+	UV("tree", "--depth=i --prune=i", "", "net", 0, "uv tree --help"),
+	UV("venv", "--prompt=i", "w", NULL, 0, "uv venv --help"),
+	UV("version", "--bump=i", "i", NULL, 0, "uv version --help"),
+	{ "uvx", "--from=i --with=i --with-editable=f --with-requirements=r"
+	  UV_G, "P", UV_RUNS, "install,net", JH_CT_RUNS | JH_CT_POSIX,
+	  "uvx --help" },
+	/* Editors that can run anything; exrc files run where set. */
+	{ "vi", "-c=u -S=f -u=f -U=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
+	  "w*", ".exrc,.vimrc", "unknown", JH_CT_RUNS, "vim(1)" },
+	{ "vim", "-c=u -S=f -u=f -U=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
+	  "w*", ".exrc,.vimrc", "unknown", JH_CT_RUNS, "vim(1)" },
+	{ "vitest", "-c,--config=f -r,--root=c --dir=c -t,--testNamePattern=i"
+	  " --reporter=u --outputFile=w --coverage.reportsDirectory=w"
+	  " --environment=u --pool=i --project=i --shard=i"
+	  " --sequence.seed=i --testTimeout=i --hookTimeout=i --bail=i"
+	  " --retry=i --mode=i --ui:unknown --open:unknown --api?i"
+	  " --browser?u --inspect?i --inspect-brk?i --changed?i -*", "i*",
+	  "vitest.config.ts,vitest.config.js,vitest.config.mts,"
+	  "vitest.config.mjs,vite.config.ts,vite.config.js,vite.config.mts,"
+	  "vite.config.mjs,vitest.workspace.ts,**/*.test.*,**/*.spec.*,"
+	  NPM_RUNS, NULL, JH_CT_RUNS, "vitest --help" },
+	/* The command runs every few seconds (through sh -c without -x). */
+	{ "watch", "-n,--interval=i -d,--differences?i -q,--equexit=i"
+	  " -s,--shotsdir=w -*", "P", NULL, NULL, JH_CT_POSIX | GNU,
+	  "watch(1)" },
+	{ "wc", "--files0-from=r --total=i -*", "r*", NULL, NULL, GFILT,
+	  "wc --help" },
+	/* CWDWRITE: without -O it names the file from the URL, in the
+	 * working directory or -P. */
+	{ "wget", "-O,--output-document=w -o,--output-file=w"
+	  " -a,--append-output=w -P,--directory-prefix=w -i,--input-file=u"
+	  " -B,--base=n -e,--execute=u --config=u -t,--tries=i -T,--timeout=i"
+	  " -w,--wait=i -U,--user-agent=i --header=i --post-data=i"
+	  " --post-file=r --body-data=i --body-file=r --method=i --user=i"
+	  " --password=i --load-cookies=r --save-cookies=w"
+	  " --ca-certificate=r --certificate=r --private-key=r -l,--level=i"
+	  " -A,--accept=i -R,--reject=i -D,--domains=i"
+	  " -X,--exclude-directories=i -I,--include-directories=i"
+	  " -Q,--quota=i --limit-rate=i --restrict-file-names=i"
+	  " --default-page=i --progress=i --bind-address=i --use-askpass=x"
+	  " --warc-file=w --rejected-log=w --hsts-file=w -*", "n*", NULL,
+	  "net,unknown", JH_CT_NET | GNU, "wget(1)" },
+	{ "which", "-*", "i*", NULL, NULL, 0, "which(1)" },
+	{ "whoami", "-*", "", NULL, NULL, GNU, "whoami --help" },
+	{ "xargs", "-0,--null -a,--arg-file=r -d,--delimiter=i -E=i"
+	  " -e,--eof?i -I=i -i,--replace?i -L=i -l,--max-lines?i"
+	  " -n,--max-args=i -P,--max-procs=i -s,--max-chars=i -o,--open-tty"
+	  " -p,--interactive -r,--no-run-if-empty -t,--verbose -x,--exit"
+	  " --process-slot-var=i --show-limits --help --version", "P", NULL,
+	  NULL, JH_CT_WRAPPER | JH_CT_POSIX | GNU, "xargs --help" },
+	{ "xdg-open", "-*", "u*", NULL, "unknown", JH_CT_RUNS, "xdg-open(1)" },
+	{ "xxd", "-a,-autoskip -b,-bits -C,-capitalize -E,-EBCDIC -e"
+	  " -h,-help -i,-include -p,-ps,-postscript,-plain -r,-revert -d"
+	  " -u,-uppercase -v,-version -c,-cols=i -g,-groupsize=i -l,-len=i"
+	  " -n,-name=i -o,-offset=i -s,-seek=i -R=i", "r,w", NULL, NULL,
+	  JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "xxd -h" },
+	ZIP_E("xz", "-S,--suffix=i -T,--threads=i -M,--memlimit=i"
+	    " -F,--format=i -C,--check=i --files=u --files0=u -*", "xz(1)"),
+	{ "xzcat", "-T,--threads=i -M,--memlimit=i -*", "r*", NULL, NULL,
+	  GFILT, "xz(1)" },
+	/*
+	 * `yarn' alone installs, so the entry is tagged install; `yarn
+	 * SCRIPT' runs a script of package.json: not listed, so unknown.
+	 */
+	{ "yarn", "--cwd=c -v,--version -h,--help", "s",
+	  NPM_RUNS ",.yarnrc,.yarnrc.yml,.pnp.cjs,.yarn/**", "install,net",
+	  JH_CT_RUNS | JH_CT_SUB, "yarn help" },
+	YARN("add", "-D,--dev -P,--peer -O,--optional -E,--exact -T,--tilde",
+	    "r*", "install,net", 0, "yarn add --help"),
+	YARN("audit", "", "i*", "net", 0, "yarn audit --help"),
+	YARN("bin", "", "i", NULL, 0, "yarn bin --help"),
+	YARN("cache", "", "i*", NULL, 0, "yarn cache --help"),
+	YARN("config", "", "i,u*", NULL, 0, "yarn config --help"),
+	/* It runs the rules of yarn.config.cjs. */
+	YARN("constraints", "--fix:inplace", "", NULL, 0,
+	    "yarn constraints --help"),
+	YARN("create", "", "i,A*", "install,net", 0, "yarn create --help"),
+	YARN("dedupe", "", "i*", "install,net", 0, "yarn dedupe --help"),
+	YARN("dlx", "-p,--package=i", "P", "install,net", JH_CT_POSIX,
+	    "yarn dlx --help"),
+	YARN("exec", "", "P", NULL, JH_CT_POSIX, "yarn exec --help"),
+	YARN("global", "", "i,r*", "install,net", 0, "yarn global --help"),
+	YARN("info", "", "i*", "net", 0, "yarn info --help"),
+	YARN("init", "", "", NULL, 0, "yarn init --help"),
+	YARN("install", "", "", "install,net", 0, "yarn install --help"),
+	YARN("link", "", "r*", NULL, 0, "yarn link --help"),
+	YARN("list", "--depth=i --pattern=i", "i*", NULL, 0,
+	    "yarn list --help"),
+	YARN("node", "", "x,A*", NULL, JH_CT_POSIX, "yarn node --help"),
+	YARN("npm", "", "i*", "net", 0, "yarn npm --help"),
+	YARN("outdated", "", "i*", "net", 0, "yarn outdated --help"),
+	YARN("pack", "-o,--out,--filename=w", "", NULL, 0,
+	    "yarn pack --help"),
+	YARN("plugin", "", "u*", "install,net", 0, "yarn plugin --help"),
+	YARN("publish", "", "r*", "net", 0, "yarn publish --help"),
+	YARN("remove", "", "i*", "install", 0, "yarn remove --help"),
+	YARN("run", "--:rest", "i,A*", NULL, 0, "yarn run --help"),
+	YARN("set", "", "u*", "install,net", 0, "yarn set --help"),
+	YARN("start", "--:rest", "A*", NULL, 0, "yarn start --help"),
+	YARN("test", "--:rest", "A*", NULL, 0, "yarn test --help"),
+	YARN("unlink", "", "i*", NULL, 0, "yarn unlink --help"),
+	YARN("up", "", "i*", "install,net", 0, "yarn up --help"),
+	YARN("upgrade", "", "i*", "install,net", 0, "yarn upgrade --help"),
+	YARN("version", "", "i*", NULL, 0, "yarn version --help"),
+	YARN("why", "", "i*", NULL, 0, "yarn why --help"),
+	/* The rest is a yarn command line, run in that workspace. */
+	YARN("workspace", "", "i,u*", NULL, 0, "yarn workspace --help"),
+	YARN("workspaces", "", "u*", NULL, 0, "yarn workspaces --help"),
+	{ "yes", "-*", "i*", NULL, NULL, GNU, "yes --help" },
+	/* --arg NAME VALUE and the like take two words: see jq. */
+	{ "yq", "-i,--in-place,--inplace:inplace -o,--output-format=i"
+	  " -p,--input-format=i -I,--indent=i --from-file=r:pattern"
+	  " --front-matter=i -s,--split-exp=u -w,--width=i --arg=i"
+	  " --argjson=i --rawfile=i --slurpfile=i -*", "r*", NULL, NULL,
+	  JH_CT_FILTER, "yq --help" },
+	{ "zcat", "-*", "r*", NULL, NULL, GFILT, "gzip(1)" },
+	/* ZIPFILE FILES...; -m removes the files it added. */
+	{ "zip", "-r,--recurse-paths:recursive -R,--recurse-patterns:recursive"
+	  " -q,--quiet -v,--verbose -j,--junk-paths -y,--symlinks"
+	  " -X,--no-extra -D,--no-dir-entries -u,--update -f,--freshen"
+	  " -F,--fix -FF,--fixfix -T,--test -m,--move:delete -d,--delete"
+	  " -x,--exclude=i -i,--include=i -O,--output-file=w -b,--temp-path=w"
+	  " -P,--password=i -e,--encrypt -Z,--compression-method=i"
+	  " -n,--suffixes=i -t,--from-date=i -tt,--before-date=i"
+	  " -TT,--unzip-command=x -0 -1 -2 -3 -4 -5 -6 -7 -8 -9"
+	  " -l,--to-crlf -ll,--from-crlf -o,--latest-time -g,--grow"
+	  " -A,--adjust-sfx -J,--junk-sfx -k,--DOS-names -S,--system-hidden"
+	  " -h,--help -z,--archive-comment -c,--entry-comments"
+	  " -s,--split-size=i -sp,--split-pause -sb,--split-bell"
+	  " -sv,--split-verbose -sf,--show-files -MM,--must-match"
+	  " -nw,--no-wild -ws,--wild-stop-dirs -lf,--logfile-path=w"
+	  " -la,--log-append -li,--log-info", "w,r*", NULL, NULL,
+	  JH_CT_DASHLONG, "zip(1)" },
+	{ "zsh", "-c:unknown -i:unknown -s:unknown -o=i --emulate=i -*",
+	  "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	  "zsh(1)" },
 };
 
 const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
