@@ -305,6 +305,14 @@
 #define ZIP_E(n, o, s) \
 	{ n, o, "rwd*", NULL, NULL, GFILT, s }
 
+/* xz's options (xz, unxz). */
+#define XZ_OPTS "-S,--suffix=i -T,--threads=i -M,--memlimit=i -F,--format=i" \
+	" -C,--check=i --files=u --files0=u --block-size=i --block-list=i" \
+	" --memlimit-compress=i --memlimit-decompress=i" \
+	" --memlimit-mt-decompress=i --flush-timeout=i --lzma1?i --lzma2?i" \
+	" --x86?i --arm?i --arm64?i --armthumb?i --powerpc?i --ia64?i" \
+	" --sparc?i --delta?i -*"
+
 #define GREP_OPTS "-e,--regexp=i:pattern -f,--file=r:pattern" \
 	" -r,-R,--recursive,--dereference-recursive:recursive" \
 	" -A,--after-context=i -B,--before-context=i -C,--context=i" \
@@ -387,7 +395,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_SUB | JH_CT_ABBREV, "cargo --help" },
 	CARGO("add", "--path=r --git=n --branch=i --tag=i --rev=i"
 	    " --registry=i -F,--features=i --rename=i --target=i"
-	    " -p,--package=i -*", "i*", "install,net", 0, "cargo-add(1)"),
+	    " -p,--package=i --base=i -*", "i*", "install,net", 0,
+	    "cargo-add(1)"),
 	CARGO("b", CARGO_B "-*", "", "net", 0, "cargo-build(1)"),
 	CARGO("bench", CARGO_B "--:rest -*", "i", "net", 0,
 	    "cargo-bench(1)"),
@@ -414,7 +423,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	CARGO("install", "--version,--vers=i --git=n --branch=i --tag=i"
 	    " --rev=i --path=r --root=w --index=n --registry=i --bin=i"
 	    " --example=i -j,--jobs=i --target=i --target-dir=w --profile=i"
-	    " -F,--features=i -*", "i*", "install,net", JH_CT_INSTALL,
+	    " -F,--features=i --message-format=i -*", "i*", "install,net",
+	    JH_CT_INSTALL,
 	    "cargo-install(1)"),
 	CARGO("locate-project", "--message-format=i -*", "", NULL, 0,
 	    "cargo-locate-project(1)"),
@@ -626,6 +636,23 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --tabsize=i --horizon-lines=i --from-file=r --to-file=r"
 	  " --color?i --palette=i -r,--recursive:recursive -*", "r*", NULL,
 	  NULL, GNU, "diff --help" },
+	/* The .envrc of a directory runs in every shell that enters it
+	 * once allowed, and in direnv exec. */
+	{ "direnv", "-h,--help", "s", ".envrc,**/.envrc", NULL,
+	  JH_CT_RUNS | JH_CT_SUB, "direnv(1)" },
+	{ "direnv allow", "", "f", ".envrc,**/.envrc", NULL, JH_CT_RUNS,
+	  "direnv(1)" },
+	{ "direnv deny", "", "r", NULL, NULL, 0, "direnv(1)" },
+	{ "direnv edit", "", "w", ".envrc,**/.envrc", "unknown", JH_CT_RUNS,
+	  "direnv(1)" },
+	{ "direnv exec", "", "c,P", ".envrc,**/.envrc", NULL,
+	  JH_CT_RUNS | JH_CT_POSIX, "direnv(1)" },
+	{ "direnv export", "", "i", ".envrc,**/.envrc", NULL, JH_CT_RUNS,
+	  "direnv(1)" },
+	{ "direnv reload", "", "", ".envrc,**/.envrc", NULL, JH_CT_RUNS,
+	  "direnv(1)" },
+	{ "direnv status", "", "", NULL, NULL, 0, "direnv(1)" },
+	{ "direnv version", "", "i", NULL, NULL, 0, "direnv(1)" },
 	{ "dirname", "-*", "i*", NULL, NULL, GNU, "dirname --help" },
 	{ "doas", "-u=i -C=r -n -s:unknown -L", "P", NULL, NULL,
 	  JH_CT_POSIX, "doas(1)" },
@@ -1170,7 +1197,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("remote update", "-*", "i*", "net", "git-remote(1)"),
 	GIT("repack", "--window=i --depth=i --threads=i --window-memory=i"
 	    " --max-pack-size=i --filter=i --filter-to=w"
-	    " --cruft-expiration=i --expire-to=w -*", "", NULL,
+	    " --cruft-expiration=i --expire-to=w --unpack-unreachable=i"
+	    " --keep-pack=i -g,--geometric=i -*", "", NULL,
 	    "git-repack(1)"),
 	GIT("replace", "--format=i -*", "i*", "rewrite", "git-replace(1)"),
 	GIT("request-pull", "-*", "i*", "net", "git-request-pull(1)"),
@@ -1559,7 +1587,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -T,--tag-file=r -t,--tag=i -p,--pattern=i -P,--prompt=i"
 	  " -b,--buffers=i -h,--max-back-scroll=i -j,--jump-target=i"
 	  " -x,--tabs=i -y,--max-forw-scroll=i -z,--window=i"
-	  " --lesskey-src=f --lesskey-content=u -*", "r*", NULL, NULL,
+	  " --lesskey-src=f --lesskey-content=u --line-num-width=i"
+	  " --status-col-width=i --wheel-lines=i --rscroll=i -*", "r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_FILTER, "less(1)" },
 	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
 	  " -*", "r*,$w", NULL, NULL, GNU, "ln --help" },
@@ -1661,6 +1690,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | GNU, "mypy --help" },
 	/* ^T runs a command. */
 	{ "nano", "-*", "w*", NULL, "unknown", JH_CT_RUNS, "nano(1)" },
+	{ "nice", "-n,--adjustment=i -*", "P", NULL, NULL,
+	  JH_CT_WRAPPER | JH_CT_POSIX | GNU, "nice --help" },
 	{ "ninja", "-C=c -f=f -j=i -k=i -l=i -d=i -t=u -w=i -n -v --verbose"
 	  " --quiet --version -h", "i*", "build.ninja", NULL,
 	  JH_CT_RUNS, "ninja -h" },
@@ -1789,7 +1820,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --disassemble?i --demangle?i -*", "r*", NULL, NULL, GNU,
 	  "objdump --help" },
 	{ "od", "-A,--address-radix=i -j,--skip-bytes=i -N,--read-bytes=i"
-	  " -S=i --strings?i -t,--format=i -w,--width?i -*", "r*", NULL, NULL,
+	  " -S=i --strings?i -t,--format=i -w,--width?i --endian=i -*", "r*", NULL, NULL,
 	  GFILT, "od --help" },
 	/* The default application of a file may run it. */
 	{ "open", "-a=i -b=i -*", "u*", NULL, "unknown", JH_CT_RUNS,
@@ -1838,7 +1869,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -p,--strip=i -B,--prefix=w -Y,--basename-prefix=w -z,--suffix=i"
 	  " -r,--reject-file=w -D,--ifdef=i -F,--fuzz=i -g,--get=i"
 	  " -V,--version-control=i --quoting-style=i --reject-format=i"
-	  " --merge?i -*", "w,r", NULL, "unknown", GNU, "patch --help" },
+	  " --merge?i --read-only=i -*", "w,r", NULL, "unknown", GNU, "patch --help" },
 	/* -e gives the program: the operands are then its input files. */
 	{ "perl", "-e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
 	  " -F=i -V?i -x?c -d?u -D?i -C?i -*", "x,r*", NULL, NULL,
@@ -2206,8 +2237,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "sort", "-o,--output=w -k,--key=i -t,--field-separator=i"
 	  " -S,--buffer-size=i -T,--temporary-directory=w"
 	  " --compress-program=x --files0-from=r --random-source=r"
-	  " --batch-size=i --parallel=i --sort=i -*", "r*", NULL, NULL, GFILT,
-	  "sort --help" },
+	  " --batch-size=i --parallel=i --sort=i --check?i -*", "r*", NULL,
+	  NULL, GFILT, "sort --help" },
 	/* CWDWRITE: without PREFIX it writes xaa, xab, ... in the working
 	 * directory. */
 	{ "split", "-a,--suffix-length=i --additional-suffix=i -b,--bytes=i"
@@ -2290,7 +2321,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --warning=i --xattrs-include=i --xattrs-exclude=i"
 	  " --atime-preserve?i --owner-map=r --group-map=r --pax-option=i"
 	  " --volno-file=w --checkpoint?i --totals?i --one-top-level?i"
-	  " --level=i --remove-files:delete -x,--extract,--get:unknown -*",
+	  " --level=i --add-file=r --exclude-ignore=r"
+	  " --exclude-ignore-recursive=r --quote-chars=i --no-quote-chars=i"
+	  " --sparse-version=i --remove-files:delete -x,--extract,--get:unknown -*",
 	  "r*", NULL, "recursive", GNU, "tar --help" },
 	{ "tee", "--output-error?i -*", "w*", NULL, NULL, GFILT,
 	  "tee --help" },
@@ -2334,8 +2367,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "uniq", "-f,--skip-fields=i -s,--skip-chars=i -w,--check-chars=i"
 	  " --all-repeated?i --group?i -*", "r,w", NULL, NULL, GFILT,
 	  "uniq --help" },
-	ZIP_E("unxz", "-T,--threads=i -M,--memlimit=i --files=u --files0=u"
-	    " -*", "xz(1)"),
+	ZIP_E("unxz", XZ_OPTS, "xz(1)"),
 	/* CWDWRITE: without -d it extracts into the working directory. */
 	{ "unzip", "-d=w -x=i -P=i -*", "r,i*", NULL, "unknown", 0,
 	  "unzip(1)" },
@@ -2436,7 +2468,18 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -X,--exclude-directories=i -I,--include-directories=i"
 	  " -Q,--quota=i --limit-rate=i --restrict-file-names=i"
 	  " --default-page=i --progress=i --bind-address=i --use-askpass=x"
-	  " --warc-file=w --rejected-log=w --hsts-file=w -*", "n*", NULL,
+	  " --warc-file=w --rejected-log=w --hsts-file=w --accept-regex=i"
+	  " --backups=i --ca-directory=r --certificate-type=i --ciphers=i"
+	  " --compression=i --connect-timeout=i --crl-file=r --cut-dirs=i"
+	  " --dns-timeout=i --exclude-domains=i --follow-tags=i"
+	  " --ftp-password=i --ftp-user=i --http-password=i --http-user=i"
+	  " --ignore-tags=i --local-encoding=i --pinnedpubkey=r"
+	  " --prefer-family=i --private-key-type=i --proxy-password=i"
+	  " --proxy-user=i --read-timeout=i --referer=i --regex-type=i"
+	  " --reject-regex=i --remote-encoding=i --report-speed=i"
+	  " --retry-on-http-error=i --secure-protocol=i --start-pos=i"
+	  " --waitretry=i --warc-dedup=r --warc-header=i --warc-max-size=i"
+	  " --warc-tempdir=w -*", "n*", NULL,
 	  "net,unknown", JH_CT_NET | GNU, "wget(1)" },
 	{ "which", "-*", "i*", NULL, NULL, 0, "which(1)" },
 	{ "whoami", "-*", "", NULL, NULL, GNU, "whoami --help" },
@@ -2452,8 +2495,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -u,-uppercase -v,-version -c,-cols=i -g,-groupsize=i -l,-len=i"
 	  " -n,-name=i -o,-offset=i -s,-seek=i -R=i", "r,w", NULL, NULL,
 	  JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "xxd -h" },
-	ZIP_E("xz", "-S,--suffix=i -T,--threads=i -M,--memlimit=i"
-	    " -F,--format=i -C,--check=i --files=u --files0=u -*", "xz(1)"),
+	ZIP_E("xz", XZ_OPTS, "xz(1)"),
 	{ "xzcat", "-T,--threads=i -M,--memlimit=i -*", "r*", NULL, NULL,
 	  GFILT, "xz(1)" },
 	/*
