@@ -1588,7 +1588,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -b,--buffers=i -h,--max-back-scroll=i -j,--jump-target=i"
 	  " -x,--tabs=i -y,--max-forw-scroll=i -z,--window=i"
 	  " --lesskey-src=f --lesskey-content=u --line-num-width=i"
-	  " --status-col-width=i --wheel-lines=i --rscroll=i -*", "r*", NULL, NULL,
+	  " --status-col-width=i --wheel-lines=i --rscroll=i -*", "r*", NULL,
+	  NULL,
 	  JH_CT_RUNS | JH_CT_FILTER, "less(1)" },
 	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
 	  " -*", "r*,$w", NULL, NULL, GNU, "ln --help" },
@@ -1820,7 +1821,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --disassemble?i --demangle?i -*", "r*", NULL, NULL, GNU,
 	  "objdump --help" },
 	{ "od", "-A,--address-radix=i -j,--skip-bytes=i -N,--read-bytes=i"
-	  " -S=i --strings?i -t,--format=i -w,--width?i --endian=i -*", "r*", NULL, NULL,
+	  " -S=i --strings?i -t,--format=i -w,--width?i --endian=i -*", "r*",
+	  NULL, NULL,
 	  GFILT, "od --help" },
 	/* The default application of a file may run it. */
 	{ "open", "-a=i -b=i -*", "u*", NULL, "unknown", JH_CT_RUNS,
@@ -1869,7 +1871,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -p,--strip=i -B,--prefix=w -Y,--basename-prefix=w -z,--suffix=i"
 	  " -r,--reject-file=w -D,--ifdef=i -F,--fuzz=i -g,--get=i"
 	  " -V,--version-control=i --quoting-style=i --reject-format=i"
-	  " --merge?i --read-only=i -*", "w,r", NULL, "unknown", GNU, "patch --help" },
+	  " --merge?i --read-only=i -*", "w,r", NULL, "unknown", GNU,
+	  "patch --help" },
 	/* -e gives the program: the operands are then its input files. */
 	{ "perl", "-e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
 	  " -F=i -V?i -x?c -d?u -D?i -C?i -*", "x,r*", NULL, NULL,
@@ -2123,7 +2126,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * The --delete family removes files under the destination.
 	 */
 	{ "rsync", "-e,--rsh=x --rsync-path=u -M,--remote-option=u"
-	  " --delete,--del,--delete-before,--delete-during,--delete-delay:delete"
+	  " --delete,--del,--delete-before:delete"
+	  " --delete-during,--delete-delay:delete"
 	  " --delete-after,--delete-excluded,--remove-source-files:delete"
 	  " --files-from=u --exclude-from=r --include-from=r -f,--filter=u"
 	  " --exclude=i --include=i --backup-dir=w --partial-dir=w"
@@ -2323,7 +2327,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --volno-file=w --checkpoint?i --totals?i --one-top-level?i"
 	  " --level=i --add-file=r --exclude-ignore=r"
 	  " --exclude-ignore-recursive=r --quote-chars=i --no-quote-chars=i"
-	  " --sparse-version=i --remove-files:delete -x,--extract,--get:unknown -*",
+	  " --sparse-version=i --remove-files:delete"
+	  " -x,--extract,--get:unknown -*",
 	  "r*", NULL, "recursive", GNU, "tar --help" },
 	{ "tee", "--output-error?i -*", "w*", NULL, NULL, GFILT,
 	  "tee --help" },
