@@ -2141,7 +2141,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --out-format=i --log-file-format=i --info=i --debug=i --stderr=i"
 	  " --outbuf=i --suffix=i --iconv=i --protocol=i --address=i"
 	  " --config=f --daemon:unknown --checksum-seed=i --early-input=r"
-	  " --copy-as=i --stop-after=i --stop-at=i -*", "r*,$w", NULL,
+	  " --copy-as=i --stop-after=i --stop-at=i --confine-root=r"
+	  " --max-alloc=i --compress-threads,--zt=i"
+	  " --delete-missing-args:delete -*", "r*,$w", NULL,
 	  "net,recursive", JH_CT_NET, "rsync(1)" },
 	{ "ruby", "-e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
 	  " -E,--encoding=i -F=i -0?i -W?i --disable=i --enable=i --dump=i"
