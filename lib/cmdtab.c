@@ -2672,8 +2672,8 @@ ct_optname(const char *s, size_t n, unsigned flags)
 static int
 ct_opts(const struct jh_cmddef *d, char *why, size_t whysz)
 {
-	const char *names[256], *s, *e, *p, *q, *bad;
-	size_t lens[256], nn = 0, i, j, badn;
+	const char *names[512], *s, *e, *p, *q, *bad;
+	size_t lens[512], nn = 0, i, j, badn;
 	int star = 0;
 	char val;
 
