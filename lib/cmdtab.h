@@ -77,6 +77,8 @@
 #ifndef JH_CMDTAB_H
 #define JH_CMDTAB_H
 
+#include <stddef.h>
+
 #define JH_CT_RUNS	0x001	/* runs code: needs an exec capability */
 #define JH_CT_SUB	0x002	/* first operand is a subcommand (rule s) */
 #define JH_CT_POSIX	0x004	/* options end at the first operand */
@@ -104,5 +106,11 @@ struct jh_cmddef {
 
 extern const struct jh_cmddef jh_cmdtab[];
 extern const unsigned long jh_ncmdtab;
+
+/*
+ * Checks every entry of the table against the grammar above; 0, or -1
+ * with the first problem in why.
+ */
+int	jh_cmdtab_check(char *why, size_t whysz);
 
 #endif
