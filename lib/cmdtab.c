@@ -112,7 +112,7 @@
 	" -mod=i -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
 	" -pkgdir,--pkgdir=w -tags,--tags=i -toolexec,--toolexec=x" \
 	" -coverpkg=i -covermode=i -exec,--exec=x -vettool,--vettool=x "
-#define GO_RUNS "go.mod,go.work,**/go.mod,**/*_test.go"
+#define GO_RUNS "go.mod,go.work,**/go.mod"
 #define GO(n, o, a, t, f, s) \
 	{ "go " n, o, a, GO_RUNS, t, \
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER | (f), s }
@@ -1208,7 +1208,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* Without --staged it discards the work tree's changes; with it,
 	 * the rule cannot tell: destroy. */
 	GIT("restore", "-s,--source=i --conflict=i --recurse-submodules?i"
-	    " --pathspec-from-file=r -*", "w*", "destroy", "git-restore(1)"),
+	    " --pathspec-from-file=r -*", "w*", NULL, "git-restore(1)"),
 	GIT("rev-list", "-n=i --disk-usage?i --abbrev?i" GIT_REV "-*", "i*",
 	    NULL, "git-rev-list(1)"),
 	GIT("rev-parse", "--abbrev-ref?i --short?i --prefix=i --default=i"
@@ -1342,7 +1342,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GO("fmt", "-mod=i -*", "r*", "inplace", 0, "go help fmt"),
 	/* It runs the //go:generate lines of every Go file it reads. */
 	{ "go generate", "-run=i -skip=i" GO_B "-*", "r*",
-	  "go.mod,go.work,**/*.go", NULL,
+	  "go.mod,go.work", NULL,
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "go help generate" },
 	GO("get", GO_B "-u?i -*", "i*", "install,net", JH_CT_INSTALL,
 	    "go help get"),
@@ -1504,8 +1504,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --collectCoverageFrom=i --coverageProvider=i"
 	  " --coverageReporters=i --bail?i -*", "i*",
 	  "jest.config.js,jest.config.ts,jest.config.mjs,jest.config.cjs,"
-	  "jest.config.json,babel.config.js,.babelrc,**/*.test.*,"
-	  "**/*.spec.*,**/__tests__/**," NPM_RUNS, NULL, JH_CT_RUNS,
+	  "jest.config.json,babel.config.js,.babelrc," NPM_RUNS, NULL, JH_CT_RUNS,
 	  "jest --help" },
 	{ "join", "-1=i -2=i -j=i -t=i -o=i -e=i -a=i -v=i -*", "r,r", NULL,
 	  NULL, GFILT, "join --help" },
@@ -1725,8 +1724,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --max-http-header-size=i --tls-keylog=w --use-largepages=i"
 	  " --trace-event-categories=i --trace-event-file-pattern=w"
 	  " --experimental-config-file=f -*", "x,A*",
-	  "**/*.test.js,**/*.test.mjs,**/*.test.cjs,**/*-test.js,"
-	  "**/*_test.js,**/test/**/*.js,**/test.js", NULL,
+	  NULL, NULL,
 	  JH_CT_RUNS | JH_CT_POSIX, "node --help" },
 	{ "nohup", "--help --version", "P", NULL, NULL,
 	  JH_CT_WRAPPER | JH_CT_POSIX, "nohup --help" },
@@ -2080,7 +2078,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
 	  " --reruns=i --reruns-delay=i --randomly-seed=i -*", "f*",
 	  "conftest.py,**/conftest.py,pytest.ini,.pytest.ini,pyproject.toml,"
-	  "setup.cfg,tox.ini,test_*.py,**/test_*.py,*_test.py,**/*_test.py",
+	  "setup.cfg,tox.ini",
 	  NULL, JH_CT_RUNS | GNU, "pytest --help" },
 	/* -m MODULE ARGS is the command MODULE ARGS (python -m pytest is
 	 * pytest).  With no script (or -) it runs its standard input. */
@@ -2454,8 +2452,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --browser?u --inspect?i --inspect-brk?i --changed?i -*", "i*",
 	  "vitest.config.ts,vitest.config.js,vitest.config.mts,"
 	  "vitest.config.mjs,vite.config.ts,vite.config.js,vite.config.mts,"
-	  "vite.config.mjs,vitest.workspace.ts,**/*.test.*,**/*.spec.*,"
-	  NPM_RUNS, NULL, JH_CT_RUNS, "vitest --help" },
+	  "vite.config.mjs,vitest.workspace.ts," NPM_RUNS, NULL, JH_CT_RUNS, "vitest --help" },
 	/* The command runs every few seconds (through sh -c without -x). */
 	{ "watch", "-n,--interval=i -d,--differences?i -q,--equexit=i"
 	  " -s,--shotsdir=w -*", "P", NULL, NULL, JH_CT_POSIX | GNU,

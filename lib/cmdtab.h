@@ -64,11 +64,12 @@
  *	rest	 the rest of the words are passed on as A (npm test -- ...)
  *	unknown	 the option is never provable
  *
- * runs	comma-separated globs of the files the program executes as code
- *	or as configuration that runs code, relative to the directory it
- *	works in ("Makefile,makefile,GNUmakefile"; "**" crosses
- *	directories).  A write to a file that matches any entry's runs is
- *	marked "executed" (joulehook-formats(5)).
+ * runs	comma-separated globs of the files the program executes as
+ *	configuration or build scripts, relative to the directory it works
+ *	in ("Makefile,makefile,GNUmakefile"; "**" crosses directories):
+ *	not the project's source and test files, which run whenever the
+ *	project's code runs.  A write to a file that matches any entry's
+ *	runs is marked "executed" (joulehook-formats(5)).
  *
  * tags	TAGS that hold whenever this entry runs ("git push": remote).
  *

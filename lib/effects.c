@@ -456,6 +456,8 @@ struct cmdst {
 	int inplace, recursive, delete;
 	int rest;		/* the rest is passed on (A) */
 	int sawopt;		/* FINDEXPR: the expression began */
+	int inops;		/* the operands are being read */
+	int handed;		/* the rest went to a command of its own */
 	const struct jh_sh_word *ops[MAX_OPERANDS];
 	size_t nops;
 };
@@ -622,8 +624,12 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			snprintf(c->dir, sizeof(c->dir), "%s", p);
 		return (0);
 	case 'x':
-		if (!(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB | JH_SHW_BRACE |
-		    JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)
+		if (c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "runs its standard input", c->name));
+		/* an option's value names a program; an operand is a file */
+		if (!c->inops && !(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
+		    JH_SHW_BRACE | JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)
 			return (add(x, JH_E_EXEC, JH_EF_RUNS, NULL, w->s,
 			    NULL));
 		/* FALLTHROUGH */
@@ -753,6 +759,7 @@ opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
 	size_t n = 1;
 
 	*used = argc;	/* the rest belongs to that command */
+	c->handed = 1;
 	if (x->nest >= MAX_NEST)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "commands "
 		    "nested too deep"));
@@ -918,8 +925,16 @@ operands(struct ex *x, struct cmdst *c)
 	size_t pr, npr = 0;
 	const struct rule *last = NULL;
 
+	c->inops = 1;
+	if (c->handed)
+		return (0);
 	if (c->pattern && nr > 0 && !r[0].last)
 		ri = 1;
+	/* a shell or an interpreter given no script runs its input */
+	if (c->nops == 0 && ri < nr && !r[ri].last && strchr(r[ri].eff,
+	    'x') != NULL && (c->def->flags & JH_CT_RUNS))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s given no "
+		    "script runs its standard input", c->name));
 	/* the path rule: the first that reads, from where operands start */
 	for (pr = ri; pr < nr && (r[pr].last || strcmp(r[pr].eff, "r") != 0);
 	    pr++)
@@ -1101,14 +1116,12 @@ overwrites(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	return (0);
 }
 
-/* The entry's own effects once its words are read. */
+/* What an entry does whenever it runs: its flags. */
 static int
-entry_effects(struct ex *x, struct cmdst *c)
+entry_runs(struct ex *x, struct cmdst *c)
 {
 	const struct jh_cmddef *d = c->def;
 
-	if (d->tags != NULL && tags(x, c, d->tags, strlen(d->tags)) == -1)
-		return (-1);
 	if ((d->flags & JH_CT_NET) && add(x, JH_E_NET, 0, NULL, c->name,
 	    "any") == -1)
 		return (-1);
@@ -1125,6 +1138,22 @@ entry_effects(struct ex *x, struct cmdst *c)
 			return (-1);
 	}
 	return (0);
+}
+
+/* The entry's own effects once its words are read: tags, then flags. */
+static int
+entry_effects(struct ex *x, struct cmdst *c)
+{
+	const struct jh_cmddef *d = c->def;
+
+	if (d->tags != NULL && tags(x, c, d->tags, strlen(d->tags)) == -1)
+		return (-1);
+	/* a runner (sudo, npx) is an exec of its own, with or without one */
+	if (d->args != NULL && d->args[0] == 'P' && !(d->flags &
+	    JH_CT_WRAPPER) && add(x, JH_E_EXEC, JH_EF_RUNS, c->dir[0] ?
+	    c->dir : NULL, c->name, NULL) == -1)
+		return (-1);
+	return (entry_runs(x, c));
 }
 
 /* Reads the words of one command against its entry. */
@@ -1191,8 +1220,11 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
 				    "the command table does not know %s",
 				    sname));
-			/* what the program itself does, wherever it went */
-			if (entry_effects(x, c) == -1)
+			/*
+			 * What the program itself does, wherever it went; its
+			 * tags are for it run alone (a bare yarn installs).
+			 */
+			if (entry_runs(x, c) == -1)
 				return (-1);
 			cmd_reset(c, sub, sname);
 			continue;
@@ -1273,29 +1305,49 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 	return (r);
 }
 
-/* Assignments before the command: only inert names change nothing. */
+/* One NAME=value: only inert names change nothing that runs. */
+static int
+assign_word(struct ex *x, const struct jh_sh_word *w)
+{
+	const char *s = w->s;
+	size_t i, l;
+
+	if (jh_inert_env(s))
+		return (0);
+	l = strcspn(s, "+=");
+	for (i = 0; quiet_env[i] != NULL; i++)
+		if (strlen(quiet_env[i]) == l && strncmp(s, quiet_env[i],
+		    l) == 0)
+			break;
+	if (quiet_env[i] != NULL && !(w->flags & JH_SHW_EXPAND))
+		return (0);
+	return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.*s= changes what "
+	    "later commands run", (int)l, s));
+}
+
+/*
+ * Assignments before the command or on their own, and those export,
+ * declare and the like make for the commands after them.
+ */
 static int
 assigns(struct ex *x, const struct jh_sh_cmd *c)
 {
-	size_t k, i, l;
-	const char *s;
+	static const char *const setters[] = { "export", "declare", "typeset",
+	    "readonly", "local", NULL };
+	size_t k, i;
 
-	for (k = 0; k < c->nassign; k++) {
-		s = c->assign[k].s;
-		if (jh_inert_env(s))
-			continue;
-		l = strcspn(s, "+=");
-		for (i = 0; quiet_env[i] != NULL; i++)
-			if (strlen(quiet_env[i]) == l &&
-			    strncmp(s, quiet_env[i], l) == 0)
-				break;
-		if (quiet_env[i] != NULL && !(c->assign[k].flags &
-		    JH_SHW_EXPAND))
-			continue;
-		if (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.*s= changes what "
-		    "the command runs", (int)l, s) == -1)
+	for (k = 0; k < c->nassign; k++)
+		if (assign_word(x, &c->assign[k]) == -1)
 			return (-1);
-	}
+	if (c->argc == 0)
+		return (0);
+	for (i = 0; setters[i] != NULL; i++)
+		if (strcmp(c->argv[0].s, setters[i]) == 0)
+			break;
+	for (k = 1; setters[i] != NULL && k < c->argc; k++)
+		if (c->argv[k].s[0] != '-' && strchr(c->argv[k].s, '=') !=
+		    NULL && assign_word(x, &c->argv[k]) == -1)
+			return (-1);
 	return (0);
 }
 
