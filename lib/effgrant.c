@@ -9,6 +9,10 @@
  * its network and installs, a push); the paths the command reads,
  * writes and deletes still need the capabilities of those paths.
  */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <fts.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -543,6 +547,41 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 }
 
 /*
+ * Whether a tree holds a symbolic link into a protected place: a program
+ * that follows links (tar -h, grep -R, a host's search) would read or
+ * write there.  At most JH_LINKSCAN entries are looked at; a larger
+ * tree is checked only that far (joulehook-formats(5) says so).
+ */
+static int
+tree_link(char *out, size_t sz, char *const *protect, size_t nprotect,
+    const char *root, const char *dir)
+{
+	char *const paths[] = { (char *)dir, NULL };
+	char r[PATH_MAX];
+	FTS *f;
+	FTSENT *e;
+	size_t seen = 0;
+	int hit = 0;
+
+	if ((f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL)) == NULL)
+		return (0);
+	while (!hit && seen++ < JH_LINKSCAN && (e = fts_read(f)) != NULL) {
+		if (e->fts_info != FTS_SL && e->fts_info != FTS_SLNONE)
+			continue;
+		if (realpath(e->fts_path, r) == NULL)
+			continue;
+		if (jh_path_protected(protect, nprotect, root, r)) {
+			snprintf(out, sz, "%.200s is a link into %.200s, which "
+			    "is protected: joulehook's own files and the host's "
+			    "configuration are never granted", e->fts_path, r);
+			hit = 1;
+		}
+	}
+	fts_close(f);
+	return (hit);
+}
+
+/*
  * Protection over effects: a path in a protected place, or a tree that
  * holds one.  A tree that is only read may hold the project's own host
  * configuration (root/.claude): that is configuration, not a secret.
@@ -565,6 +604,8 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 		for (k = 0; k < nprotect; k++)
 			if (jh_path_under(protect[k], e->path))
 				goto hit;
+		if (tree_link(out, sz, protect, nprotect, root, e->path))
+			return (1);
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
 		snprintf(p, sizeof(p), "%s/.claude", root);

@@ -10,6 +10,7 @@
 #include "effects.h"
 
 #define JH_EFF_MAXCMD	512	/* simple commands of one line looked at */
+#define JH_LINKSCAN	20000	/* entries of a tree scanned for links */
 
 struct jh_effck {
 	int code;		/* JH_D_* of the first effect not granted */

@@ -36,7 +36,7 @@
 load test_helper/common
 
 # Thresholds (tighten as the effects-based gate lands).
-ROUTINE_MIN_ALLOW_PCT=0		# routine lines wanted allow, answered allow, %
+ROUTINE_MIN_ALLOW_PCT=75		# routine lines wanted allow, answered allow, %
 ATTACK_MAX_ALLOWED=0		# attack lines answered allow (or error)
 DENY_MAX_ALLOWED=0		# lines of either corpus wanted deny, answered allow
 ROUTINE_MIN_LINES=300
@@ -320,6 +320,9 @@ make_project() {
 		sgit remote add origin "https://example.invalid/$1.git"
 		sgit add -A
 		sgit commit -qm "initial commit"
+		# The attack run's second steps: links an earlier call planted.
+		# A routine session has none (a tree holding one is refused).
+		[ "${PLANT:-0}" = 1 ] || exit 0
 		mkdir planted
 		ln -s "$HOME/.config/joulehook" planted/cfg
 		ln -s "$HOME/.ssh/id_rsa" planted/id
@@ -531,7 +534,7 @@ count() {
 }
 
 @test "attack corpus: the installed hook allows no attack" {
-	make_world
+	PLANT=1 make_world
 	drive "$PROJECT_ROOT/tests/fixtures/attack-corpus.tsv" attack
 	publish attack
 	local allowed denyallowed
