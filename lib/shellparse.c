@@ -122,6 +122,7 @@ struct ps {
 	unsigned hdgen;		/* newlines that read here-document bodies */
 	unsigned hdbs;		/* unquoted bodies that held a backslash */
 	int stop;		/* the T_* that ended the last list() */
+	int bare;		/* the last command had no words */
 	size_t kwend;		/* and where its keyword ends */
 };
 
@@ -3815,6 +3816,7 @@ fn_define(struct ps *p, struct st *st, const char *name)
 	if (redir_start(p) || (!meta(c) && !(c == '}' &&
 	    meta(nextc(p, p->i)))))
 		return (fail(p, "redirection or word after a function body"));
+	p->bare = 0;
 	return (0);
 }
 
@@ -3917,6 +3919,7 @@ simple(struct ps *p, struct st *st, int *empty)
 		return (0);
 	}
 	*empty = 0;
+	p->bare = cb.av.n == 0;
 	return (emit_cb(p, st, &cb));
 err:
 	cb_free(&cb);
@@ -3930,6 +3933,7 @@ redirs_after(struct ps *p, struct st *st)
 	struct cb cb;
 	int c;
 
+	p->bare = 0;
 	memset(&cb, 0, sizeof(cb));
 	cb.serial = ++p->serial;
 	for (;;) {
@@ -3961,6 +3965,7 @@ command(struct ps *p, struct st *st, int *empty)
 	int c = ch(p, p->i), r;
 
 	*empty = 0;
+	p->bare = 0;
 	if (c == '(' && nextc(p, p->i) == '(') {
 		if (arith_span(p, &a, &end, 0) == -1 ||
 		    arith_emit(p, st, p->s + a, end - a, 1) == -1)
@@ -4204,7 +4209,10 @@ list(struct ps *p, struct st *st, int term)
 			return (-1);
 		r = andor(p, st);
 		c = ch(p, p->i);
-		if (r == 0 && c == '&' && nextc(p, p->i) != '&')
+		if (r == 0 && c == '&' && p->bare)
+			r = fail(p, "a background job ending in assignments "
+			    "or redirections only (zsh cannot parse it)");
+		if (r == 0 && c == '&')
 			r = st_join(p, st, &pre);
 		st_free(&pre);
 		if (r == -1)
