@@ -42,7 +42,7 @@ struct rv {			/* growable redirection vector */
 struct var {
 	char *name;
 	char *val;
-	int flags;		/* JH_SHW_GLOB, _BRACE or _TILDE of a for word */
+	int flags;		/* GLOB, BRACE or TILDE of a for word */
 	int exported;		/* known to be in the environment */
 	unsigned stamp;		/* new with every assignment */
 };
@@ -53,7 +53,7 @@ struct fn {
 	const char *body;	/* the inside of { } or ( ), in its input */
 	size_t len;
 	int sub;		/* a ( ) body runs in a subshell */
-	int poison;		/* defined on some paths only: a call is refused */
+	int poison;		/* defined on some paths only: no call */
 	unsigned stamp;
 };
 
@@ -71,7 +71,7 @@ struct st {
 	char *cwd;		/* NULL: the start directory */
 	int unknown;		/* a cd we could not follow may have run */
 	int vars;		/* a variable (CDPATH) may have been set */
-	int pwdvar;		/* PWD may have been set: relative cds unknown */
+	int pwdvar;		/* PWD may be set: relative cds unknown */
 	unsigned changed;	/* counts cd, pushd and popd */
 	char *old;		/* OLDPWD, when oldset: NULL is the start */
 	int oldset, oldunk;
@@ -1193,8 +1193,8 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		for (k = j + 1; k < p->n && isnamec(ch(p, k)); k++)
 			;
 		if (c == '{' && isname0(ch(p, j + 1)) && ch(p, k) == '}' &&
-		    k - j - 1 < SH_MAX_NAME && subst_var(st, w, p->s + j + 1, k - j - 1,
-		    dq)) {
+		    k - j - 1 < SH_MAX_NAME && subst_var(st, w, p->s + j + 1,
+		    k - j - 1, dq)) {
 			p->i = k + 1;
 			return (0);
 		}
