@@ -20,7 +20,9 @@
 #define SH_MAX_HDOC	16	/* here-documents waiting for one newline */
 #define SH_MAX_EXEC	8	/* -exec actions in one find */
 #define SH_MAX_COPY	(16u * 1024 * 1024)	/* bytes copied or re-parsed */
-#define SH_MAX_CMDS	4096	/* simple commands listed */
+#define SH_MAX_CMDS	10000	/* simple commands listed */
+#define SH_MAX_VARS	256	/* known values one shell keeps */
+#define SH_MAX_FNS	64	/* functions one shell keeps */
 #define SH_MAX_FOR	64	/* words a for loop is listed for, one by one */
 #define SH_MAX_FIX	4	/* rounds to find what a loop leaves known */
 #define SH_MAX_NAME	256	/* longest variable name looked up */
@@ -290,6 +292,11 @@ st_copy(struct ps *p, struct st *d, const struct st *s)
 	d->v = NULL;
 	d->f = NULL;
 	d->nstk = d->nv = d->nf = 0;
+	d->cwd = d->old = NULL;
+	/* copies count against the same budget as copied words */
+	if ((p->sh->copied += 8 * (1 + s->nv + s->nf + s->nstk)) >
+	    SH_MAX_COPY)
+		return (fail(p, "command too complex"));
 	bad |= dupz(&d->cwd, s->cwd) | dupz(&d->old, s->old);
 	if (!bad && s->nstk > 0 && (d->stk = calloc(s->nstk,
 	    sizeof(*d->stk))) != NULL)
@@ -388,7 +395,8 @@ var_set(struct ps *p, struct st *s, const char *name, size_t n,
 	struct var *v, *nv;
 	char *d;
 
-	if (var_special(s, name, n) || s->notrack || p->dialect == SH_ZSH) {
+	if (var_special(s, name, n) || s->notrack || p->dialect == SH_ZSH ||
+	    (s->nv >= SH_MAX_VARS && var_get(s, name, n) == NULL)) {
 		var_forget(s, name, n);
 		return (0);
 	}
@@ -435,6 +443,8 @@ fn_set(struct ps *p, struct st *s, const char *name, const char *body,
 	struct fn *f, *nf;
 
 	if ((f = fn_get(s, name)) == NULL) {
+		if (s->nf >= SH_MAX_FNS)
+			return (fail(p, "too many functions"));
 		if ((nf = realloc(s->f, (s->nf + 1) * sizeof(*nf))) == NULL ||
 		    (nf[s->nf].name = strdup(name)) == NULL) {
 			if (nf != NULL)
@@ -4004,28 +4014,39 @@ command(struct ps *p, struct st *st, int *empty)
 		st_free(&sub);
 		return (r);
 	}
-	switch (r = kw(p, &end)) {
-	case K_IF:
-		return (c_if(p, st, end));
-	case K_WHILE:
-	case K_UNTIL:
-		return (c_while(p, st, end));
-	case K_FOR:
-		return (c_for(p, st, end));
-	case K_CASE:
-		return (c_case(p, st, end));
-	case K_DBRACK:
-		return (c_dbrack(p, st, end));
-	case K_FUNCTION:
-		return (c_function(p, st, end));
-	case K_SELECT:
-		return (fail(p, "select is not supported"));
+	switch (c = kw(p, &end)) {
 	case K_NONE:
 	case K_IN:
 		return (simple(p, st, empty));
+	case K_SELECT:
+		return (fail(p, "select is not supported"));
+	case K_IF:
+	case K_WHILE:
+	case K_UNTIL:
+	case K_FOR:
+	case K_CASE:
+	case K_DBRACK:
+	case K_FUNCTION:
+		break;
 	default:
-		return (jh_errf(p->e, "syntax error near %s", kwnames[r]));
+		return (jh_errf(p->e, "syntax error near %s", kwnames[c]));
 	}
+	if (enter(p) == -1)
+		return (-1);
+	if (c == K_IF)
+		r = c_if(p, st, end);
+	else if (c == K_WHILE || c == K_UNTIL)
+		r = c_while(p, st, end);
+	else if (c == K_FOR)
+		r = c_for(p, st, end);
+	else if (c == K_CASE)
+		r = c_case(p, st, end);
+	else if (c == K_DBRACK)
+		r = c_dbrack(p, st, end);
+	else
+		r = c_function(p, st, end);
+	p->depth--;
+	return (r);
 }
 
 /*
