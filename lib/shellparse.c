@@ -3976,6 +3976,9 @@ command(struct ps *p, struct st *st, int *empty)
 
 	*empty = 0;
 	p->bare = 0;
+	/* in sh, (( is a subshell in a subshell and [[ a plain command */
+	if (c == '(' && nextc(p, p->i) == '(' && p->dialect == SH_POSIX)
+		return (fail(p, "(( in an sh -c body (a subshell there)"));
 	if (c == '(' && nextc(p, p->i) == '(') {
 		if (arith_span(p, &a, &end, 0) == -1 ||
 		    arith_emit(p, st, p->s + a, end - a, 1) == -1)
@@ -4014,7 +4017,10 @@ command(struct ps *p, struct st *st, int *empty)
 		st_free(&sub);
 		return (r);
 	}
-	switch (c = kw(p, &end)) {
+	c = kw(p, &end);
+	if (p->dialect == SH_POSIX && (c == K_DBRACK || c == K_FUNCTION))
+		c = K_NONE;
+	switch (c) {
 	case K_NONE:
 	case K_IN:
 		return (simple(p, st, empty));
