@@ -1148,6 +1148,22 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 	return (1);
 }
 
+/*
+ * Whether ${...} may assign: ${x=...}, ${x:=...}, or arithmetic that can
+ * (a subscript, an offset, ${!x} of a subscripted name).
+ */
+static int
+inner_assigns(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr("=[!", s[i]) != NULL || (s[i] == ':' && i + 1 < n &&
+		    strchr("-=?+", s[i + 1]) == NULL))
+			return (1);
+	return (0);
+}
+
 /* At $NAME: 1 and the name when it fits. */
 static int
 dollar_name(const struct ps *p, size_t *j, char *name, size_t *n)
@@ -1211,7 +1227,7 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		p->i = k = j + 1;
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1)
 			return (-1);
-		if (c == '[' || memchr(p->s + k, '=', p->i - k) != NULL)
+		if (c == '[' || inner_assigns(p->s + k, p->i - k))
 			st_clobber(st);
 	} else if (isname0(c)) {
 		if (dollar_name(p, &j, name, &n) && subst_var(st, w, name, n,
@@ -2027,8 +2043,12 @@ declare(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 			st->notrack = 1;
 			return (0);
 		}
-		if (!valid_name(a->s, n))
+		if (!valid_name(a->s, n)) {
+			/* a[i++]=x evaluates the subscript */
+			if (memchr(a->s, '[', n) != NULL)
+				st_clobber(st);
 			continue;
+		}
 		if (eq == NULL && ex && (v = var_get(st, a->s, n)) != NULL) {
 			v->exported = 1;
 			v->stamp = ++p->sh->gen;
@@ -2048,7 +2068,8 @@ forget_args(struct st *st, const struct jh_sh_cmd *c, int unset)
 	size_t k;
 
 	for (k = 1; k < c->argc; k++) {
-		if (c->argv[k].flags != 0) {
+		/* read 'a[i++]' evaluates the subscript */
+		if (c->argv[k].flags != 0 || strchr(c->argv[k].s, '[') != NULL) {
 			st_clobber(st);
 			if (unset)
 				fn_poison_all(st);
