@@ -20,7 +20,9 @@
 #define SH_MAX_HDOC	16	/* here-documents waiting for one newline */
 #define SH_MAX_EXEC	8	/* -exec actions in one find */
 #define SH_MAX_COPY	(16u * 1024 * 1024)	/* bytes copied or re-parsed */
-#define SH_MAX_CMDS	4096	/* simple commands listed */
+#define SH_MAX_CMDS	10000	/* simple commands listed */
+#define SH_MAX_VARS	256	/* known values one shell keeps */
+#define SH_MAX_FNS	64	/* functions one shell keeps */
 #define SH_MAX_FOR	64	/* words a for loop is listed for, one by one */
 #define SH_MAX_FIX	4	/* rounds to find what a loop leaves known */
 #define SH_MAX_NAME	256	/* longest variable name looked up */
@@ -42,7 +44,7 @@ struct rv {			/* growable redirection vector */
 struct var {
 	char *name;
 	char *val;
-	int flags;		/* JH_SHW_GLOB, _BRACE or _TILDE of a for word */
+	int flags;		/* GLOB, BRACE or TILDE of a for word */
 	int exported;		/* known to be in the environment */
 	unsigned stamp;		/* new with every assignment */
 };
@@ -53,7 +55,7 @@ struct fn {
 	const char *body;	/* the inside of { } or ( ), in its input */
 	size_t len;
 	int sub;		/* a ( ) body runs in a subshell */
-	int poison;		/* defined on some paths only: a call is refused */
+	int poison;		/* defined on some paths only: no call */
 	unsigned stamp;
 };
 
@@ -71,7 +73,7 @@ struct st {
 	char *cwd;		/* NULL: the start directory */
 	int unknown;		/* a cd we could not follow may have run */
 	int vars;		/* a variable (CDPATH) may have been set */
-	int pwdvar;		/* PWD may have been set: relative cds unknown */
+	int pwdvar;		/* PWD may be set: relative cds unknown */
 	unsigned changed;	/* counts cd, pushd and popd */
 	char *old;		/* OLDPWD, when oldset: NULL is the start */
 	int oldset, oldunk;
@@ -122,6 +124,7 @@ struct ps {
 	unsigned hdgen;		/* newlines that read here-document bodies */
 	unsigned hdbs;		/* unquoted bodies that held a backslash */
 	int stop;		/* the T_* that ended the last list() */
+	int bare;		/* the last command had no words */
 	size_t kwend;		/* and where its keyword ends */
 };
 
@@ -289,6 +292,11 @@ st_copy(struct ps *p, struct st *d, const struct st *s)
 	d->v = NULL;
 	d->f = NULL;
 	d->nstk = d->nv = d->nf = 0;
+	d->cwd = d->old = NULL;
+	/* copies count against the same budget as copied words */
+	if ((p->sh->copied += 8 * (1 + s->nv + s->nf + s->nstk)) >
+	    SH_MAX_COPY)
+		return (fail(p, "command too complex"));
 	bad |= dupz(&d->cwd, s->cwd) | dupz(&d->old, s->old);
 	if (!bad && s->nstk > 0 && (d->stk = calloc(s->nstk,
 	    sizeof(*d->stk))) != NULL)
@@ -387,7 +395,8 @@ var_set(struct ps *p, struct st *s, const char *name, size_t n,
 	struct var *v, *nv;
 	char *d;
 
-	if (var_special(s, name, n) || s->notrack || p->dialect == SH_ZSH) {
+	if (var_special(s, name, n) || s->notrack || p->dialect == SH_ZSH ||
+	    (s->nv >= SH_MAX_VARS && var_get(s, name, n) == NULL)) {
 		var_forget(s, name, n);
 		return (0);
 	}
@@ -434,6 +443,8 @@ fn_set(struct ps *p, struct st *s, const char *name, const char *body,
 	struct fn *f, *nf;
 
 	if ((f = fn_get(s, name)) == NULL) {
+		if (s->nf >= SH_MAX_FNS)
+			return (fail(p, "too many functions"));
 		if ((nf = realloc(s->f, (s->nf + 1) * sizeof(*nf))) == NULL ||
 		    (nf[s->nf].name = strdup(name)) == NULL) {
 			if (nf != NULL)
@@ -1141,6 +1152,22 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 	return (1);
 }
 
+/*
+ * Whether ${...} may assign: ${x=...}, ${x:=...}, or arithmetic that can
+ * (a subscript, an offset, ${!x} of a subscripted name).
+ */
+static int
+inner_assigns(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr("=[!", s[i]) != NULL || (s[i] == ':' && i + 1 < n &&
+		    strchr("-=?+", s[i + 1]) == NULL))
+			return (1);
+	return (0);
+}
+
 /* At $NAME: 1 and the name when it fits. */
 static int
 dollar_name(const struct ps *p, size_t *j, char *name, size_t *n)
@@ -1196,15 +1223,15 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		for (k = j + 1; k < p->n && isnamec(ch(p, k)); k++)
 			;
 		if (c == '{' && isname0(ch(p, j + 1)) && ch(p, k) == '}' &&
-		    k - j - 1 < SH_MAX_NAME && subst_var(st, w, p->s + j + 1, k - j - 1,
-		    dq)) {
+		    k - j - 1 < SH_MAX_NAME && subst_var(st, w, p->s + j + 1,
+		    k - j - 1, dq)) {
 			p->i = k + 1;
 			return (0);
 		}
 		p->i = k = j + 1;
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1)
 			return (-1);
-		if (c == '[' || memchr(p->s + k, '=', p->i - k) != NULL)
+		if (c == '[' || inner_assigns(p->s + k, p->i - k))
 			st_clobber(st);
 	} else if (isname0(c)) {
 		if (dollar_name(p, &j, name, &n) && subst_var(st, w, name, n,
@@ -2022,8 +2049,12 @@ declare(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 			st->notrack = 1;
 			return (0);
 		}
-		if (!valid_name(a->s, n))
+		if (!valid_name(a->s, n)) {
+			/* a[i++]=x evaluates the subscript */
+			if (memchr(a->s, '[', n) != NULL)
+				st_clobber(st);
 			continue;
+		}
 		if (eq == NULL && ex && (v = var_get(st, a->s, n)) != NULL) {
 			v->exported = 1;
 			v->stamp = ++p->sh->gen;
@@ -2043,7 +2074,8 @@ forget_args(struct st *st, const struct jh_sh_cmd *c, int unset)
 	size_t k;
 
 	for (k = 1; k < c->argc; k++) {
-		if (c->argv[k].flags != 0) {
+		/* read 'a[i++]' evaluates the subscript */
+		if (c->argv[k].flags != 0 || strchr(c->argv[k].s, '[') != NULL) {
 			st_clobber(st);
 			if (unset)
 				fn_poison_all(st);
@@ -3821,6 +3853,7 @@ fn_define(struct ps *p, struct st *st, const char *name)
 	if (redir_start(p) || (!meta(c) && !(c == '}' &&
 	    meta(nextc(p, p->i)))))
 		return (fail(p, "redirection or word after a function body"));
+	p->bare = 0;
 	return (0);
 }
 
@@ -3923,6 +3956,7 @@ simple(struct ps *p, struct st *st, int *empty)
 		return (0);
 	}
 	*empty = 0;
+	p->bare = cb.av.n == 0;
 	return (emit_cb(p, st, &cb));
 err:
 	cb_free(&cb);
@@ -3936,6 +3970,7 @@ redirs_after(struct ps *p, struct st *st)
 	struct cb cb;
 	int c;
 
+	p->bare = 0;
 	memset(&cb, 0, sizeof(cb));
 	cb.serial = ++p->serial;
 	for (;;) {
@@ -3967,6 +4002,10 @@ command(struct ps *p, struct st *st, int *empty)
 	int c = ch(p, p->i), r;
 
 	*empty = 0;
+	p->bare = 0;
+	/* in sh, (( is a subshell in a subshell and [[ a plain command */
+	if (c == '(' && nextc(p, p->i) == '(' && p->dialect == SH_POSIX)
+		return (fail(p, "(( in an sh -c body (a subshell there)"));
 	if (c == '(' && nextc(p, p->i) == '(') {
 		if (arith_span(p, &a, &end, 0) == -1 ||
 		    arith_emit(p, st, p->s + a, end - a, 1) == -1)
@@ -4005,28 +4044,42 @@ command(struct ps *p, struct st *st, int *empty)
 		st_free(&sub);
 		return (r);
 	}
-	switch (r = kw(p, &end)) {
-	case K_IF:
-		return (c_if(p, st, end));
-	case K_WHILE:
-	case K_UNTIL:
-		return (c_while(p, st, end));
-	case K_FOR:
-		return (c_for(p, st, end));
-	case K_CASE:
-		return (c_case(p, st, end));
-	case K_DBRACK:
-		return (c_dbrack(p, st, end));
-	case K_FUNCTION:
-		return (c_function(p, st, end));
-	case K_SELECT:
-		return (fail(p, "select is not supported"));
+	c = kw(p, &end);
+	if (p->dialect == SH_POSIX && (c == K_DBRACK || c == K_FUNCTION))
+		c = K_NONE;
+	switch (c) {
 	case K_NONE:
 	case K_IN:
 		return (simple(p, st, empty));
+	case K_SELECT:
+		return (fail(p, "select is not supported"));
+	case K_IF:
+	case K_WHILE:
+	case K_UNTIL:
+	case K_FOR:
+	case K_CASE:
+	case K_DBRACK:
+	case K_FUNCTION:
+		break;
 	default:
-		return (jh_errf(p->e, "syntax error near %s", kwnames[r]));
+		return (jh_errf(p->e, "syntax error near %s", kwnames[c]));
 	}
+	if (enter(p) == -1)
+		return (-1);
+	if (c == K_IF)
+		r = c_if(p, st, end);
+	else if (c == K_WHILE || c == K_UNTIL)
+		r = c_while(p, st, end);
+	else if (c == K_FOR)
+		r = c_for(p, st, end);
+	else if (c == K_CASE)
+		r = c_case(p, st, end);
+	else if (c == K_DBRACK)
+		r = c_dbrack(p, st, end);
+	else
+		r = c_function(p, st, end);
+	p->depth--;
+	return (r);
 }
 
 /*
@@ -4210,7 +4263,10 @@ list(struct ps *p, struct st *st, int term)
 			return (-1);
 		r = andor(p, st);
 		c = ch(p, p->i);
-		if (r == 0 && c == '&' && nextc(p, p->i) != '&')
+		if (r == 0 && c == '&' && p->bare)
+			r = fail(p, "a background job ending in assignments "
+			    "or redirections only (zsh cannot parse it)");
+		if (r == 0 && c == '&')
 			r = st_join(p, st, &pre);
 		st_free(&pre);
 		if (r == -1)

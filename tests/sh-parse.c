@@ -8,9 +8,9 @@
  * -e decodes \n (newline), \t (tab), \0 (NUL) and \\ (backslash), so
  * that a one-line corpus can hold multi-line scripts; any other
  * backslash stays as it is.  With JH_TEST_HOME set, it is the home
- * directory the parser is given (jh_sh_parse_with()).  A refusal is data ({"ok":false,...}), not
- * an exit status: the exit status is 0 unless the input or output
- * failed (2).
+ * directory the parser is given (jh_sh_parse_with()).  A refusal is data
+ * ({"ok":false,...}), not an exit status: the exit status is 0 unless the
+ * input or output failed (2).
  */
 #include <err.h>
 #include <stdio.h>

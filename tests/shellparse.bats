@@ -134,3 +134,36 @@ corpus_field() {
 	run -0 --separate-stderr "$JH_TESTBIN/sh-parse" -a -e <"$T/cmd"
 	[ -z "$stderr" ]
 }
+
+@test "without a home, ~, \$HOME and a bare cd stay unknown" {
+	printf '%s\n' 'echo ~ ~/x $HOME "$HOME"' 'cd && ls' 'cd ~/src && ls' \
+	    'HOME=/srv; cd ~ && ls' |
+	    JH_TEST_HOME= "$JH_TESTBIN/sh-parse" >"$T/out"
+	run jq -r "$RENDER" "$T/out"
+	assert_line --index 0 'echo "~"^t "~/x"^t "$HOME"^e "$HOME"^e'
+	assert_line --index 1 'cd ;; [cwd-unknown] ls'
+	assert_line --index 2 'cd "~/src"^t ;; [cwd-unknown] ls'
+	assert_line --index 3 '@HOME=/srv ;; cd /srv ;; {/srv} ls'
+}
+
+@test "a relative home is not used" {
+	printf '%s\n' 'echo ~ $HOME' | JH_TEST_HOME=rel "$JH_TESTBIN/sh-parse" |
+	    jq -r "$RENDER" >"$T/out"
+	run cat "$T/out"
+	assert_output 'echo "~"^t "$HOME"^e'
+}
+
+@test "loops and calls are bounded: nested loops and calls refuse, not blow up" {
+	w=$(seq -s ' ' 1 60)
+	printf 'for a in %s; do for b in %s; do for c in %s; do echo $a$b$c; done; done; done\n' "$w" "$w" "$w" |
+	    "$JH_TESTBIN/sh-parse" >"$T/out"
+	run jq -r .error "$T/out"
+	assert_output 'command too complex'
+	f='f0() { ls; }'
+	for i in $(seq 1 30); do
+		f="$f; f$i() { f$((i - 1)); f$((i - 1)); }"
+	done
+	printf '%s; f30\n' "$f" | "$JH_TESTBIN/sh-parse" >"$T/out"
+	run jq -r .error "$T/out"
+	assert_output --regexp 'command too complex|nesting deeper than 32'
+}
