@@ -458,6 +458,7 @@ struct cmdst {
 	int sawopt;		/* FINDEXPR: the expression began */
 	int inops;		/* the operands are being read */
 	int handed;		/* the rest went to a command of its own */
+	int redir;		/* a redirection's target, not a word */
 	const struct jh_sh_word *ops[MAX_OPERANDS];
 	size_t nops;
 };
@@ -492,6 +493,10 @@ expand_ok(const struct cmdst *c, const struct jh_sh_word *w)
 	return (!risky_opts(&c->os));
 }
 
+/* A redirection's effects are the shell's: no program, flag REDIR. */
+#define RF(c)	((c)->redir ? JH_EF_REDIR : 0)
+#define RP(c)	((c)->redir ? NULL : (c)->name)
+
 /* A path word, resolved against the command's directory. */
 static int
 path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
@@ -505,12 +510,13 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	*skip = 0;
 	if (w->flags & JH_SHW_EXPAND) {
 		*skip = 1;
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
-		    "not literal: its value is only known when it runs", w->s));
+		return (add(x, JH_E_UNKNOWN, c->redir ? JH_EF_REDIR : 0, NULL,
+		    c->redir ? NULL : c->name, "'%.100s' is not literal: its "
+		    "value is only known when it runs", w->s));
 	}
 	if (w->flags & JH_SHW_TILDE) {
 		*skip = 1;
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' "
+		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' "
 		    "holds a ~ this gate does not expand", w->s));
 	}
 	snprintf(lit, sizeof(lit), "%s", w->s);
@@ -523,7 +529,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		if (!c->endopts && risky_opts(&c->os) && strchr("*?[{",
 		    w->s[0]) != NULL) {
 			*skip = 1;
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+			return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c),
 			    "'%.100s' may expand to an option of %s", w->s,
 			    c->name));
 		}
@@ -539,7 +545,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	}
 	if (lit[0] != '/' && c->dir[0] == '\0') {
 		*skip = 1;
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' is "
 		    "relative to a directory this gate cannot follow", w->s));
 	}
 	if (jh_path_resolve(out, sz, c->dir[0] ? c->dir : "/", lit, &e) == -1)
@@ -1368,20 +1374,22 @@ redirect(struct ex *x, const char *dir, const struct jh_sh_redir *r)
 		return (0);
 	if (strncmp(s, "/dev/tcp/", 9) == 0 || strncmp(s, "/dev/udp/", 9) ==
 	    0)
-		return (add(x, JH_E_NET, 0, NULL, NULL, "%s", s + 9));
+		return (add(x, JH_E_NET, JH_EF_REDIR, NULL, NULL, "%s", s + 9));
 	memset(&t, 0, sizeof(t));
 	snprintf(t.name, sizeof(t.name), "a redirect");
 	snprintf(t.dir, sizeof(t.dir), "%s", dir);
 	t.endopts = 1;
 	if (r->target.flags & (JH_SHW_GLOB | JH_SHW_BRACE))
-		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "a redirect to "
-		    "'%.100s', which the shell expands", s));
+		return (add(x, JH_E_UNKNOWN, JH_EF_REDIR, NULL, NULL, "a "
+		    "redirect to '%.100s', which the shell expands", s));
+	t.redir = 1;
 	if (path_of(x, &t, &r->target, p, sizeof(p), &tree, &skip) == -1)
 		return (-1);
 	if (skip)
 		return (0);
+	fl = JH_EF_REDIR;
 	if (r->kind == JH_SHR_READ)
-		return (add(x, JH_E_READ, 0, p, NULL, NULL));
+		return (add(x, JH_E_READ, fl, p, NULL, NULL));
 	if (jh_path_executed(p))
 		fl |= JH_EF_EXECUTED;
 	return (add(x, JH_E_WRITE, fl, p, NULL, NULL));

@@ -38,6 +38,7 @@ enum jh_eff_kind {
 				   JH_CT_RUNS), not only reads a file */
 #define JH_EF_UNLISTED	0x08	/* unknown: the program itself is not in
 				   the command table */
+#define JH_EF_REDIR	0x10	/* the shell's: a redirection's target */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */

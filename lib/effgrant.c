@@ -320,12 +320,21 @@ literal_cap(const struct jh_grant *g, const struct jh_action *act,
 	return (-1);
 }
 
-/* What a literal command capability grants of its command's effects. */
+/*
+ * What a literal command capability grants of its command's effects:
+ * what it runs, and the paths it reads, writes and deletes inside the
+ * project, but a write of a file that something executes; anywhere
+ * else a path needs the capability of that path.
+ */
 static int
-literal_grants(const struct jh_effect *e, int exact)
+literal_grants(const struct jh_effect *e, int exact, const char *root)
 {
+	if (e->flags & JH_EF_REDIR)
+		return (0);	/* the shell's, not the command's */
 	if (is_path_kind(e->kind))
-		return (0);
+		return (e->program != NULL && e->path != NULL && root != NULL &&
+		    jh_path_under(e->path, root) &&
+		    !(e->flags & JH_EF_EXECUTED));
 	if (exact)
 		return (1);
 	/* a redirect's or an assignment's effect is not the program's */
@@ -413,7 +422,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 
 		idx = -1;
 		if (ci < JH_EFF_MAXCMD && lit[ci] != -1 &&
-		    literal_grants(e, exact[ci]))
+		    literal_grants(e, exact[ci], act->root))
 			idx = lit[ci];
 		for (i = 0; idx == -1 && g->caps != NULL && i < g->caps->len;
 		    i++)
