@@ -1130,8 +1130,11 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 	const struct var *v;
 	size_t len;
 
-	if (w->noexp || (v = var_get(st, name, n)) == NULL)
+	if (w->noexp || (v = var_get(st, name, n)) == NULL ||
+	    (w->asg && v->flags != 0))
 		return (0);
+	/* an assignment's value is not split or globbed */
+	dq |= w->asg;
 	len = strlen(v->val);
 	if (!dq && !plain_value(st, v->val, len) && (v->flags &
 	    JH_SHW_GLOB) == 0)
@@ -1213,7 +1216,7 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 			st_clobber(st);
 	} else if (c == '(') {
 		p->i = j + 1;
-		return (scan_subst(p, st, w, start, dq));
+		return (scan_subst(p, st, w, start, dq || w->asg));
 	} else if (c == '{' || c == '[') {
 		/* ${NAME} exactly */
 		for (k = j + 1; k < p->n && isnamec(ch(p, k)); k++)
