@@ -9,6 +9,15 @@
  * runs, and an `sh -c' body is listed in place of the shell.  Whatever
  * it cannot prove, it refuses: the caller gets -1 and a reason, never a
  * partial list.  Nothing here looks at the filesystem or the environment.
+ *
+ * Every branch and body of a compound command is listed; a for loop over
+ * known words once per word, a function's body at each call.  Along the
+ * way it follows what one shell knows (struct st): its directory, and
+ * the variables whose values are literal.  Where paths meet (branches,
+ * loop rounds, && and ||, a call's end) only what holds on every path
+ * stays known: an assignment has a stamp, and two states agree on a
+ * value only with the same stamp.  A loop's rounds are parsed (and their
+ * output dropped) until the state a round starts in no longer changes.
  */
 #include <stdlib.h>
 #include <string.h>
