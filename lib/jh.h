@@ -363,6 +363,12 @@ int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
  * into the simple commands that would run, with quote-removed words, and
  * refuses (returns -1 with a reason) whatever it cannot prove.
  */
+/*
+ * A variable the parser knows (a literal assignment earlier in the same
+ * shell, a for loop's word, the home directory of struct jh_sh_opts) is
+ * replaced by its value, which is then literal; a for word's GLOB, BRACE
+ * or TILDE goes with it.
+ */
 #define JH_SHW_GLOB	0x01	/* unquoted * ? [ in the word */
 #define JH_SHW_BRACE	0x02	/* unquoted brace expansion {a,b} {1..3} */
 #define JH_SHW_TILDE	0x04	/* unquoted leading ~ */

@@ -9,6 +9,15 @@
  * runs, and an `sh -c' body is listed in place of the shell.  Whatever
  * it cannot prove, it refuses: the caller gets -1 and a reason, never a
  * partial list.  Nothing here looks at the filesystem or the environment.
+ *
+ * Every branch and body of a compound command is listed; a for loop over
+ * known words once per word, a function's body at each call.  Along the
+ * way it follows what one shell knows (struct st): its directory, and
+ * the variables whose values are literal.  Where paths meet (branches,
+ * loop rounds, && and ||, a call's end) only what holds on every path
+ * stays known: an assignment has a stamp, and two states agree on a
+ * value only with the same stamp.  A loop's rounds are parsed (and their
+ * output dropped) until the state a round starts in no longer changes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1134,8 +1143,11 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 	const struct var *v;
 	size_t len;
 
-	if (w->noexp || (v = var_get(st, name, n)) == NULL)
+	if (w->noexp || (v = var_get(st, name, n)) == NULL ||
+	    (w->asg && v->flags != 0))
 		return (0);
+	/* an assignment's value is not split or globbed */
+	dq |= w->asg;
 	len = strlen(v->val);
 	if (!dq && !plain_value(st, v->val, len) && (v->flags &
 	    JH_SHW_GLOB) == 0)
@@ -1217,7 +1229,7 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 			st_clobber(st);
 	} else if (c == '(') {
 		p->i = j + 1;
-		return (scan_subst(p, st, w, start, dq));
+		return (scan_subst(p, st, w, start, dq || w->asg));
 	} else if (c == '{' || c == '[') {
 		/* ${NAME} exactly */
 		for (k = j + 1; k < p->n && isnamec(ch(p, k)); k++)
