@@ -779,6 +779,35 @@ opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
 }
 
 /*
+ * The value of option o at argv[k]: attached (att, not NULL), else the
+ * next word unless the value is optional.  *used is the words taken.
+ */
+static int
+opt_value(struct ex *x, struct cmdst *c, const struct optspec *o,
+    const char *att, const struct jh_sh_word *av, size_t argc, size_t k,
+    size_t *used)
+{
+	struct jh_sh_word vw;
+
+	if (att != NULL) {
+		vw = av[k];
+		vw.s = (char *)att;
+		if (o->eff == 'P')
+			return (opt_program(x, c, &vw, av, argc, k + 1, used));
+		return (letter(x, c, o->eff, &vw));
+	}
+	if (o->val == '?')
+		return (0);
+	if (k + 1 >= argc)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s needs a "
+		    "value", c->name, av[k].s));
+	*used = 2;
+	if (o->eff == 'P')
+		return (opt_program(x, c, &av[k + 1], av, argc, k + 2, used));
+	return (letter(x, c, o->eff, &av[k + 1]));
+}
+
+/*
  * One option word at argv[k]; *used is how many words it took.  A
  * value-taking option runs its value's letter; its tags are applied.
  */
@@ -788,7 +817,6 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 {
 	const struct jh_sh_word *w = &av[k];
 	const struct optspec *o;
-	struct jh_sh_word vw;
 	const char *eq, *s = w->s;
 	size_t i, wl;
 	int ambig, dl = (c->def->flags & JH_CT_DASHLONG) != 0;
@@ -823,24 +851,8 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				    s));
 			return (0);
 		}
-		if (eq != NULL) {
-			vw = *w;
-			vw.s = (char *)eq + 1;
-			if (o->eff == 'P')
-				return (opt_program(x, c, &vw, av, argc, k + 1,
-				    used));
-			return (letter(x, c, o->eff, &vw));
-		}
-		if (o->val == '?')
-			return (0);
-		if (k + 1 >= argc)
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
-			    "needs a value", c->name, s));
-		*used = 2;
-		if (o->eff == 'P')
-			return (opt_program(x, c, &av[k + 1], av, argc, k + 2,
-			    used));
-		return (letter(x, c, o->eff, &av[k + 1]));
+		return (opt_value(x, c, o, eq ? eq + 1 : NULL, av, argc, k,
+		    used));
 	}
 shorts:
 	for (i = 1; s[i] != '\0'; i++) {
@@ -856,24 +868,8 @@ shorts:
 			return (-1);
 		if (!o->val)
 			continue;
-		if (s[i + 1] != '\0') {
-			vw = *w;
-			vw.s = (char *)s + i + 1;
-			if (o->eff == 'P')
-				return (opt_program(x, c, &vw, av, argc, k + 1,
-				    used));
-			return (letter(x, c, o->eff, &vw));
-		}
-		if (o->val == '?')
-			return (0);
-		if (k + 1 >= argc)
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s "
-			    "needs a value", c->name, sn));
-		*used = 2;
-		if (o->eff == 'P')
-			return (opt_program(x, c, &av[k + 1], av, argc, k + 2,
-			    used));
-		return (letter(x, c, o->eff, &av[k + 1]));
+		return (opt_value(x, c, o, s[i + 1] != '\0' ? s + i + 1 :
+		    NULL, av, argc, k, used));
 	}
 	return (0);
 }
@@ -904,6 +900,26 @@ nested(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	return (command(x, c->dir, w, fl, n, 1));
 }
 
+/* A chmod mode: octal, or [ugoa]*[-+=][rwxXstugo]* clauses. */
+static int
+is_mode(const char *s)
+{
+	if (s[0] >= '0' && s[0] <= '7')
+		return (strspn(s, "01234567") == strlen(s));
+	for (;;) {
+		s += strspn(s, "ugoa");
+		if (*s != '+' && *s != '-' && *s != '=')
+			return (0);
+		do
+			s += 1 + strspn(s + 1, "rwxXstugo");
+		while (*s == '+' || *s == '-' || *s == '=');
+		if (*s == '\0')
+			return (1);
+		if (*s++ != ',')
+			return (0);
+	}
+}
+
 /*
  * A program given no path reads its directory: ls lists it, find and a
  * recursive grep or rg search the tree; a filter reads only its input.
@@ -928,7 +944,7 @@ operands(struct ex *x, struct cmdst *c)
 {
 	struct rule r[MAX_RULES];
 	size_t nr = rules_parse(r, c->def->args), ri = 0, i, end = c->nops;
-	size_t pr, npr = 0;
+	size_t pr, npr = 0, first = 0;
 	const struct rule *last = NULL;
 
 	c->inops = 1;
@@ -936,6 +952,10 @@ operands(struct ex *x, struct cmdst *c)
 		return (0);
 	if (c->pattern && nr > 0 && !r[0].last)
 		ri = 1;
+	/* chmod's mode (chmod(1)) is no path; a word unlike one stays w */
+	if (strcmp(c->name, "chmod") == 0 && c->nops > 1 &&
+	    c->ops[0]->flags == 0 && is_mode(c->ops[0]->s))
+		first = 1;
 	/* a shell or an interpreter given no script runs its input */
 	if (c->nops == 0 && ri < nr && !r[ri].last && strchr(r[ri].eff,
 	    'x') != NULL && (c->def->flags & JH_CT_RUNS))
@@ -952,7 +972,7 @@ operands(struct ex *x, struct cmdst *c)
 		end--;
 	else
 		last = NULL;
-	for (i = 0; i < end; i++) {
+	for (i = first; i < end; i++) {
 		const char *ls;
 		while (ri < nr && r[ri].last)
 			ri++;
