@@ -24,6 +24,9 @@
 
 struct opts {
 	const char *grantfile;
+	const char *dir;		/* -d: where -x command lines start */
+	int explain;			/* -x */
+	int json;			/* -j */
 	const char *trustfile;
 	const char *revdir;
 	const char *ledgerdir;
@@ -46,21 +49,22 @@ usage(FILE *f, int status)
 	    "[-S statedir]\n"
 	    "                 [-t trust] [-w ms] [file ...]\n"
 	    "       %s -I [-g grant] [-L ledgerdir] [-S statedir] [-t trust]\n"
-	    "       %s -h\n", PROG, PROG, PROG);
+	    "       %s -x [-j] [-d dir] [-g grant] [-L ledgerdir] [-S statedir]\n"
+	    "                 [-t trust] [command ...]\n"
+	    "       %s -h\n", PROG, PROG, PROG, PROG);
 	exit(status);
 }
+
+static void	print_json(json_t *);
 
 static void
 emit(json_t *ev, const struct jh_decision *d, int *denied)
 {
 	json_t *out;
-	char *txt;
 
-	if ((out = jh_decision_json(d, ev)) == NULL ||
-	    (txt = json_dumps(out, JSON_COMPACT | JSON_ENSURE_ASCII)) == NULL)
+	if ((out = jh_decision_json(d, ev)) == NULL)
 		errx(2, "out of memory");
-	puts(txt);
-	free(txt);
+	print_json(out);
 	json_decref(out);
 	if (strcmp(d->verdict, "deny") == 0)
 		*denied = 1;
@@ -80,9 +84,12 @@ emit_malformed(const char *why, int *denied)
 	jh_decision_free(&d);
 }
 
+static void	explain(const struct opts *, const struct jh_gate *,
+		    json_t *, const struct jh_decision *);
+
 static void
-run_line(const struct jh_gate *g, const char *line, size_t len,
-    int *denied)
+run_line(const struct opts *o, const struct jh_gate *g, const char *line,
+    size_t len, int *denied)
 {
 	struct jh_decision d;
 	struct jh_err e;
@@ -107,12 +114,173 @@ run_line(const struct jh_gate *g, const char *line, size_t len,
 	}
 	jh_decision_init(&d);
 	jh_decide(&d, g, ev, jh_now_ms());
-	emit(ev, &d, denied);
+	if (o->explain) {
+		explain(o, g, ev, &d);
+		if (strcmp(d.verdict, "deny") == 0)
+			*denied = 1;
+	} else
+		emit(ev, &d, denied);
 	json_decref(ev);
 	jh_decision_free(&d);
 }
 
+static void
+print_json(json_t *o)
+{
+	char *txt;
+
+	if ((txt = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)) == NULL)
+		errx(2, "out of memory");
+	puts(txt);
+	free(txt);
+}
+
+/* One effect, in the words jh-decide(1) uses, and what granted it. */
+static void
+explain_effect(const json_t *e, const struct jh_grant *gr)
+{
+	const char *p = json_string_value(json_object_get(e, "path"));
+	const char *pg = json_string_value(json_object_get(e, "program"));
+	const char *why = json_string_value(json_object_get(e, "why"));
+	const char *host = json_string_value(json_object_get(e, "host"));
+	const char *rule = json_string_value(json_object_get(e, "rule"));
+	const struct jh_cbor *id;
+	char what[PATH_MAX + 64];
+	int i;
+
+	snprintf(what, sizeof(what), "%s%s%s%s%s%s%s%s",
+	    json_string_value(json_object_get(e, "effect")),
+	    p || host ? " " : "", p ? p : host ? host : "",
+	    json_object_get(e, "tree") ? "/**" : "",
+	    pg ? " (" : "", pg ? pg : "", pg ? ")" : "",
+	    json_object_get(e, "executed") ? " executed" : "");
+	if (rule != NULL && sscanf(rule, "caps[%d]", &i) == 1 && i >= 0 &&
+	    gr->caps != NULL && (size_t)i < gr->caps->len &&
+	    (id = jh_cbor_get(&gr->caps->v[i], "id")) != NULL &&
+	    id->type == JH_CBOR_TEXT)
+		printf("       %-50s %s %.*s\n", what, rule, (int)id->len,
+		    (const char *)id->p);
+	else
+		printf("       %-50s %s\n", what, rule ? rule : "not granted");
+	if (why != NULL)
+		printf("         %s\n", why);
+}
+
+/*
+ * -x: what the gate would decide, and why, effect by effect; the same
+ * jh_decide() as the hook, with nothing pinned, debited or held.
+ */
+static void
+explain_text(const json_t *ev, const struct jh_decision *d,
+    const struct jh_sh_script *sh, const struct jh_grant *gr)
+{
+	const json_t *ef = d->effects, *e, *in = json_object_get(ev, "input");
+	const char *cmd = json_string_value(json_object_get(in, "command"));
+	char *txt = cmd ? NULL : json_dumps(in, JSON_COMPACT);
+	size_t i, k, j;
+
+	printf("%s %s\n", json_string_value(json_object_get(ev, "tool")),
+	    cmd ? cmd : txt ? txt : "");
+	free(txt);
+	printf("  cwd %s\n", json_string_value(json_object_get(ev, "cwd")));
+	for (i = 0; sh != NULL && i < sh->n; i++) {
+		printf("  %zu.", i + 1);
+		for (k = 0; k < sh->cmd[i].nassign; k++)
+			printf(" %s", sh->cmd[i].assign[k].s);
+		for (k = 0; k < sh->cmd[i].argc; k++)
+			printf(" %s", sh->cmd[i].argv[k].s);
+		putchar('\n');
+		json_array_foreach(ef, j, e)
+			if ((size_t)json_integer_value(json_object_get(e,
+			    "cmd")) == i)
+				explain_effect(e, gr);
+	}
+	if (sh == NULL)
+		json_array_foreach(ef, j, e)
+			explain_effect(e, gr);
+	printf("  verdict %s (%s%s%s): %s\n", d->verdict, jh_dcode_name(d->code),
+	    d->rule[0] ? ", " : "", d->rule, d->reason);
+}
+
+static void
+explain(const struct opts *o, const struct jh_gate *g, json_t *ev,
+    const struct jh_decision *d)
+{
+	struct jh_sh_script sh;
+	struct jh_sh_opts so;
+	struct jh_err e;
+	json_t *out, *cmds, *w;
+	const char *cmd;
+	size_t i, k;
+	int have = 0;
+
+	cmd = json_string_value(json_object_get(json_object_get(ev, "input"),
+	    "command"));
+	memset(&so, 0, sizeof(so));
+	so.home = getenv("HOME");
+	if (cmd != NULL && jh_sh_parse_with(&sh, cmd, strlen(cmd), &so,
+	    &e) == 0)
+		have = 1;
+	if (!o->json)
+		explain_text(ev, d, have ? &sh : NULL, &g->cache->g);
+	else {
+		if ((out = jh_decision_json(d, ev)) == NULL ||
+		    (cmds = json_array()) == NULL)
+			errx(2, "out of memory");
+		for (i = 0; have && i < sh.n; i++) {
+			w = json_array();
+			for (k = 0; k < sh.cmd[i].nassign; k++)
+				json_array_append_new(w,
+				    json_string(sh.cmd[i].assign[k].s));
+			for (k = 0; k < sh.cmd[i].argc; k++)
+				json_array_append_new(w,
+				    json_string(sh.cmd[i].argv[k].s));
+			json_array_append_new(cmds, w);
+		}
+		json_object_set_new(out, "commands", cmds);
+		print_json(out);
+		json_decref(out);
+	}
+	if (have)
+		jh_sh_free(&sh);
+}
+
+/* -x with command lines: each one a Bash call in the directory. */
+static int
+explain_commands(const struct opts *o, const struct jh_gate *g, int argc,
+    char *argv[], int *denied)
+{
+	char cwd[PATH_MAX], id[32];
+	struct jh_decision d;
+	json_t *ev;
+	int i;
+
+	if (o->dir != NULL) {
+		if (realpath(o->dir, cwd) == NULL)
+			err(2, "%s", o->dir);
+	} else if (getcwd(cwd, sizeof(cwd)) == NULL)
+		err(2, "getcwd");
+	for (i = 0; i < argc; i++) {
+		snprintf(id, sizeof(id), "explain-%d", i + 1);
+		ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:{s:s}}",
+		    "session_id", "explain", "tool_use_id", id, "host",
+		    "claude-code", "event", "PreToolUse", "tool", "Bash",
+		    "class", "shell", "cwd", cwd, "input", "command", argv[i]);
+		if (ev == NULL)
+			errx(2, "out of memory");
+		jh_decision_init(&d);
+		jh_decide(&d, g, ev, jh_now_ms());
+		explain(o, g, ev, &d);
+		if (strcmp(d.verdict, "deny") == 0)
+			*denied = 1;
+		jh_decision_free(&d);
+		json_decref(ev);
+	}
+	return (0);
+}
+
 struct lines {
+	const struct opts *o;
 	const struct jh_gate *g;
 	int *denied;
 };
@@ -126,7 +294,7 @@ one_line(void *arg, const char *line, size_t len, const char *why)
 	if (line == NULL)
 		emit_malformed(why, lc->denied);
 	else
-		run_line(lc->g, line, len, lc->denied);
+		run_line(lc->o, lc->g, line, len, lc->denied);
 	return (0);
 }
 
@@ -197,8 +365,17 @@ main(int argc, char *argv[])
 	jh_keyset_init(&o.trust);
 	jh_protect_init(&o.protect);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "eg:hIL:P:R:S:t:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:R:S:t:w:x")) != -1) {
 		switch (ch) {
+		case 'd':
+			o.dir = optarg;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'x':
+			o.explain = 1;
+			break;
 		case 'e':
 			o.exit_deny = 1;
 			break;
@@ -262,9 +439,15 @@ main(int argc, char *argv[])
 	if ((g.user_home = getenv("HOME")) != NULL && g.user_home[0] != '/')
 		g.user_home = NULL;
 	g.cache = gc;
+	g.dryrun = o.explain;
+	lc.o = &o;
 	lc.g = &g;
 	lc.denied = &denied;
-	if (jh_each_line(argc, argv, one_line, &lc) == -1)
+	if ((o.json || o.dir != NULL) && !o.explain)
+		usage(stderr, 2);
+	if (o.explain && argc > 0 && strcmp(argv[0], "-") != 0)
+		explain_commands(&o, &g, argc, argv, &denied);
+	else if (jh_each_line(argc, argv, one_line, &lc) == -1)
 		bad = 1;
 	jh_gcache_free(gc);
 	free(gc);

@@ -313,6 +313,7 @@ jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
 	v->kind = kind;
 	v->flags = flags;
 	v->cmd = cmd;
+	v->cap = -1;
 	if ((path != NULL && (v->path = strdup(path)) == NULL) ||
 	    (prog != NULL && (v->program = strdup(prog)) == NULL) ||
 	    (arg != NULL && arg[0] != '\0' &&

@@ -48,6 +48,8 @@ struct jh_effect {
 	char *program;		/* exec, and every effect of a command: the
 				   program's name as the table knows it */
 	char *arg;		/* net: host or URL; unknown: why */
+	int cap;		/* the capability that granted it, or -1 */
+	int literal;		/* granted by a literal command capability */
 };
 
 struct jh_effects {

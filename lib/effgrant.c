@@ -416,7 +416,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 		    &sh->cmd[i], &exact[i], &gok[i]) : -1;
 	}
 	for (j = 0; j < ef->n; j++) {
-		const struct jh_effect *e = &ef->v[j];
+		struct jh_effect *e = &ef->v[j];
 		size_t ci = e->cmd;
 		char t[400], ct[240];
 
@@ -424,11 +424,12 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 		if (ci < JH_EFF_MAXCMD && lit[ci] != -1 &&
 		    literal_grants(e, exact[ci], act->root))
 			idx = lit[ci];
+		e->literal = idx != -1;
 		for (i = 0; idx == -1 && g->caps != NULL && i < g->caps->len;
 		    i++)
 			if (cap_effect(&g->caps->v[i], act, e))
 				idx = (int)i;
-		if (idx != -1) {
+		if ((e->cap = idx) != -1) {
 			if (r->first_cap == -1)
 				r->first_cap = idx;
 			continue;
@@ -665,7 +666,7 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 
 /* The effects as the decision/1 records them. */
 json_t *
-jh_effects_json(const struct jh_effects *ef)
+jh_effects_json(const struct jh_effects *ef, int rules)
 {
 	json_t *a = json_array(), *o;
 	size_t i;
@@ -688,6 +689,14 @@ jh_effects_json(const struct jh_effects *ef)
 			json_object_set_new(o, "tree", json_integer(1));
 		if (e->flags & JH_EF_EXECUTED)
 			json_object_set_new(o, "executed", json_integer(1));
+		if (rules) {
+			char rule[32];
+			snprintf(rule, sizeof(rule), "caps[%d]", e->cap);
+			json_object_set_new(o, "cmd", json_integer(
+			    (json_int_t)e->cmd));
+			json_object_set_new(o, "rule", e->cap == -1 ?
+			    json_null() : json_string(rule));
+		}
 		json_array_append_new(a, o);
 	}
 	return (a);

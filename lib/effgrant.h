@@ -33,7 +33,7 @@ int	jh_effects_protected(char *, size_t, char *const *, size_t,
 	    const char *, const struct jh_effects *);
 int	jh_action_effects(struct jh_effects *, const struct jh_action *,
 	    struct jh_err *);
-json_t	*jh_effects_json(const struct jh_effects *);
+json_t	*jh_effects_json(const struct jh_effects *, int);
 void	jh_effect_text(char *, size_t, const struct jh_effect *);
 
 #endif

@@ -257,17 +257,60 @@ sget(const json_t *o, const char *k)
  * JH_STATE/roots/<digest of the session id>; never the per-event cwd
  * (SECURITY.md S2).
  */
+/*
+ * The project a directory belongs to: the nearest directory at or above
+ * it that holds .git (a repository's top level, a worktree's or a
+ * submodule's), else the directory itself.
+ */
+void
+jh_project_top(char *out, size_t sz, const char *dir)
+{
+	char p[PATH_MAX + 8];
+	size_t n;
+
+	snprintf(out, sz, "%s", dir);
+	for (n = strlen(out); n > 0; ) {
+		snprintf(p, sizeof(p), "%.*s/.git", (int)n, out);
+		if (access(p, F_OK) == 0) {
+			out[n == 0 ? 1 : n] = '\0';
+			return;
+		}
+		while (n > 0 && out[n - 1] != '/')
+			n--;
+		if (n > 0)
+			n--;		/* the parent, without its slash */
+	}
+	snprintf(out, sz, "%s", dir);
+}
+
 static int
 pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
     char *out, size_t sz, struct jh_err *e)
 {
-	char name[2 * JH_HASH_LEN + 1];
+	char name[2 * JH_HASH_LEN + 1], top[PATH_MAX + 1];
 	uint8_t h[JH_HASH_LEN];
 	int sfd, dfd, fd, created = 0;
 	ssize_t n;
 
+	jh_project_top(top, sizeof(top), cwd);
 	crypto_hash_sha256(h, (const uint8_t *)session, strlen(session));
 	jh_hex(name, h, sizeof(h));
+	if (g->dryrun) {
+		/* explain pins nothing: the session's root, or the one it
+		 * would get */
+		char p[PATH_MAX * 2];
+		snprintf(p, sizeof(p), "%s/roots/%s", g->statedir, name);
+		snprintf(out, sz, "%s", top);
+		if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+			if ((n = pread(fd, out, sz - 1, 0)) > 0 &&
+			    out[0] == '/')
+				out[n] = '\0';
+			else
+				snprintf(out, sz, "%s", top);
+			close(fd);
+		}
+		return (0);
+	}
 	if (mkdir(g->statedir, 0700) == -1 && errno != EEXIST)
 		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
 	sfd = open(g->statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -296,15 +339,15 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 	if (n > 0)
 		out[n] = '\0';
 	else {
-		/* First event of the session: pin its cwd. */
-		size_t l = strlen(cwd);
-		if (l + 1 > sz || pwrite(fd, cwd, l, 0) != (ssize_t)l ||
+		/* First event of the session: pin its project's top. */
+		size_t l = strlen(top);
+		if (l + 1 > sz || pwrite(fd, top, l, 0) != (ssize_t)l ||
 		    fsync(fd) == -1 || fsync(dfd) == -1) {
 			close(fd);
 			close(dfd);
 			return (jh_errf(e, "roots: cannot pin the root"));
 		}
-		memcpy(out, cwd, l + 1);
+		memcpy(out, top, l + 1);
 	}
 	close(fd);
 	close(dfd);
@@ -615,10 +658,7 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 			rc = otherwise(d, gr, act, in, &ln, rc);
 		goto out;
 	}
-	if (record) {
-		json_decref(d->effects);
-		d->effects = jh_effects_json(&ln.ef);
-	}
+
 	if (ln.have_sh) {
 		shck_init(&sc, d, g, root);
 		if (jh_shell_protected(&sc, cwd, &ln.sh) != 0) {
@@ -651,6 +691,10 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 	}
 	rc = check_policies(d, gr, act, in, &ln, 0);
 out:
+	if (record) {
+		json_decref(d->effects);
+		d->effects = jh_effects_json(&ln.ef, g->dryrun);
+	}
 	line_free(&ln);
 	return (rc);
 }
@@ -776,6 +820,8 @@ budget(struct jh_decision *d, const struct jh_gate *g,
 		    (unsigned long long)rem);
 		goto out;
 	}
+	if (g->dryrun)
+		goto out;	/* explain: nothing debited, nothing held */
 	if (strcmp(d->verdict, "ask") == 0) {
 		if (jh_ledger_hold(l, tuid, d->cost, 0, now, &e) == -1) {
 			rc = jh_decision_fail(d, JH_D_GATEFAIL, "ledger: %s",

@@ -59,6 +59,7 @@ struct jh_gate {
 	const struct jh_protect *protect;
 	const char *user_home;		/* ~ and $HOME in command lines */
 	unsigned wait_ms;		/* for the ledger's lock */
+	int dryrun;			/* explain: pin, debit and hold nothing */
 	struct jh_gcache *cache;
 };
 
@@ -91,5 +92,6 @@ int	jh_grant_valid(const struct jh_grant *, const char *, const char *,
 	    uint64_t, struct jh_err *);
 int	jh_decide(struct jh_decision *, const struct jh_gate *, json_t *,
 	    uint64_t);
+void	jh_project_top(char *, size_t, const char *);
 
 #endif /* JH_GATE_H */

@@ -93,7 +93,7 @@ main(int argc, char *argv[])
 			} else {
 				json_object_set_new(o, "ok", json_true());
 				json_object_set_new(o, "effects",
-				    jh_effects_json(&ef));
+				    jh_effects_json(&ef, 0));
 			}
 			jh_sh_free(&sh);
 		}
