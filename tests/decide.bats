@@ -194,6 +194,34 @@ bash_ev() {
 	assert_output $'deny\nnot-granted'
 }
 
+@test "a session started in a subdirectory is rooted at its repository's top" {
+	jq -c 'del(.root)' "$T/grant.json" >"$T/g.json"
+	seal_grant "$T/g.json"
+	mkdir -p "$R/.git" "$R/src/deep"
+	# the first event comes from src/deep; src/** is still the repo's src
+	run sh -c "jq -nc --arg cwd '$R/src/deep' '{session_id:\"s10\",tool:\"Write\",input:{file_path:\"../x.c\",content:\"x\"},cwd:\$cwd,content_id:null,host:\"claude-code\",event:\"PreToolUse\",class:\"write\",tool_use_id:\"t1\"}' | jh-decide | jq -r '.verdict, .code'"
+	assert_output $'allow\nok'
+	run -0 cat "$JH_STATE/roots/$(printf s10 | sha256sum | cut -c1-64)"
+	assert_output "$R"
+}
+
+@test "jh-decide -x explains as the gate decides, and pins, debits and holds nothing" {
+	cp "$JH_STATE/ledger/"* "$T/ledger.before"
+	cd "$R"
+	run -0 jh-decide -x -j 'cat src/a.c | wc -l' 'git push origin main --force' \
+	    'echo x > src/new.c' 'curl -s http://example.com'
+	run -0 jq -r '[.verdict, .code] | join(" ")' <<<"$output"
+	assert_output $'allow ok\ndeny policy-deny\nallow ok\ndeny not-granted'
+	run -0 jh-decide -x -j 'cat src/a.c'
+	run -0 jq -c '[.effects[] | [.effect, .rule, .cmd]], .commands' <<<"$output"
+	assert_output $'[["read","caps[0]",0]]\n[["cat","src/a.c"]]'
+	cmp "$JH_STATE/ledger/"* "$T/ledger.before"
+	[ ! -e "$JH_STATE/roots/$(printf explain | sha256sum | cut -c1-64)" ]
+	run -0 jh-decide -x 'LD_PRELOAD=./x.so git status'
+	assert_output --partial 'verdict deny (unprovable-command)'
+	assert_output --partial 'LD_PRELOAD= changes what later commands run'
+}
+
 @test "events other than PreToolUse pass through untouched and are never debited" {
 	line='{"session_id":"s1","event":"PostToolUse","tool":"Bash","input":{"command":"npm test"},"response":{"stdout":"ok"}}'
 	run -0 jh-decide <<<"$line"
