@@ -33,10 +33,6 @@ static const char *const inert_env[] = { "LANG", "LC_ALL", "LC_CTYPE",
     "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME", "TZ", "NO_COLOR",
     "FORCE_COLOR", "CI", "TERM", "COLUMNS", "LINES", NULL };
 
-/* Shell builtins that run nothing and need no grant. */
-static const char *const free_builtins[] = { "cd", "pushd", "popd", "true",
-    "false", ":", NULL };
-
 void
 jh_grant_free(struct jh_grant *g)
 {
@@ -451,17 +447,6 @@ jh_inert_env(const char *assign)
 	for (i = 0; inert_env[i] != NULL; i++)
 		if (strlen(inert_env[i]) == n &&
 		    strncmp(assign, inert_env[i], n) == 0)
-			return (1);
-	return (0);
-}
-
-int
-jh_free_builtin(const char *w)
-{
-	size_t i;
-
-	for (i = 0; free_builtins[i] != NULL; i++)
-		if (strcmp(w, free_builtins[i]) == 0)
 			return (1);
 	return (0);
 }

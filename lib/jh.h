@@ -714,7 +714,6 @@ int	jh_when_match(const struct jh_cbor *, const struct jh_action *,
 	    const json_t *, const struct jh_sh_script *);
 int	jh_file_content_id(char *, const char *);
 int	jh_inert_env(const char *);
-int	jh_free_builtin(const char *);
 int	jh_rewrite(struct jh_buf *, const char *, const char *, const char *,
 	    struct jh_err *);
 
@@ -732,9 +731,6 @@ int	jh_path_protected(char *const *, size_t, const char *, const char *);
 void	jh_glob_prefix(char *, size_t, const char *);
 int	jh_shell_protected(struct jh_shck *, const char *,
 	    const struct jh_sh_script *);
-int	jh_shell_caps(struct jh_shck *, const struct jh_grant *,
-	    const struct jh_action *, const char *,
-	    const struct jh_sh_script *, int *);
 int	jh_is_outcome(const struct jh_grant *, const char *, const json_t *);
 
 /* util.c */

@@ -1,12 +1,13 @@
 /*
- * joulehook: a shell command line against the protected paths and a
- * grant's capabilities (DESIGN.md 4, SECURITY.md S1b, S6).
+ * joulehook: a shell command line against the protected paths, and
+ * whether it is the grant's outcome command (DESIGN.md 4, SECURITY.md
+ * S1b, S6).
  *
  * The parsed line (shellparse.c) is checked word by word: joulehook's
- * own programs and protected places are refused before any grant, then
- * every simple command and every redirect must be granted.  A failure
- * leaves its JH_D_* code and reason in the struct jh_shck; jh_decide()
- * (gate.c) orders these checks among the others.
+ * own programs and protected places are refused before any grant.  What
+ * the line does is then decided by its effects (effects.c, effgrant.c).
+ * A failure leaves its JH_D_* code and reason in the struct jh_shck;
+ * jh_decide() (gate.c) orders these checks among the others.
  */
 #include <sys/stat.h>
 
@@ -96,20 +97,6 @@ cmd_base(char *buf, size_t sz, const char *cwd, const struct jh_sh_cmd *c)
 	return (buf);
 }
 
-static int
-word_bad(const struct jh_sh_word *w, int glob_ok, struct jh_shck *s)
-{
-	if (w->flags & JH_SHW_EXPAND)
-		return (shfail(s, JH_D_UNPROVABLE, "'%.100s' is not literal: "
-		    "its value is only known when it runs", w->s));
-	if ((w->flags & (JH_SHW_GLOB | JH_SHW_BRACE | JH_SHW_TILDE)) &&
-	    !glob_ok)
-		return (shfail(s, JH_D_UNPROVABLE, "'%.100s' expands (glob, "
-		    "brace or tilde) and the capability does not opt in "
-		    "with \"glob\":1", w->s));
-	return (0);
-}
-
 /*
  * Protection for a shell line: command words that are joulehook's own
  * programs, and any literal word (or the value after '=' in an option)
@@ -152,132 +139,6 @@ jh_shell_protected(struct jh_shck *s, const char *cwd,
 				    "host's configuration are never granted",
 				    r));
 		}
-	}
-	return (0);
-}
-
-/* A redirect target needs a capability of its own class. */
-static int
-redir_ok(struct jh_shck *s, const struct jh_grant *g,
-    const struct jh_action *act, const char *base,
-    const struct jh_sh_redir *r)
-{
-	char *t[1];
-	char path[PATH_MAX + 1];
-	struct jh_action sub = *act;
-	struct jh_err e;
-	struct stat st;
-	const char *p = r->target.s;
-	int rc;
-
-	if (r->kind == JH_SHR_DUP || r->kind == JH_SHR_HEREDOC)
-		return (0);
-	if ((rc = word_bad(&r->target, 0, s)) != 0)
-		return (rc);
-	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
-	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/stdin") == 0)
-		return (0);
-	if (strncmp(p, "/dev/tcp/", 9) == 0 || strncmp(p, "/dev/udp/", 9) == 0)
-		return (shfail(s, JH_D_NOTGRANTED, "a redirect to %.100s is "
-		    "network I/O", p));
-	if (p[0] != '/' && base == NULL)
-		return (shfail(s, JH_D_UNPROVABLE, "a relative redirect after "
-		    "a cd this gate cannot follow"));
-	if (jh_path_resolve(path, sizeof(path), base ? base : "/", p,
-	    &e) == -1)
-		return (shfail(s, JH_D_UNSAFE, "redirect %.100s: %s", p,
-		    e.msg));
-	json_array_append_new(s->targets, json_string(path));
-	t[0] = path;
-	sub.targets = t;
-	sub.ntargets = 1;
-	sub.class = r->kind == JH_SHR_READ ? "read" : "write";
-	if (jh_find_cap(g, &sub, NULL, 0, 0) == -1) {
-		sub.class = "edit";
-		if (r->kind == JH_SHR_READ || jh_find_cap(g, &sub, NULL, 0,
-		    0) == -1)
-			return (shfail(s, JH_D_NOTGRANTED, "no capability to "
-			    "%s %.200s", r->kind == JH_SHR_READ ? "read" :
-			    "write", path));
-	}
-	if (r->kind == JH_SHR_WRITE && stat(path, &st) == 0 &&
-	    (!S_ISREG(st.st_mode) || st.st_nlink != 1))
-		return (shfail(s, JH_D_UNSAFE, "%.200s is not a regular file "
-		    "with one link", path));
-	return (0);
-}
-
-/* Every simple command of the line must be granted. */
-int
-jh_shell_caps(struct jh_shck *s, const struct jh_grant *g,
-    const struct jh_action *act, const char *cwd,
-    const struct jh_sh_script *sh, int *first_cap)
-{
-	char bbuf[PATH_MAX * 2], *w[512];
-	size_t i, k, n;
-	int rc, idx, globs;
-
-	*first_cap = -1;
-	/* What cannot be proven is named before what is not granted. */
-	for (i = 0; i < sh->n; i++)
-		for (k = 0; k < sh->cmd[i].argc + sh->cmd[i].nassign; k++) {
-			const struct jh_sh_word *wd = k < sh->cmd[i].argc ?
-			    &sh->cmd[i].argv[k] :
-			    &sh->cmd[i].assign[k - sh->cmd[i].argc];
-			if (wd->flags & JH_SHW_EXPAND)
-				return (word_bad(wd, 0, s));
-		}
-	for (i = 0; i < sh->n; i++) {
-		const struct jh_sh_cmd *c = &sh->cmd[i];
-		const char *base = cmd_base(bbuf, sizeof(bbuf), cwd, c);
-
-		n = 0;
-		globs = 0;
-		for (k = 0; k < c->nassign; k++) {
-			if ((rc = word_bad(&c->assign[k], 0, s)) != 0)
-				return (rc);
-			if (!jh_inert_env(c->assign[k].s) && n < 512)
-				w[n++] = c->assign[k].s;
-		}
-		for (k = 0; k < c->argc && n < 512; k++) {
-			if (c->argv[k].flags & JH_SHW_EXPAND)
-				return (word_bad(&c->argv[k], 0, s));
-			if (c->argv[k].flags & (JH_SHW_GLOB | JH_SHW_BRACE |
-			    JH_SHW_TILDE))
-				globs = 1;
-			w[n++] = c->argv[k].s;
-		}
-		if (n > 0 && !(c->nassign == 0 && c->argc > 0 &&
-		    jh_free_builtin(c->argv[0].s))) {
-			idx = jh_find_cap(g, act, w, n, (c->flags &
-			    JH_SHC_OPENARGS) != 0);
-			if (idx == -1) {
-				char line[300];
-				size_t l = 0;
-				for (k = 0; k < n && l < sizeof(line) - 2; k++)
-					l += (size_t)snprintf(line + l,
-					    sizeof(line) - l, "%s%s", k ? " " :
-					    "", w[k]);
-				return (shfail(s, JH_D_NOTGRANTED, "command "
-				    "not granted: %.200s", line));
-			}
-			if (globs) {
-				const struct jh_cbor *gv = jh_cbor_get(
-				    &g->caps->v[idx], "glob");
-				int ok = gv != NULL && gv->type ==
-				    JH_CBOR_UINT && gv->u == 1;
-				for (k = 0; k < c->argc; k++)
-					if ((rc = word_bad(&c->argv[k], ok,
-					    s)) != 0)
-						return (rc);
-			}
-			if (*first_cap == -1)
-				*first_cap = idx;
-		}
-		for (k = 0; k < c->nredir; k++)
-			if ((rc = redir_ok(s, g, act, base,
-			    &c->redir[k])) != 0)
-				return (rc);
 	}
 	return (0);
 }
