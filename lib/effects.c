@@ -460,6 +460,7 @@ struct cmdst {
 	int inops;		/* the operands are being read */
 	int handed;		/* the rest went to a command of its own */
 	int redir;		/* a redirection's target, not a word */
+	char runs[256];		/* P: the program of the command it runs */
 	const struct jh_sh_word *ops[MAX_OPERANDS];
 	size_t nops;
 };
@@ -894,6 +895,7 @@ nested(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (n == 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s without "
 		    "the command it runs", c->name));
+	snprintf(c->runs, sizeof(c->runs), "%s", fl[0] ? "" : w[0]);
 	/* the runner itself (sudo, npx, uv run) is an exec of its own */
 	if (!(c->def->flags & JH_CT_WRAPPER) && add(x, JH_E_EXEC, JH_EF_RUNS,
 	    c->dir[0] ? c->dir : NULL, c->name, NULL) == -1)
@@ -1167,13 +1169,40 @@ entry_runs(struct ex *x, struct cmdst *c)
 	return (0);
 }
 
+/*
+ * npx runs a package's program, fetching the package when no project
+ * has it installed: a program in node_modules/.bin of the directory or
+ * one above it is run from there (npm-exec(1)), no install.
+ */
+static int
+npx_local(const struct cmdst *c)
+{
+	char d[PATH_MAX + 1], p[PATH_MAX * 2];
+	char *sl;
+
+	if (strcmp(c->name, "npx") != 0 || c->runs[0] == '\0' ||
+	    strchr(c->runs, '/') != NULL || c->runs[0] == '.' ||
+	    c->dir[0] == '\0')
+		return (0);
+	snprintf(d, sizeof(d), "%s", c->dir);
+	for (;;) {
+		snprintf(p, sizeof(p), "%s/node_modules/.bin/%s", d, c->runs);
+		if (access(p, X_OK) == 0)
+			return (1);
+		if ((sl = strrchr(d, '/')) == NULL || sl == d)
+			return (0);
+		*sl = '\0';
+	}
+}
+
 /* The entry's own effects once its words are read: tags, then flags. */
 static int
 entry_effects(struct ex *x, struct cmdst *c)
 {
 	const struct jh_cmddef *d = c->def;
 
-	if (d->tags != NULL && tags(x, c, d->tags, strlen(d->tags)) == -1)
+	if (d->tags != NULL && !npx_local(c) &&
+	    tags(x, c, d->tags, strlen(d->tags)) == -1)
 		return (-1);
 	/* a runner (sudo, npx) is an exec of its own, with or without one */
 	if (d->args != NULL && d->args[0] == 'P' && !(d->flags &
@@ -1189,7 +1218,7 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
     size_t argc)
 {
 	const struct jh_cmddef *sub;
-	char sname[256];
+	char sname[512];
 	size_t k, used;
 	int r;
 
@@ -1273,6 +1302,47 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 }
 
 /*
+ * A command word that is a path.  A file of the project (./app,
+ * build/test, ./configure) is the project's code: an exec of that file,
+ * its words passed to it (A).  A path elsewhere is the program the
+ * table names by its last component, or else unknown.  Returns 1 when
+ * the caller is to read it as a program of the table.
+ */
+static int
+path_cmd(struct ex *x, struct cmdst *c, const char *dir,
+    const struct jh_sh_word *av, size_t n)
+{
+	char p[PATH_MAX + 1];
+	struct cmdst t;
+	size_t k;
+	int tree, skip;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(t.dir, sizeof(t.dir), "%s", dir);
+	lookup_word(av[0].s, t.name, sizeof(t.name));
+	snprintf(c->name, sizeof(c->name), "%s", t.name);
+	if (path_of(x, &t, &av[0], p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (skip)
+		return (0);
+	if (x->cx->root == NULL || !jh_path_under(p, x->cx->root)) {
+		if (lookup_word(av[0].s, t.name, sizeof(t.name)) != NULL)
+			return (1);
+		if (add(x, JH_E_EXEC, JH_EF_RUNS, p, t.name, NULL) == -1)
+			return (-1);
+		return (add(x, JH_E_UNKNOWN, JH_EF_UNLISTED, NULL, t.name,
+		    "%s is not in the command table", t.name));
+	}
+	if (add(x, JH_E_EXEC, JH_EF_RUNS, p, t.name, NULL) == -1)
+		return (-1);
+	t.inops = 1;
+	for (k = 1; k < n; k++)
+		if (letter(x, &t, 'A', &av[k]) == -1)
+			return (-1);
+	return (0);
+}
+
+/*
  * A program the words av (flags fl) run, in dir ("" unknown).  nest:
  * run by another command, which already listed its own effects.
  */
@@ -1301,23 +1371,13 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 	    JH_SHW_TILDE))
 		r = add(x, JH_E_UNKNOWN, 0, NULL, NULL, "the command word "
 		    "'%.100s' is only known when it runs", w[0]);
-	else if ((c->def = lookup_word(w[0], c->name, sizeof(c->name))) ==
-	    NULL || strchr(w[0], '/') != NULL) {
-		/* a file run as a program, or a program the table lacks */
-		char p[PATH_MAX + 1];
-		int tree, skip;
-		struct cmdst t;
-		memset(&t, 0, sizeof(t));
-		snprintf(t.dir, sizeof(t.dir), "%s", dir);
-		snprintf(t.name, sizeof(t.name), "%s", c->name);
-		if (strchr(w[0], '/') != NULL) {
-			if ((r = path_of(x, &t, &av[0], p, sizeof(p), &tree,
-			    &skip)) == 0 && !skip)
-				r = add(x, JH_E_EXEC, JH_EF_RUNS, p, c->name,
-				    NULL);
-		} else
-			r = add(x, JH_E_EXEC, JH_EF_RUNS, NULL, c->name,
-			    NULL);
+	else if (strchr(w[0], '/') != NULL && (r = path_cmd(x, c, dir, av,
+	    n)) != 1)
+		;	/* a file of the project, run as a program */
+	else if ((r = 0, c->def = lookup_word(w[0], c->name,
+	    sizeof(c->name))) == NULL) {
+		/* a program the table lacks */
+		r = add(x, JH_E_EXEC, JH_EF_RUNS, NULL, c->name, NULL);
 		if (r == 0)
 			r = add(x, JH_E_UNKNOWN, JH_EF_UNLISTED, NULL,
 			    c->name, "%s is not in the command table",

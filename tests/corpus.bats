@@ -161,6 +161,11 @@ export async function fetchUser(id: string) { return fetch(\`\${BASE}/users/\${i
 	put scripts/build.js 'console.log("build");'
 	put node_modules/react/package.json '{"name": "react", "version": "18.2.0"}'
 	mkdir -p node_modules/.bin dist
+	# what npm install leaves: the project's tools, which npx runs
+	for t in tsc eslint prettier vitest jest vite; do
+		printf '#!/bin/sh\n' >"node_modules/.bin/$t"
+		chmod +x "node_modules/.bin/$t"
+	done
 	put README.md '# web-app'
 	put .env 'API_TOKEN=sk-fake-0123456789abcdef'
 	put .gitignore 'node_modules/

@@ -13,6 +13,9 @@ setup() {
 	H=$(cd "$H" && pwd -P)
 	echo 'int a;' >"$P/src/a.c"
 	: >"$P/Makefile"
+	mkdir -p "$P/node_modules/.bin"
+	printf '#!/bin/sh\n' >"$P/node_modules/.bin/tsc"
+	chmod +x "$P/node_modules/.bin/tsc"
 	EFX="${JH_TESTBIN:-$BATS_TEST_DIRNAME/../build/test/tests}/sh-effects"
 	[ -x "$EFX" ] || skip "no $EFX (make check builds it)"
 }
