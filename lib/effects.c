@@ -393,6 +393,11 @@ jh_path_executed(const char *path)
 	for (i = 0; i < jh_ncmdtab; i++) {
 		if ((r = jh_cmdtab[i].runs) == NULL)
 			continue;
+		/* a program's subcommands mostly repeat its runs */
+		if (i > 0 && jh_cmdtab[i - 1].runs != NULL &&
+		    (jh_cmdtab[i - 1].runs == r ||
+		    strcmp(jh_cmdtab[i - 1].runs, r) == 0))
+			continue;
 		for (; *r != '\0'; r = *c ? c + 1 : c) {
 			for (c = r; *c != '\0' && *c != ','; c++)
 				;
