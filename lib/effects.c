@@ -1307,6 +1307,28 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 }
 
 /*
+ * tar's old-style key (tar xzf A, tar-1.34 "Old options"): a first word
+ * of letters is the options of its letters, their values the next words.
+ */
+static void
+old_style(const struct cmdst *c, struct jh_sh_word *av, size_t n,
+    char *key, size_t sz)
+{
+	const char *s;
+
+	if (strcmp(c->name, "tar") != 0 || n < 2 || av[1].flags != 0)
+		return;
+	s = av[1].s;
+	if (s[0] == '-' || s[0] == '\0' || strlen(s) + 2 > sz ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") !=
+	    strlen(s))
+		return;
+	snprintf(key, sz, "-%s", s);
+	av[1].s = key;
+	av[1].len = strlen(key);
+}
+
+/*
  * A command word that is a path.  A file of the project (./app,
  * build/test, ./configure) is the project's code: an exec of that file,
  * its words passed to it (A).  A path elsewhere is the program the
@@ -1357,6 +1379,7 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 {
 	struct jh_sh_word av[MAX_OPERANDS];
 	struct cmdst *c;
+	char key[64];
 	size_t i;
 	int r;
 
@@ -1389,6 +1412,7 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 			    c->name);
 	} else if (!(c->def->flags & JH_CT_WRAPPER)) {
 		cmd_reset(c, c->def, c->name);
+		old_style(c, av, n, key, sizeof(key));
 		if ((r = words(x, c, av, n)) == 0)
 			r = entry_effects(x, c);
 	}
