@@ -27,6 +27,7 @@
 #define MAX_RULES	8	/* operand rules in one entry */
 #define MAX_OPERANDS	512
 #define MAX_NEST	8	/* commands run by commands (npx, -m, P) */
+#define MAX_FIND	4	/* paths of a find its -exec's {} stands for */
 
 static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
     "delete", "exec", "net", "install", "vcs-local-destroy",
@@ -276,6 +277,9 @@ struct ex {
 	struct jh_err *e;
 	size_t cmd;
 	int nest;
+	int cflags;		/* the simple command's JH_SHC_* */
+	char ftree[MAX_FIND][PATH_MAX + 1];	/* the last find's paths: {} */
+	size_t nftree;
 };
 
 static int
@@ -526,6 +530,11 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' "
 		    "holds a ~ this gate does not expand", w->s));
 	}
+	if ((x->cflags & JH_SHC_WRAPPED) && strstr(w->s, "{}") != NULL) {
+		*skip = 1;
+		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' "
+		    "is a path find fills in when it runs", w->s));
+	}
 	snprintf(lit, sizeof(lit), "%s", w->s);
 	if (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) {
 		const char *base = strrchr(w->s, '/');
@@ -598,6 +607,24 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	struct stat st;
 	int tree, skip, fl, k;
 
+	/* find -exec's {}: every path under the trees find walks */
+	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
+	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
+	    strchr("rwdxf", l) != NULL) {
+		struct jh_sh_word tw;
+		size_t i;
+		int rec = c->recursive;
+		c->recursive = 1;
+		for (i = 0; i < x->nftree; i++) {
+			tw.s = x->ftree[i];
+			tw.len = strlen(tw.s);
+			tw.flags = 0;
+			if (letter(x, c, l, &tw) == -1)
+				return (-1);
+		}
+		c->recursive = rec;
+		return (0);
+	}
 	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
@@ -665,6 +692,10 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (l == 'r' && c->delete)
 			l = 'd';
 		if (l == 'r') {
+			if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
+			    x->nftree < MAX_FIND)
+				snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s",
+				    p);
 			if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
 				return (-1);
 			if (!c->inplace)
@@ -1245,6 +1276,18 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (-1);
 			continue;
 		}
+		if ((c->def->flags & JH_CT_FINDEXPR) && w->flags == 0 &&
+		    (strcmp(w->s, "-exec") == 0 || strcmp(w->s, "-execdir") ==
+		    0 || strcmp(w->s, "-ok") == 0 || strcmp(w->s, "-okdir") ==
+		    0)) {
+			/* its command is listed on its own (shellparse.c) */
+			c->sawopt = 1;
+			while (k + used < argc && strcmp(av[k + used].s, ";") !=
+			    0 && strcmp(av[k + used].s, "+") != 0)
+				used++;
+			used++;
+			continue;
+		}
 		if (!c->endopts && w->s[0] == '-' && w->s[1] != '\0') {
 			if (c->def->flags & JH_CT_FINDEXPR)
 				c->sawopt = 1;
@@ -1522,17 +1565,31 @@ free_word(const char *w)
 	return (0);
 }
 
+/* A find -exec's command: its run-time operands are its {} paths. */
+static int
+find_exec(const struct ex *x, const struct jh_sh_cmd *c)
+{
+	size_t k;
+
+	if (!(c->flags & JH_SHC_WRAPPED) || x->nftree == 0)
+		return (0);
+	for (k = 1; k < c->argc; k++)
+		if (c->argv[k].flags == 0 && strcmp(c->argv[k].s, "{}") == 0)
+			return (1);
+	return (0);
+}
+
 int
 jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
     const struct jh_sh_script *sh, struct jh_err *e)
 {
-	struct ex x;
+	static const struct ex zero;
+	struct ex x = zero;
 	char dir[PATH_MAX * 2];
 	char *w[MAX_OPERANDS];
 	int fl[MAX_OPERANDS];
 	size_t i, k, n;
 
-	memset(&x, 0, sizeof(x));
 	x.ef = ef;
 	x.cx = cx;
 	x.e = e;
@@ -1540,6 +1597,9 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		const struct jh_sh_cmd *c = &sh->cmd[i];
 
 		x.cmd = i;
+		x.cflags = c->flags;
+		if (!(c->flags & JH_SHC_WRAPPED))
+			x.nftree = 0;	/* {} is only the find's it follows */
 		if (c->flags & JH_SHC_CWD_UNKNOWN)
 			dir[0] = '\0';
 		else if (c->cwd == NULL)
@@ -1556,8 +1616,8 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		if (c->argc == 0 || (c->argv[0].flags == 0 &&
 		    free_word(c->argv[0].s)))
 			continue;
-		if (c->flags & JH_SHC_OPENARGS) {
-			/* xargs, find -exec +: operands come at run time */
+		if ((c->flags & JH_SHC_OPENARGS) && !find_exec(&x, c)) {
+			/* xargs: operands come at run time */
 			if (add(&x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s "
 			    "is given operands only known when it runs",
 			    c->argv[0].s) == -1)
