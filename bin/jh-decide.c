@@ -309,10 +309,16 @@ init_ledger(struct opts *o)
 		errx(2, "-I needs -g grant");
 	if ((r = jh_grant_load(&g, o->grantfile, &o->trust, &e)) != 0)
 		errx(1, "%s", e.msg);
-	if (jh_ledger_init(o->ledgerdir, g.id, g.budget, &existed, &e) == -1)
+	if (jh_ledger_init(o->ledgerdir, g.ledger, g.budget, &existed,
+	    &e) == -1)
 		errx(2, "%s", e.msg);
-	fprintf(stderr, "%s: ledger for grant %s %s\n", PROG, g.idtext,
-	    existed ? "exists (left as it is)" : "created");
+	if (memcmp(g.ledger, g.id, JH_HASH_LEN) != 0)
+		fprintf(stderr, "%s: ledger %s, which grant %s spends, %s\n",
+		    PROG, g.ledgertext, g.idtext, existed ?
+		    "exists (left as it is)" : "created");
+	else
+		fprintf(stderr, "%s: ledger for grant %s %s\n", PROG,
+		    g.idtext, existed ? "exists (left as it is)" : "created");
 	jh_grant_free(&g);
 	return (0);
 }

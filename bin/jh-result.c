@@ -250,6 +250,17 @@ out:
  * Settles (the tool ran: the human said yes) or releases (it did not)
  * the hold an ask placed, under the ledger's lock.
  */
+/* The ledger a decision spent on: its ledger, else its grant's. */
+static const struct jh_cbor *
+spends(const struct jh_cbor *core)
+{
+	const struct jh_cbor *v;
+
+	if ((v = jh_cbor_get(core, "ledger")) != NULL)
+		return (v);
+	return (jh_cbor_get(core, "grant"));
+}
+
 static void
 settle(const struct opts *o, struct res *r, const struct jh_cbor *grant,
     const char *call, uint64_t amount, int release)
@@ -313,6 +324,9 @@ emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
 		free(s);
 		if ((s = text(jh_cbor_get(f->in.core, "grant"))) != NULL)
 			json_object_set_new(o, "grant", json_string(s));
+		free(s);
+		if ((s = text(jh_cbor_get(f->in.core, "ledger"))) != NULL)
+			json_object_set_new(o, "ledger", json_string(s));
 		free(s);
 		if ((v = jh_cbor_get(f->in.core, "outcome")) != NULL &&
 		    v->type == JH_CBOR_UINT && v->u == 1)
@@ -464,7 +478,7 @@ post(const struct opts *o, const json_t *ev, const struct jh_host *h,
 	}
 settle:
 	if (jh_cbor_text_is(verdict, "ask"))
-		settle(o, &r, jh_cbor_get(f.in.core, "grant"), call,
+		settle(o, &r, spends(f.in.core), call,
 		    jh_cbor_get(f.in.core, "cost_uj")->u,
 		    strcmp(status, "denied") == 0);
 done:
@@ -581,7 +595,7 @@ end(const struct opts *o, const json_t *ev)
 			snprintf(r.reason, sizeof(r.reason), "%s was asked "
 			    "about and never ran before the session ended",
 			    tool);
-			settle(o, &r, jh_cbor_get(f->in.core, "grant"), call,
+			settle(o, &r, spends(f->in.core), call,
 			    0, 1);
 			emit(e, tool, cls, dg, f, &r, event);
 			json_decref(e);

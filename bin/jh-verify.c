@@ -179,7 +179,9 @@ record(struct opts *o, const struct jh_env *env)
 
 	if (o->ledgerdir == NULL || env->core == NULL)
 		return;
-	g = jh_cbor_get(env->core, "grant");
+	/* A resealed grant's receipts count on the ledger it names. */
+	if ((g = jh_cbor_get(env->core, "ledger")) == NULL)
+		g = jh_cbor_get(env->core, "grant");
 	d = jh_cbor_get(env->core, "debited_uj");
 	if (g == NULL || d == NULL || g->type != JH_CBOR_TEXT ||
 	    g->len != 71 || d->type != JH_CBOR_UINT)

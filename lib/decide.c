@@ -116,6 +116,19 @@ jh_grant_load(struct jh_grant *g, const char *path,
 	crypto_hash_sha256(g->id, g->env.payload_p, g->env.payload_len);
 	memcpy(g->idtext, "sha256:", 7);
 	jh_hex(g->idtext + 7, g->id, JH_HASH_LEN);
+	/*
+	 * A grant resealed from another names that one's ledger, so a
+	 * changed grant spends on from what was spent (formats(5)).
+	 */
+	memcpy(g->ledger, g->id, JH_HASH_LEN);
+	if ((v = jh_cbor_get(g->env.core, "ledger")) != NULL &&
+	    jh_unhex(g->ledger, JH_HASH_LEN, (const char *)v->p + 7,
+	    64) == -1) {
+		jh_errf(e, "the grant's ledger is not an id");
+		return (JH_D_BADSIG);
+	}
+	memcpy(g->ledgertext, "sha256:", 7);
+	jh_hex(g->ledgertext + 7, g->ledger, JH_HASH_LEN);
 	g->caps = jh_cbor_get(g->env.core, "caps");
 	g->policies = jh_cbor_get(g->env.core, "policies");
 	g->costs = jh_cbor_get(g->env.core, "costs");

@@ -675,6 +675,8 @@ struct jh_grant {
 	struct jh_env env;
 	uint8_t id[JH_HASH_LEN];	/* SHA-256 of the payload */
 	char idtext[JH_ID_LEN];
+	uint8_t ledger[JH_HASH_LEN];	/* the ledger it spends: its ledger */
+	char ledgertext[JH_ID_LEN];	/* field, else its own id */
 	const struct jh_cbor *caps;
 	const struct jh_cbor *policies;
 	const struct jh_cbor *costs;
@@ -989,6 +991,7 @@ struct jh_unit {
 	uint64_t debited;
 	const char *note;		/* NULL: none */
 	const char *grant;		/* NULL: none (jh-proxy) */
+	const char *ledger;		/* NULL: the grant's own */
 	int have_remaining;
 	uint64_t remaining;
 	uint64_t status;		/* the HTTP status answered; 0: none */

@@ -78,6 +78,8 @@ static const struct field decision[] = {
 	{ "rule", F_TEXT, OPT },
 	{ "outcome", F_FLAG, OPT },
 	{ "effects", F_ARRAY, OPT },
+	{ "hint", F_TEXT, OPT },
+	{ "ledger", F_ID, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -101,6 +103,7 @@ static const struct field efficiency[] = {
 	{ "enforced", F_FLAG, REQ },
 	{ "debited_uj", F_UINT, REQ },
 	{ "grant", F_ID, OPT },
+	{ "ledger", F_ID, OPT },
 	{ "remaining_uj", F_UINT, OPT },
 	{ "status", F_UINT, OPT },
 	{ "note", F_TEXT, OPT },
@@ -121,6 +124,7 @@ static const struct field grant[] = {
 	{ "costs", F_MAP, REQ },
 	{ "depth", F_UINT, REQ },
 	{ "otherwise", F_TEXT, OPT },
+	{ "ledger", F_ID, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -168,6 +172,7 @@ static const struct field result[] = {
 	{ "target", F_TEXTS, OPT },
 	{ "answer", F_TEXT, OPT },
 	{ "grant", F_ID, OPT },
+	{ "ledger", F_ID, OPT },
 	{ "debited_uj", F_UINT, REQ },
 	{ "duration_ms", F_UINT, OPT },
 	{ "outcome", F_FLAG, OPT },
@@ -602,12 +607,15 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 		del_null(o, "rule");
 		del_null(o, "updated_digest");
 		del_null(o, "outcome");
+		del_null(o, "hint");
+		del_null(o, "ledger");
 		break;
 	case JH_KIND_EFFICIENCY:
 		del_null(o, "request_id");
 		del_null(o, "model");
 		del_null(o, "cost_musd");
 		del_null(o, "grant");
+		del_null(o, "ledger");
 		del_null(o, "remaining_uj");
 		if ((v = json_object_get(o, "energy")) != NULL &&
 		    json_is_object(v))

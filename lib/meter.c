@@ -94,6 +94,8 @@ jh_unit_json(const struct jh_unit *x)
 	put(o, "debited_uj", juint(x->debited));
 	if (x->grant != NULL)
 		put(o, "grant", json_string(x->grant));
+	if (x->grant != NULL && x->ledger != NULL)
+		put(o, "ledger", json_string(x->ledger));
 	if (x->have_remaining)
 		put(o, "remaining_uj", juint(x->remaining));
 	if (x->status > 0)

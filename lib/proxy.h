@@ -114,6 +114,7 @@ struct call {
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];
+	char ledger_id[JH_ID_LEN];	/* the ledger grant[] names */
 	uint64_t budget;		/* the grant's, as checked */
 	int have_grant;
 	uint64_t remaining;

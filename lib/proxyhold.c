@@ -136,8 +136,9 @@ jh_px_grant_check(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "%s", G->e.msg);
 		goto out;
 	}
-	memcpy(c->grant, G->g.id, JH_HASH_LEN);
+	memcpy(c->grant, G->g.ledger, JH_HASH_LEN);
 	memcpy(c->grant_id, G->g.idtext, JH_ID_LEN);
+	memcpy(c->ledger_id, G->g.ledgertext, JH_ID_LEN);
 	c->budget = G->g.budget;
 	c->have_grant = 1;
 	/* A model call's refusal has never named the revoked grant. */
@@ -445,6 +446,8 @@ jh_px_finish(struct call *c, const char *verdict)
 		x.enforced = enforced;
 		x.debited = debit;
 		x.grant = c->have_grant ? c->grant_id : NULL;
+		x.ledger = strcmp(c->ledger_id, c->grant_id) != 0 ?
+		    c->ledger_id : NULL;
 		x.have_remaining = c->have_remaining;
 		x.remaining = c->remaining;
 		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;

@@ -321,6 +321,7 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 	struct jh_ledger *l = NULL;
 	const struct jh_cbor *v;
 	char root[PATH_MAX], hex[2 * JH_HASH_LEN + 1], dir[PATH_MAX];
+	uint8_t led[JH_HASH_LEN];
 	int sfd, rfd, fd;
 	ssize_t n;
 
@@ -383,13 +384,21 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 		snprintf(dir, sizeof(dir), "%s/ledger", state);
 		ledgerdir = dir;
 	}
+	/* The ledger it spends: the one it names, else its own. */
+	memcpy(led, sb->grant, JH_HASH_LEN);
+	if ((v = jh_cbor_get(env.core, "ledger")) != NULL &&
+	    (v->type != JH_CBOR_TEXT || v->len != 71 ||
+	    jh_unhex(led, JH_HASH_LEN, (const char *)v->p + 7, 64) == -1)) {
+		snprintf(sb->why, sizeof(sb->why), "bad grant");
+		goto out;
+	}
 	if ((l = malloc(sizeof(*l))) == NULL ||
-	    (fd = jh_ledger_open(ledgerdir, sb->grant, 0, NULL, &e)) == -1) {
+	    (fd = jh_ledger_open(ledgerdir, led, 0, NULL, &e)) == -1) {
 		snprintf(sb->why, sizeof(sb->why), "no ledger");
 		goto out;
 	}
 	if (jh_ledger_read(l, fd, &e) == -1 ||
-	    memcmp(l->grant, sb->grant, JH_HASH_LEN) != 0) {
+	    memcmp(l->grant, led, JH_HASH_LEN) != 0) {
 		close(fd);
 		snprintf(sb->why, sizeof(sb->why), "ledger damaged");
 		goto out;
