@@ -46,6 +46,9 @@ struct answer {
 	char *updated;		/* compact JSON (rewrite) */
 	int post;		/* JH_POST_*, for a post-tool event */
 	char *path;		/* the Read result to withhold */
+	char *hint;		/* jh-grant add's arguments that would grant it */
+	int decided;		/* the reason is a decision's, not a failure */
+	int unprovable;		/* its code is unprovable-command */
 };
 
 static void
@@ -175,6 +178,9 @@ fail(struct answer *a, const char *fmt, ...)
 	va_list ap;
 
 	free(a->reason);
+	free(a->hint);
+	a->hint = NULL;
+	a->decided = 0;
 	a->verdict = JH_ANSWER_DENY;
 	if ((a->reason = malloc(512)) == NULL)
 		errx(2, "out of memory");
@@ -297,6 +303,11 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 		goto out;
 	}
 	verdict = jh_cbor_get(in.core, "verdict");
+	a->decided = 1;
+	a->unprovable = jh_cbor_text_is(jh_cbor_get(in.core, "code"),
+	    "unprovable-command");
+	if (jh_cbor_get(in.core, "hint") != NULL)
+		a->hint = text_dup(jh_cbor_get(in.core, "hint"));
 	if (jh_cbor_text_is(verdict, "allow"))
 		a->verdict = JH_ANSWER_ALLOW;
 	else if (jh_cbor_text_is(verdict, "ask"))
@@ -325,13 +336,44 @@ out:
 }
 
 /*
+ * What the person and the agent can do about an ask or a deny: the line
+ * that would grant what the grant omits, and for a deny the agent
+ * reads, not to look for another way round it (jh-normalize(1)).
+ */
+static void
+advise(struct jh_buf *why, const struct answer *a)
+{
+	if (a->verdict != JH_ANSWER_ASK && a->verdict != JH_ANSWER_DENY)
+		return;
+	if (a->hint != NULL && a->hint[0] != '\0') {
+		jh_buf_adds(why, a->verdict == JH_ANSWER_ASK ?
+		    ". To allow it from now on: jh-grant add " :
+		    ". The user can grant it with: jh-grant add ");
+		jh_buf_adds(why, a->hint);
+	}
+	if (a->verdict != JH_ANSWER_DENY)
+		return;
+	if (!a->decided)
+		jh_buf_adds(why, " (joulehook failed closed, so the call is "
+		    "blocked; tell the user).");
+	else if (a->unprovable)
+		jh_buf_adds(why, ". Write it as plain commands whose effects "
+		    "can be read, or tell the user and let them run it.");
+	else
+		jh_buf_adds(why, ". Do not retry this or try another way to "
+		    "do the same thing; tell the user what was blocked and "
+		    "why.");
+}
+
+/*
  * The reply stage: every path ends in the host's answer, and any doubt
  * in its deny and blocking exit status.
  */
 static int
 reply(const struct opts *o)
 {
-	struct answer a = { JH_ANSWER_DENY, NULL, NULL, JH_POST_OK, NULL };
+	struct answer a = { JH_ANSWER_DENY, NULL, NULL, JH_POST_OK, NULL,
+	    NULL, 0, 0 };
 	struct jh_keyset ks;
 	struct jh_buf in, out, why;
 	struct jh_err e;
@@ -358,6 +400,8 @@ reply(const struct opts *o)
 
 	jh_buf_adds(&why, REASON_PREFIX);
 	jh_buf_adds(&why, a.reason);
+	if (o->event == NULL)
+		advise(&why, &a);
 	if (jh_buf_cstr(&why) == NULL)
 		errx(2, "out of memory");
 	if (o->event != NULL) {
@@ -380,6 +424,7 @@ reply(const struct opts *o)
 	free(a.reason);
 	free(a.updated);
 	free(a.path);
+	free(a.hint);
 	jh_keyset_free(&ks);
 	jh_buf_free(&in);
 	jh_buf_free(&out);

@@ -599,10 +599,37 @@ git_dir(const char *p, int fl)
 	    "%s/.git", p) < sizeof(g) && access(g, F_OK) == 0);
 }
 
+/*
+ * The host a network operand names: a URL's (after the scheme and any
+ * user, before a port or path), user@host's, else the word itself (a
+ * host, or a remote's name).  Sets *start; returns the length.
+ */
+static size_t
+host_of(const char *s, const char **start)
+{
+	const char *h = s, *at, *end;
+
+	if ((end = strstr(s, "://")) != NULL)
+		h = end + 3;
+	end = h + strcspn(h, "/?#");
+	if ((at = memchr(h, '@', (size_t)(end - h))) != NULL)
+		h = at + 1;
+	if (*h == '[') {		/* [v6]:port */
+		const char *rb = memchr(h, ']', (size_t)(end - h));
+		if (rb != NULL)
+			return ((size_t)(rb + 1 - (*start = h)));
+	}
+	if ((at = memchr(h, ':', (size_t)(end - h))) != NULL)
+		end = at;	/* host:port, host:path */
+	*start = h;
+	return ((size_t)(end - h));
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
+	const char *p0;
 	char p[PATH_MAX + 1];
 	struct stat st;
 	int tree, skip, fl, k;
@@ -654,7 +681,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	case 'n':
 		if (w->flags & JH_SHW_EXPAND)
 			return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
-		return (add(x, JH_E_NET, 0, NULL, c->name, "%s", w->s));
+		k = (int)host_of(w->s, &p0);
+		return (add(x, JH_E_NET, 0, NULL, c->name, "%.*s", k, p0));
 	case 'c':
 		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
 			return (-1);

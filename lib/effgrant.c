@@ -12,8 +12,10 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <fts.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,13 +371,192 @@ ckfail(struct jh_effck *r, int code, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Appends " KEY=VALUE" to a hint, the value quoted for a POSIX shell
+ * when it holds anything but the characters a shell leaves alone.
+ */
+static void
+hint_kv(char *out, size_t sz, const char *key, const char *val)
+{
+	size_t l = strlen(out), i;
+	int plain = val[0] != '\0';
+
+	for (i = 0; val[i] != '\0'; i++)
+		if (!isalnum((unsigned char)val[i]) &&
+		    strchr("_./:@%+,=-", val[i]) == NULL)
+			plain = 0;
+	if (l + 1 >= sz)
+		return;
+	l += (size_t)snprintf(out + l, sz - l, "%s%s=%s", l ? " " : "", key,
+	    plain ? "" : "'");
+	for (i = 0; val[i] != '\0' && l + 5 < sz; i++) {
+		if (val[i] == '\'') {
+			memcpy(out + l, "'\\''", 4);
+			l += 4;
+		} else
+			out[l++] = val[i];
+	}
+	if (!plain && l + 1 < sz)
+		out[l++] = '\'';
+	out[l < sz ? l : sz - 1] = '\0';
+}
+
+/*
+ * A path as a grant's pattern names it: relative to the root inside the
+ * project, ~/ in the home, else absolute; a tree with its ** .
+ */
+static void
+hint_path(char *out, size_t sz, const char *path, int tree,
+    const char *root, const char *home)
+{
+	const char *rel = NULL, *pre = "";
+	size_t n;
+
+	if (root != NULL && jh_path_under(path, root)) {
+		n = strlen(root);
+		rel = path[n] == '/' ? path + n + 1 : "";
+	} else if (home != NULL && home[0] == '/' && jh_path_under(path,
+	    home)) {
+		n = strlen(home);
+		rel = path[n] == '/' ? path + n + 1 : "";
+		pre = "~/";
+	}
+	if (rel == NULL)
+		snprintf(out, sz, "%s%s", path, tree ? "/**" : "");
+	else if (rel[0] == '\0')
+		snprintf(out, sz, "%s**", pre);
+	else
+		snprintf(out, sz, "%s%s%s", pre, rel, tree ? "/**" : "");
+}
+
+/*
+ * The capability that would grant one effect, as the arguments of
+ * jh-grant add (jh-grant(1)); empty where no line should: a redirect
+ * (the shell's write, granted by its path's capability like any
+ * other is suggested as such).  cmd is the simple command's text.
+ */
+static void
+effect_hint(char *out, size_t sz, const struct jh_effect *e,
+    const char *cmd, const char *root, const char *home)
+{
+	char v[PATH_MAX + 8];
+	size_t i;
+
+	int unlisted = e->program != NULL && !is_path_kind(e->kind) &&
+	    strchr(e->program, '/') == NULL &&
+	    jh_cmd_lookup(e->program) == NULL;
+
+	out[0] = '\0';
+	if (e->kind == JH_E_UNKNOWN || unlisted) {
+		const char *sp;
+		if (cmd == NULL || cmd[0] == '\0' || strlen(cmd) > 200)
+			return;
+		if (!unlisted)
+			return;	/* what cannot be proved is never suggested */
+		/* a program the table does not know: it and a subcommand */
+		sp = strchr(cmd, ' ');
+		snprintf(v, sizeof(v), "%.*s *", (int)(sp ? sp - cmd :
+		    (ptrdiff_t)strlen(cmd)), cmd);
+		if (sp != NULL && islower((unsigned char)sp[1])) {
+			for (i = 1; islower((unsigned char)sp[i]) ||
+			    isdigit((unsigned char)sp[i]) || sp[i] == '-'; i++)
+				;
+			if (sp[i] == ' ' || sp[i] == '\0')
+				snprintf(v, sizeof(v), "%.*s *",
+				    (int)(sp + i - cmd), cmd);
+		}
+		hint_kv(out, sz, "command", v);
+		return;
+	}
+	hint_kv(out, sz, "effect", jh_eff_name(e->kind));
+	if (e->program != NULL && !is_path_kind(e->kind))
+		hint_kv(out, sz, "program", e->program);
+	if (e->path != NULL) {
+		hint_path(v, sizeof(v), e->path, (e->flags & JH_EF_TREE) != 0,
+		    root, home);
+		hint_kv(out, sz, "path", v);
+	}
+	if (e->kind == JH_E_NET && e->arg != NULL && strcmp(e->arg, "any") !=
+	    0)
+		hint_kv(out, sz, "host", e->arg);
+}
+
+/*
+ * Adds one capability to a hint of several, joined by " + " as jh-grant
+ * add takes them: once, and not beside a wider one (the same keys less
+ * the last, "effect=net program=curl" covering "... host=x").
+ */
+static void
+hint_add(char *out, size_t sz, const char *h)
+{
+	char *p, *q;
+	size_t hl = strlen(h), pl;
+
+	if (hl == 0)
+		return;
+	for (p = out; *p != '\0'; p = *q ? q + 3 : q) {
+		if ((q = strstr(p, " + ")) == NULL)
+			q = p + strlen(p);
+		pl = (size_t)(q - p);
+		if (pl <= hl && strncmp(p, h, pl) == 0 && (pl == hl ||
+		    h[pl] == ' '))
+			return;		/* it, or a wider one, is there */
+		if (hl < pl && strncmp(p, h, hl) == 0 && p[hl] == ' ') {
+			/* h is wider: it replaces this one */
+			memmove(p + hl, q, strlen(q) + 1);
+			return;
+		}
+	}
+	if (strlen(out) + hl + 4 >= sz)
+		return;
+	if (out[0] != '\0')
+		strcat(out, " + ");
+	strcat(out, h);
+}
+
+/*
+ * The capability that would grant an action of a file or other tool no
+ * capability grants: its class and target, else its tool.
+ */
+void
+jh_action_hint(char *out, size_t sz, const struct jh_action *act)
+{
+	char v[PATH_MAX + 8];
+
+	out[0] = '\0';
+	if (act->ntargets > 0 && act->class != NULL &&
+	    strcmp(act->class, "other") != 0) {
+		hint_kv(out, sz, "class", act->class);
+		hint_path(v, sizeof(v), act->targets[0], 0, act->root,
+		    act->home);
+		hint_kv(out, sz, "path", v);
+		return;
+	}
+	if (act->tool == NULL)
+		return;
+	hint_kv(out, sz, "tool", act->tool);
+	if (act->url != NULL && strstr(act->url, "://") != NULL) {
+		/* the site: scheme://host/ and what is under it */
+		const char *h = strstr(act->url, "://") + 3;
+		size_t n = (size_t)(h - act->url) + strcspn(h, "/?#");
+		if (n < sizeof(v) - 3) {
+			snprintf(v, sizeof(v), "%.*s/*", (int)n, act->url);
+			hint_kv(out, sz, "url", v);
+		}
+	}
+}
+
 /* A person's words for one effect: "write /x (git)". */
 void
 jh_effect_text(char *out, size_t sz, const struct jh_effect *e)
 {
+	int anyhost = e->kind == JH_E_NET && e->arg != NULL &&
+	    strcmp(e->arg, "any") == 0;
+
 	snprintf(out, sz, "%s%s%.200s%s%s%s%s", jh_eff_name(e->kind),
 	    e->path || (e->kind == JH_E_NET && e->arg) ? " " : "",
-	    e->path ? e->path : e->kind == JH_E_NET && e->arg ? e->arg : "",
+	    e->path ? e->path : anyhost ? "to any host" :
+	    e->kind == JH_E_NET && e->arg ? e->arg : "",
 	    e->flags & JH_EF_TREE ? "/**" : "",
 	    e->program ? " (" : "", e->program ? e->program : "",
 	    e->program ? ")" : "");
@@ -406,7 +587,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 {
 	int lit[JH_EFF_MAXCMD], exact[JH_EFF_MAXCMD], gok[JH_EFF_MAXCMD];
 	size_t i, j;
-	int idx;
+	int idx, nohint = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->first_cap = -1;
@@ -418,7 +599,7 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 	for (j = 0; j < ef->n; j++) {
 		struct jh_effect *e = &ef->v[j];
 		size_t ci = e->cmd;
-		char t[400], ct[240];
+		char t[400], ct[240], h[sizeof(r->hint)];
 
 		idx = -1;
 		if (ci < JH_EFF_MAXCMD && lit[ci] != -1 &&
@@ -439,16 +620,18 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 			cmd_text(ct, sizeof(ct), &sh->cmd[ci]);
 		else
 			ct[0] = '\0';
+		effect_hint(h, sizeof(h), e, ct, act->root, act->home);
+		if (h[0] == '\0')
+			nohint = 1;	/* a partial hint would mislead */
+		hint_add(r->hint, sizeof(r->hint), h);
 		if (e->kind == JH_E_UNKNOWN && !(e->flags & JH_EF_UNLISTED))
 			ckfail(r, JH_D_UNPROVABLE, "%.300s", e->arg ? e->arg :
 			    "unknown effect");
 		else if (e->kind == JH_E_UNKNOWN)
-			ckfail(r, JH_D_NOTGRANTED, "command not granted: "
-			    "%.200s", ct);
+			ckfail(r, JH_D_NOTGRANTED, "the command %.200s", ct);
 		else {
 			jh_effect_text(t, sizeof(t), e);
-			ckfail(r, JH_D_NOTGRANTED, "no capability grants %.300s",
-			    t);
+			ckfail(r, JH_D_NOTGRANTED, "%.300s", t);
 		}
 	}
 	/* an unlisted program's globs: as the literal capability opts in */
@@ -467,6 +650,8 @@ jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
 				    "does not opt in with \"glob\":1",
 				    c->argv[k].s);
 	}
+	if (nohint || r->code == JH_D_UNPROVABLE)
+		r->hint[0] = '\0';
 	if (r->first_cap == -1)
 		for (i = 0; sh != NULL && i < sh->n && i < JH_EFF_MAXCMD; i++)
 			if (lit[i] != -1) {
@@ -513,7 +698,7 @@ when_effect(const struct jh_cbor *w, const struct jh_action *act,
 
 int
 jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
-    const struct jh_effects *ef)
+    const struct jh_effects *ef, const struct jh_effect **hit)
 {
 	const struct jh_cbor *cls, *pth;
 	size_t i;
@@ -531,8 +716,11 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 		    !each_text(jh_cbor_get(w, "tool"), glob_cb, act->tool)))
 			return (0);
 		for (i = 0; i < ef->n; i++)
-			if (when_effect(w, act, &ef->v[i]))
+			if (when_effect(w, act, &ef->v[i])) {
+				if (hit != NULL)
+					*hit = &ef->v[i];
 				return (1);
+			}
 		return (0);
 	}
 	/*
@@ -550,8 +738,11 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 		if (!is_path_kind(e->kind) || (cls != NULL &&
 		    !class_hit(cls, e->kind)))
 			continue;
-		if (path_hit(pth, act, e, 1))
+		if (path_hit(pth, act, e, 1)) {
+			if (hit != NULL)
+				*hit = e;
 			return (1);
+		}
 	}
 	return (0);
 }

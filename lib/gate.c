@@ -103,6 +103,7 @@ jh_decision_fail(struct jh_decision *d, int code, const char *fmt, ...)
 
 	d->code = code;
 	d->verdict = "deny";
+	d->hint[0] = '\0';
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
 	va_end(ap);
@@ -477,32 +478,52 @@ write_checks(struct jh_decision *d, const char *class,
  */
 static int
 when_holds(const struct jh_cbor *when, const struct jh_action *act,
-    const json_t *in, const struct line *ln)
+    const json_t *in, const struct line *ln, const struct jh_effect **hit)
 {
 	if (jh_when_effect_keys(when))
-		return (jh_when_effects(when, act, &ln->ef));
+		return (jh_when_effects(when, act, &ln->ef, hit));
 	return (jh_when_match(when, act, in, ln->have_sh ? &ln->sh : NULL) ||
-	    (ln->have_sh && jh_when_effects(when, act, &ln->ef)));
+	    (ln->have_sh && jh_when_effects(when, act, &ln->ef, hit)));
 }
 
-/* A policy's reason, or words that say which policy decided. */
+/*
+ * A policy's words: which policy decided (its id, else its place), its
+ * reason or one for its verdict, and what it met: "blocked by policy
+ * no-force-push: a force push rewrites what others share
+ * (vcs-remote-force (git))".  A safety stop is worded as one, never as
+ * an omission of the grant.
+ */
 static void
 policy_reason(struct jh_decision *d, const struct jh_cbor *p, size_t i,
-    const char *what)
+    int deny, const struct jh_effect *hit)
 {
 	const struct jh_cbor *why = jh_cbor_get(p, "reason");
 	const struct jh_cbor *id = jh_cbor_get(p, "id");
+	char name[80], met[320];
 
-	if (why != NULL && why->type == JH_CBOR_TEXT)
-		snprintf(d->reason, sizeof(d->reason), "%.*s", (int)why->len,
-		    (const char *)why->p);
-	else if (id != NULL && id->type == JH_CBOR_TEXT)
-		snprintf(d->reason, sizeof(d->reason), "%s by policy %.*s",
-		    what, (int)id->len, (const char *)id->p);
+	if (id != NULL && id->type == JH_CBOR_TEXT)
+		snprintf(name, sizeof(name), "%.*s", (int)id->len,
+		    (const char *)id->p);
 	else
-		snprintf(d->reason, sizeof(d->reason), "%s by policies[%zu]",
-		    what, i);
+		snprintf(name, sizeof(name), "policies[%zu]", i);
+	met[0] = '\0';
+	if (hit != NULL) {
+		char t[300];
+		jh_effect_text(t, sizeof(t), hit);
+		snprintf(met, sizeof(met), " (%s)", t);
+	}
+	if (why != NULL && why->type == JH_CBOR_TEXT && why->len > 0)
+		snprintf(d->reason, sizeof(d->reason), "%s by policy %s: "
+		    "%.*s%s", deny ? "blocked" : "asked", name,
+		    (int)(why->len < 300 ? why->len : 300),
+		    (const char *)why->p, met);
+	else
+		snprintf(d->reason, sizeof(d->reason), "%s by policy %s%s: "
+		    "the grant %s", deny ? "blocked" : "asked", name, met,
+		    deny ? "forbids this action" : "has a person confirm "
+		    "this action");
 	snprintf(d->rule, sizeof(d->rule), "policies[%zu]", i);
+	d->hint[0] = '\0';
 }
 
 /* The deny and ask policies matching one input; only_deny: no asks. */
@@ -511,6 +532,7 @@ check_policies(struct jh_decision *d, const struct jh_grant *gr,
     const struct jh_action *act, const json_t *in, const struct line *ln,
     int only_deny)
 {
+	const struct jh_effect *hit, *askhit = NULL;
 	size_t i;
 	int ask = -1;
 
@@ -518,22 +540,26 @@ check_policies(struct jh_decision *d, const struct jh_grant *gr,
 		const struct jh_cbor *p = &gr->policies->v[i];
 		const struct jh_cbor *v = jh_cbor_get(p, "verdict");
 
+		hit = NULL;
 		if (v == NULL || !when_holds(jh_cbor_get(p, "when"), act, in,
-		    ln))
+		    ln, &hit))
 			continue;
 		if (jh_cbor_text_is(v, "deny")) {
 			d->code = JH_D_POLICY_DENY;
 			d->verdict = "deny";
-			policy_reason(d, p, i, "denied");
+			policy_reason(d, p, i, 1, hit);
 			return (JH_D_POLICY_DENY);
 		}
-		if (jh_cbor_text_is(v, "ask") && ask == -1)
+		if (jh_cbor_text_is(v, "ask") && ask == -1) {
 			ask = (int)i;
+			askhit = hit;
+		}
 	}
 	if (ask != -1 && !only_deny) {
 		d->code = JH_D_POLICY_ASK;
 		d->verdict = "ask";
-		policy_reason(d, &gr->policies->v[ask], (size_t)ask, "asked");
+		policy_reason(d, &gr->policies->v[ask], (size_t)ask, 0,
+		    askhit);
 		return (JH_D_POLICY_ASK);
 	}
 	return (0);
@@ -627,13 +653,17 @@ otherwise(struct jh_decision *d, const struct jh_grant *gr,
 	memcpy(why, d->reason, sizeof(why));
 	if (check_policies(d, gr, act, in, ln, 1) != 0)
 		return (d->code);
-	memcpy(d->reason, why, sizeof(why));
+	/* an omission says so, and what would grant it */
+	if (rc == JH_D_NOTGRANTED)
+		snprintf(d->reason, sizeof(d->reason), "not in your grant: "
+		    "%.400s", why);
+	else
+		snprintf(d->reason, sizeof(d->reason), "cannot "
+		    "tell what this command does: %.400s", why);
 	if (!gr->otherwise_ask)
 		return (rc);
 	d->code = rc;
 	d->verdict = "ask";
-	snprintf(d->reason, sizeof(d->reason), "not in your grant: %.400s",
-	    why);
 	snprintf(d->rule, sizeof(d->rule), "otherwise");
 	return (JH_D_POLICY_ASK);
 }
@@ -677,15 +707,18 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 		*capidx = ck.first_cap;
 		if (ck.code != 0) {
 			jh_decision_fail(d, ck.code, "%s", ck.reason);
+			memcpy(d->hint, ck.hint, sizeof(d->hint));
 			rc = otherwise(d, gr, act, in, &ln, ck.code);
 			goto out;
 		}
 	} else if ((*capidx = jh_find_cap(gr, act, NULL, 0, 0)) == -1 &&
 	    (ln.ef.n == 0 || jh_effects_caps(&ck, gr, act, NULL, &ln.ef) != 0 ||
 	    (*capidx = ck.first_cap) == -1)) {
-		jh_decision_fail(d, JH_D_NOTGRANTED, "no capability "
-		    "grants %s%s%.200s", act->tool, act->ntargets ? " on " :
-		    "", act->ntargets ? act->targets[0] : "");
+		jh_decision_fail(d, JH_D_NOTGRANTED, "%s%s%.200s%s%.200s",
+		    act->tool, act->ntargets ? " on " : "", act->ntargets ?
+		    act->targets[0] : "", act->url && !act->ntargets ?
+		    " of " : "", act->url && !act->ntargets ? act->url : "");
+		jh_action_hint(d->hint, sizeof(d->hint), act);
 		rc = otherwise(d, gr, act, in, &ln, JH_D_NOTGRANTED);
 		goto out;
 	}
@@ -748,7 +781,7 @@ apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
 		int r;
 
 		if (rw == NULL || !when_holds(jh_cbor_get(p, "when"), act, in,
-		    &ln))
+		    &ln, NULL))
 			continue;
 		if (!rewrite_rule(rw, fs, sizeof(fs), res, sizeof(res), ws,
 		    sizeof(ws)))
@@ -793,7 +826,8 @@ budget(struct jh_decision *d, const struct jh_gate *g,
 	uint64_t rem;
 	int fd, rc = 0;
 
-	if ((fd = jh_ledger_open(g->ledgerdir, gr->id, 0, NULL, &e)) == -1)
+	if ((fd = jh_ledger_open(g->ledgerdir, gr->ledger, 0, NULL, &e)) ==
+	    -1)
 		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
 	if ((l = malloc(sizeof(*l))) == NULL) {
 		close(fd);
@@ -804,7 +838,7 @@ budget(struct jh_decision *d, const struct jh_gate *g,
 		rc = jh_decision_fail(d, JH_D_GATEFAIL, "ledger: %s", e.msg);
 		goto out;
 	}
-	if (memcmp(l->grant, gr->id, JH_HASH_LEN) != 0) {
+	if (memcmp(l->grant, gr->ledger, JH_HASH_LEN) != 0) {
 		rc = jh_decision_fail(d, JH_D_GATEFAIL,
 		    "ledger: not this grant's");
 		goto out;
@@ -942,8 +976,10 @@ protection(struct jh_decision *d, const struct jh_gate *g,
 	    (c = sget(x->in, "command")) != NULL) {
 		/* Protection comes before any grant (S1b): parse now. */
 		if (jh_sh_parse(&sh, c, strlen(c), &e) == -1)
-			return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s",
-			    e.msg));
+			return (jh_decision_fail(d, JH_D_UNPROVABLE,
+			    "cannot tell what this command line "
+			    "does (%.300s), so it cannot be checked and is "
+			    "never granted", e.msg));
 		shck_init(&sc, d, g, root);
 		r = jh_shell_protected(&sc, x->cwd, &sh);
 		jh_sh_free(&sh);
@@ -1010,7 +1046,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 	struct jh_action act2 = *act;
 	struct targets t2;
 	json_t *rewritten = NULL;
-	char rule[32];
+	char rule[sizeof(d->rule)];
 	int cap2 = -1, r;
 
 	if ((r = apply_rewrites(d, g, gr, act, x->in, x->cwd, &rewritten)) != 1)
@@ -1077,6 +1113,8 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 		goto out;
 	}
 	d->grant = gr->idtext;
+	if (memcmp(gr->ledger, gr->id, JH_HASH_LEN) != 0)
+		d->ledger = gr->ledgertext;
 	/* 6. not revoked, 7. audience, 8. validity */
 	if ((r = jh_grant_valid(gr, g->revdir, x.host, now_ms, &e)) != 0) {
 		jh_decision_fail(d, r, "%s", e.msg);
@@ -1136,6 +1174,11 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	json_object_set_new(out, "reason", json_string(d->reason));
 	json_object_set_new(out, "grant", d->grant ? json_string(d->grant) :
 	    json_null());
+	if (d->ledger != NULL)
+		json_object_set_new(out, "ledger", json_string(d->ledger));
+	if (d->hint[0] != '\0' && strcmp(d->verdict, "allow") != 0 &&
+	    strcmp(d->verdict, "rewrite") != 0)
+		json_object_set_new(out, "hint", json_string(d->hint));
 	json_object_set_new(out, "cost_uj", json_integer((json_int_t)d->cost));
 	json_object_set_new(out, "debited_uj",
 	    json_integer((json_int_t)d->debited));

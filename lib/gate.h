@@ -68,16 +68,18 @@ struct jh_decision {
 	int code;			/* JH_D_* */
 	const char *verdict;		/* allow ask rewrite deny */
 	char reason[512];
+	char hint[512];			/* jh-grant add's arguments, or "" */
 	uint64_t cost;
 	uint64_t debited;
 	uint64_t remaining;
 	int have_remaining;
-	char rule[32];
+	char rule[80];
 	json_t *targets;		/* array of resolved paths */
 	json_t *updated;		/* rewrite: the new input */
 	char content_id[JH_ID_LEN];
 	int have_cid;
 	const char *grant;		/* the grant's id, in the cache */
+	const char *ledger;		/* the ledger's, when not the grant's */
 	int outcome;		/* the command is the grant's outcome command */
 	json_t *effects;		/* what the input does, as decided */
 };

@@ -106,8 +106,16 @@ cc_answer(struct jh_buf *b, int verdict, const char *reason,
 		jh_buf_adds(b, updated);
 		break;
 	case JH_ANSWER_ASK:
+		/*
+		 * The REPL's dialogs for Write, Edit and Read do not show a
+		 * hook's permissionDecisionReason (tests/claude-session.bats);
+		 * a systemMessage is shown to the user for every tool.
+		 */
 		hso_open(b, "ask", reason);
-		break;
+		jh_buf_adds(b, "},\"systemMessage\":");
+		jh_json_str(b, reason, strlen(reason));
+		jh_buf_adds(b, "}\n");
+		return (0);
 	default:
 		hso_open(b, "deny", reason);
 		jh_buf_adds(b, "}}\n");

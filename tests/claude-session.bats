@@ -52,7 +52,11 @@
 #        Do you want to proceed?
 #      (WebFetch: "... for this tool:", then "Do you want to allow Claude
 #      to fetch this content?")
-#      Write, Edit, Read: NO.  The dialog is the plain one, with no word of
+#      Write, Edit, Read: NO (below).  So joulehook's ask also carries a
+#      systemMessage with the same text, which the REPL prints for every
+#      tool, but only once the dialog was answered, under the tool's line:
+#        ⎿  PreToolUse:Write says: joulehook: asked by policy executed-files: ...
+#      Write, Edit, Read, during the dialog:  The dialog is the plain one, with no word of
 #      the hook or its reason anywhere on the screen:
 #        Write: "Create file" / "Makefile" / the content / "Do you want to
 #               create Makefile?"
@@ -436,6 +440,14 @@ SHOWS_REASON="Bash WebFetch"
 	Edit|toolu_r_edit|Do you want to make this edit to package\.json\?
 	WebFetch|toolu_r_fetch|Do you want to allow Claude to fetch this content\?
 	EOF
+	# where the dialog cannot show it, joulehook's systemMessage is shown
+	# once the tool was answered: "PreToolUse:Write says: joulehook: ..."
+	grep -qaF "PreToolUse:Write says: joulehook: asked by policy executed-files" "$T/dialog.Edit.txt" ||
+	    fail "no systemMessage of the Write's ask: $(cat "$T/dialog.Edit.txt")"
+	for tool in Read Edit; do
+		grep -qaF "PreToolUse:$tool says: joulehook: asked by policy" "$T/dialog.WebFetch.txt" ||
+		    fail "no systemMessage of the $tool's ask: $(cat "$T/dialog.WebFetch.txt")"
+	done
 	wait_screen "all the asked tools ran"
 	echo "# REPL session: $((SECONDS - t0)) s" >&3
 	stop_repl

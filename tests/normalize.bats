@@ -343,10 +343,16 @@ deny_of() {
 
 # --- reply: a chained receipt to Claude Code's answer ------------------
 
-# The deny, on stdout as JSON and on stderr as text.
+# The deny, on stdout as JSON and on stderr as text: the reason, then
+# the advice (what to do about it: jh-normalize(1)).
 assert_deny() {
-	assert_output "$(deny_of "$1")"
-	assert_equal "$stderr" "joulehook: $1"
+	local r
+	r=$(printf '%s' "$output" | jq -r '.hookSpecificOutput.permissionDecisionReason')
+	assert_equal "$(printf '%s' "$output" | jq -c '.hookSpecificOutput | del(.permissionDecisionReason)')" \
+	    '{"hookEventName":"PreToolUse","permissionDecision":"deny"}'
+	[[ "$r" == "joulehook: $1"* ]] || fail "reason '$r' does not start with 'joulehook: $1'"
+	[[ "$r" == *"tell the user"* ]] || fail "reason '$r' gives no advice"
+	assert_equal "$stderr" "$r"
 }
 
 # A chain/1 entry from the real pieces: a Decision (adjusted by the jq
@@ -379,14 +385,31 @@ setup_reply() {
 	entry deny '.code="no-grant" | .reason="no grant covers Bash"' >"$T/e"
 	run -2 --separate-stderr reply <"$T/e"
 	assert_deny 'no grant covers Bash'
-	assert_equal "$stderr" "joulehook: no grant covers Bash"
+	assert_equal "$stderr" "joulehook: no grant covers Bash. Do not retry this or try another way to do the same thing; tell the user what was blocked and why."
 }
 
+@test "reply: a deny or an ask the grant could cover says the jh-grant line that covers it" {
+	setup_reply
+	entry deny '.code="not-granted" | .reason="not in your grant: net example.com (curl)" | .hint="effect=net program=curl host=example.com"' >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_deny 'not in your grant: net example.com (curl). The user can grant it with: jh-grant add effect=net program=curl host=example.com. Do not retry'
+	entry ask '.debited_uj=0 | .code="not-granted" | .rule="otherwise" | .reason="not in your grant: net example.com (curl)" | .hint="effect=net program=curl"' >"$T/e"
+	run -0 reply <"$T/e"
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"joulehook: not in your grant: net example.com (curl). To allow it from now on: jh-grant add effect=net program=curl"},"systemMessage":"joulehook: not in your grant: net example.com (curl). To allow it from now on: jh-grant add effect=net program=curl"}'
+	# a line the gate cannot read: write it plainly, never "do not retry"
+	entry deny '.code="unprovable-command" | .reason="cannot tell what this command line does (eval is not supported)"' >"$T/e"
+	run -2 --separate-stderr reply <"$T/e"
+	assert_equal "$stderr" "joulehook: cannot tell what this command line does (eval is not supported). Write it as plain commands whose effects can be read, or tell the user and let them run it."
+}
+
+# An ask also carries the reason as a systemMessage: Claude Code's REPL
+# shows no hook reason in its Write, Edit and Read dialogs, and prints a
+# systemMessage for every tool (tests/claude-session.bats).
 @test "reply: ask is Claude Code's ask, exit 0" {
 	setup_reply
 	entry ask '.debited_uj=0 | .code="policy-ask" | .reason="tests/** writes run as code"' >"$T/e"
 	run -0 --separate-stderr reply <"$T/e"
-	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"joulehook: tests/** writes run as code"}}'
+	assert_output '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"joulehook: tests/** writes run as code"},"systemMessage":"joulehook: tests/** writes run as code"}'
 	assert_equal "$stderr" ""
 }
 
@@ -405,7 +428,7 @@ setup_reply() {
 	setup_reply
 	run -2 --separate-stderr reply </dev/null
 	assert_deny 'no receipt: the input is empty (a stage before the reply failed)'
-	assert_equal "$stderr" "joulehook: no receipt: the input is empty (a stage before the reply failed)"
+	assert_equal "$stderr" "joulehook: no receipt: the input is empty (a stage before the reply failed) (joulehook failed closed, so the call is blocked; tell the user)."
 	run -2 --separate-stderr reply <<<'{"verdict":"allow"}'
 	assert_output --partial '"permissionDecision":"deny","permissionDecisionReason":"joulehook: '
 	entry allow >"$T/e"
@@ -452,7 +475,7 @@ setup_reply() {
 	# sealed a minute ago, chained now
 	decision_json allow | JH_NOW=$((now - 60000)) jh-seal | jh-chain -l "$T/l1" >"$T/old"
 	run -2 --separate-stderr reply <"$T/old"
-	assert_output --regexp '^\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"joulehook: the receipt is stale: its ts is [0-9]+ ms from now, more than 30000"\}\}$'
+	assert_output --regexp '^\{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"joulehook: the receipt is stale: its ts is [0-9]+ ms from now, more than 30000 \(joulehook failed closed, so the call is blocked; tell the user\)\."\}\}$'
 	run -0 reply -d 120000 <"$T/old"
 	assert_output ""
 	# a fresh receipt in an entry chained long ago
