@@ -18,7 +18,7 @@ DESTDIR	?=
 BUILD	?= release
 
 PROGS	= jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
-MAN1	= jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
+MAN1	= jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
@@ -234,6 +234,7 @@ install: all
 	for m in $(MAN7); do install -m 644 man/$$m \
 	    $(DESTDIR)$(PREFIX)/share/man/man7/$$m || exit 1; done
 	install -m 755 scripts/jh-install $(DESTDIR)$(PREFIX)/bin/jh-install
+	install -m 755 scripts/jh-grant $(DESTDIR)$(PREFIX)/bin/jh-grant
 	install -m 644 lib/coefficients.json \
 	    $(DESTDIR)$(PREFIX)/share/joulehook/coefficients.json
 	mkdir -p $(DESTDIR)$(PREFIX)/share/joulehook/hosts
@@ -241,7 +242,7 @@ install: all
 	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance
 
 uninstall:
-	for p in $(PROGS) jh-install; do rm -f $(DESTDIR)$(PREFIX)/bin/$$p; done
+	for p in $(PROGS) jh-install jh-grant; do rm -f $(DESTDIR)$(PREFIX)/bin/$$p; done
 	for m in $(MAN1); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
 	for m in $(MAN5); do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
 	for m in $(MAN7); do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$m; done

@@ -9,14 +9,15 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-decide.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-hook jh-install jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-grant jh-hook jh-install jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
 }
 
-# The installer is a script, not a build product: run from the tree.
+# The installer and jh-grant are scripts, not build products: run from
+# the tree.
 prog_path() {
 	case $1 in
-	jh-install)	printf '%s\n' "$PROJECT_ROOT/scripts/jh-install" ;;
+	jh-install | jh-grant)	printf '%s\n' "$PROJECT_ROOT/scripts/$1" ;;
 	*)		printf '%s\n' "$1" ;;
 	esac
 }
@@ -33,6 +34,7 @@ install_layout() {
 		ln -s "$p" "$T/inst/bin/"
 	done
 	ln -s "$PROJECT_ROOT/scripts/jh-install" "$T/inst/bin/jh-install"
+	ln -s "$PROJECT_ROOT/scripts/jh-grant" "$T/inst/bin/jh-grant"
 	ln -s "$PROJECT_ROOT/hosts/claude-code" \
 	    "$T/inst/share/joulehook/hosts/claude-code"
 	ln -s "$PROJECT_ROOT/lib/coefficients.json" \
@@ -62,9 +64,9 @@ statuses_of() {
 # the installer, the string of its getopts line.
 getopt_string() {
 	case $1 in
-	jh-install)
+	jh-install | jh-grant)
 		sed -n 's/^[[:space:]]*while getopts \([^ ]*\) .*/\1/p' \
-		    "$PROJECT_ROOT/scripts/jh-install" ;;
+		    "$PROJECT_ROOT/scripts/$1" | tr -d '\n' ;;
 	*)
 		sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' \
 		    "$PROJECT_ROOT/bin/$1.c" ;;
@@ -112,6 +114,8 @@ usage_text() {
 		"$(prog_path "$1")" -h 2>&1 >/dev/null |
 		    sed -n 's/^jh-install: \(usage: \)/\1/p' |
 		    sed 's/ | \(-[A-Za-z]*\)$/\n       jh-install \1/' ;;
+	jh-grant)
+		"$(prog_path "$1")" -h ;;
 	*)
 		"$1" -h ;;
 	esac
@@ -391,6 +395,17 @@ run_examples() {
 	run section_src "$MAN/jh-hook.1" EXAMPLES
 	assert_output --partial 'jh-hook -c "$conf"'
 	run_examples "$MAN/jh-hook.1"
+}
+
+@test "jh-grant(1) examples run and print what the page shows" {
+	install_layout
+	fresh_home
+	mkdir -p "$T/work"
+	git -C "$T/work" init -q
+	run section_src "$MAN/jh-grant.1" EXAMPLES
+	assert_output --partial 'jh-grant -y add'
+	assert_output --partial 'jh-grant -y remove'
+	run_examples "$MAN/jh-grant.1"
 }
 
 @test "jh-install(1) examples run and print what the page shows" {
