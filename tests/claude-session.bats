@@ -15,6 +15,11 @@
 #     permission dialog comes up; where Claude Code shows a hook's reason
 #     (Bash, WebFetch) joulehook's is on screen; the test approves each
 #     and the tool runs.
+#  3. the grant widened under a running REPL: curl is asked twice (the
+#     dialog shows "To allow it from now on: jh-grant add effect=net
+#     program=curl") and approved; jh-grant learn proposes that line,
+#     jh-grant -y add runs it, the ledger keeps what was spent, and the
+#     same curl in the same session then runs with no dialog.
 #
 # Facts about Claude Code 2.1.328 these tests rest on (observed here):
 #
@@ -68,6 +73,20 @@
 #      secrets-read (Read) asks, the user is asked without being told why.
 #      Test 2 asserts the reason for Bash and WebFetch and notes (on fd 3)
 #      its absence for the others, without failing.
+#
+#  - A hook that answers nothing (joulehook's allow without jh-install -A)
+#    leaves the call to Claude Code's own permissions.  In the REPL's auto
+#    mode, offline, a curl then gets auto mode's own dialog "Auto mode
+#    can't check actions in this session" (its safety check runs on the
+#    server; the mock has none).  An allow rule of the user's own
+#    (Bash(curl:*) in .claude/settings.local.json) lets it run with no
+#    dialog (transcript: permissionDecision {decision: "accept", source:
+#    "config", reasonType: "subcommandResults"}), yet a hook "ask" still
+#    brings the dialog up over that rule.  With jh-install -A the hook's
+#    allow answers instead: {decision: "accept", source: "hook"}.
+#
+#  - The hook reads the grant on every call: a grant resealed while the
+#    REPL runs is in force from the session's next tool call, no restart.
 
 # Where npm cannot reach the registry the tests are skipped, loudly
 # ("SKIPPED: cannot install Claude Code from npm: ...").
@@ -472,4 +491,167 @@ SHOWS_REASON="Bash WebFetch"
 	run -0 jhv -q "$LOG"
 	run -0 sh -c "'$JH_HOME/bin/jh-verify' '$LOG' | jq -r 'select(.chain and .kind == \"result/1\" and .core.decided == \"ask\") | [.core.tool_use_id, .core.answer] | @tsv' | sort"
 	assert_output "$(printf 'toolu_r_bash\tapproved\ntoolu_r_edit\tapproved\ntoolu_r_fetch\tapproved\ntoolu_r_read\tapproved\ntoolu_r_write\tapproved')"
+}
+
+# wait_screen_unless REGEX BAD: as wait_screen, but fails at once, with
+# the screen shown, when a line matches the extended regex BAD first.
+wait_screen_unless() {
+	local i s
+	for ((i = 0; i < 240; i++)); do
+		s=$(screen)
+		if grep -qaE -- "$2" <<<"$s"; then
+			echo "'$2' came up on the screen (waiting for '$1'):" >&2
+			printf '%s\n' "$s" >&2
+			return 1
+		fi
+		grep -qaE -- "$1" <<<"$s" && return 0
+		sleep 0.25
+	done
+	echo "no '$1' on the screen within 60 s:" >&2
+	screen >&2
+	return 1
+}
+
+# ledger_now: the ledger jh-verify -L rebuilds from every log, as
+# {grant (the ledger's id), receipts_uj, spent_uj, held_uj, ok}; fails
+# unless there is exactly one.
+ledger_now() {
+	local l
+	l=$(jhv -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl | jq -c 'select(.ledger) | .ledger')
+	[ "$(wc -l <<<"$l")" -eq 1 ] || { echo "not one ledger: $l" >&2; return 1; }
+	printf '%s\n' "$l"
+}
+
+# The REPL's permission dialog, Claude Code's own or a hook's ask, and
+# auto mode's "cannot check" one: none may show for a granted command.
+ANY_DIALOG='^ *Bash command *$|requires confirmation|Do you want to proceed\?|❯ 1\. Yes|Auto mode can.t check'
+
+# The grant widened while the REPL runs.  The hook reads the grant on
+# every call, so the running session sees it at its next tool call.  With
+# the starter install (no -A) a granted command is joulehook's "no
+# opinion" and Claude Code's own permissions still decide: in auto mode
+# and offline, curl then gets auto mode's "Auto mode can't check actions
+# in this session" dialog (its safety check runs on the server, which the
+# mock is not).  So the user here lets curl through Claude Code's own
+# rules (Bash(curl:*) in .claude/settings.local.json), as one who relies
+# on joulehook to gate it: the hook's ask still brings up the dialog over
+# that rule, and once the grant has curl nothing asks.
+@test "after jh-grant add, the command the REPL asked about runs without a dialog and the budget spent before is still spent" {
+	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
+	local t0=$SECONDS
+	claude_install
+	git -C "$P" init -q -b main
+	mkdir -p "$P/.claude"
+	printf '{"permissions": {"allow": ["Bash(curl:*)"]}}\n' >"$P/.claude/settings.local.json"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P"
+	GRANT_JSON="$JH_HOME/grants/$(printf %s "$P" | sha256sum | cut -c1-64).json"
+	# three prompts in one REPL session, the same curl in each; the mock's
+	# turn k answers the request that holds k assistant messages, so the
+	# turns run on across the prompts
+	local curl='curl -sS https://example.com'
+	jq -nc --arg c "$curl" '[
+	  {tool_use: [{id: "toolu_g1", name: "Bash", input: {command: $c, description: "Fetch the page"}}]},
+	  {text: "fetched it once"},
+	  {tool_use: [{id: "toolu_g2", name: "Bash", input: {command: $c, description: "Fetch the page again"}}]},
+	  {text: "fetched it twice"},
+	  {tool_use: [{id: "toolu_g3", name: "Bash", input: {command: $c, description: "Fetch the page once more"}}]},
+	  {text: "fetched it without asking"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	repl_start
+
+	# 1. twice: the starter grant asks (otherwise), the dialog shows
+	# joulehook's reason with the line that grants it, the person says yes
+	local n id core f
+	for n in 1 2; do
+		id=toolu_g$n
+		tmux -S "$TMUX_SOCK" send-keys -t jh "fetch the page" Enter
+		wait_screen '^ *Bash command *$'
+		wait_screen '❯ 1\. Yes'
+		f="$T/dialog.$n.txt"
+		screen >"$f"
+		core=$(jhv "$JH_STATE"/logs/*.jhl 2>/dev/null | jq -c --arg id "$id" \
+		    'select(.chain and .kind == "decision/1" and .core.tool_use_id == $id) | .core')
+		assert_equal "$(jq -r .verdict <<<"$core")" ask
+		assert_equal "$(rule_id "$core")" otherwise
+		assert_equal "$(jq -r .hint <<<"$core")" "effect=net program=curl"
+		grep -qaF "Hook PreToolUse:Bash requires confirmation" "$f" ||
+		    fail "ask $n: no hook header in the dialog: $(cat "$f")"
+		squash <"$f" | grep -qF "Toallowitfromnowon:jh-grantaddeffect=netprogram=curl" ||
+		    fail "ask $n: the dialog does not show the jh-grant add line: $(cat "$f")"
+		tmux -S "$TMUX_SOCK" send-keys -t jh 1
+		if [ $n = 1 ]; then wait_screen "fetched it once"; else wait_screen "fetched it twice"; fi
+	done
+
+	# 2. the REPL goes on running; what the ledger holds so far
+	local before lid
+	before=$(ledger_now)
+	lid=$(jq -r .grant <<<"$before")
+	[ "$(jq -r .ok <<<"$before")" = true ] || fail "the ledger before: $before"
+	[ "$(jq -r .spent_uj <<<"$before")" -gt 0 ] || fail "nothing spent before: $before"
+
+	# 3. learn proposes the line the two approved asks carried, count first
+	run -0 --separate-stderr sh "$PROJECT_ROOT/scripts/jh-grant" -p "$P" learn
+	assert_line --index 0 "$(printf '2\tjh-grant add effect=net program=curl')"
+
+	# 4. exactly that line, with -y
+	local line
+	line=${lines[0]#*$'\t'}
+	[[ $line == "jh-grant add "* ]] || fail "not a jh-grant add line: $line"
+	eval "set -- ${line#jh-grant add }"
+	run -0 --separate-stderr sh "$PROJECT_ROOT/scripts/jh-grant" -y -p "$P" add "$@"
+	assert_line --partial '+      "id": "net-curl",'
+	local re='resealed [^ ]+: (sha256:[0-9a-f]{64}) \(was (sha256:[0-9a-f]{64})\); it spends from ledger (sha256:[0-9a-f]{64}),'
+	[[ $stderr =~ $re ]] || fail "jh-grant add said: $stderr"
+	local newgid=${BASH_REMATCH[1]} oldgid=${BASH_REMATCH[2]}
+	assert_equal "${BASH_REMATCH[3]}" "$lid"
+	[ "$newgid" != "$oldgid" ]
+	assert_equal "$(jq -r '.caps[] | select(.id == "net-curl") | [.effect, .program] | @tsv' "$GRANT_JSON")" \
+	    "$(printf 'net\tcurl')"
+
+	# 5. nothing given back: the same ledger, spent no less, and it replays
+	local after
+	after=$(ledger_now)
+	assert_equal "$(jq -r .grant <<<"$after")" "$lid"
+	[ "$(jq -r .spent_uj <<<"$after")" -ge "$(jq -r .spent_uj <<<"$before")" ] ||
+	    fail "spent went down: before $before, after $after"
+	run -0 jhv -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+
+	# 6. the same curl in the same session: no dialog of any kind, the
+	# model's text comes
+	tmux -S "$TMUX_SOCK" send-keys -t jh "fetch the page again" Enter
+	wait_screen_unless "fetched it without asking" "$ANY_DIALOG"
+	stop_repl
+	LOG=$(ls "$JH_STATE"/logs/*.jhl)
+	# the gate allowed it by the added capability, under the new grant,
+	# spending from the old ledger
+	core=$(decision toolu_g3)
+	assert_equal "$(jq -r '[.verdict, .grant, .ledger] | @tsv' <<<"$core")" \
+	    "$(printf 'allow\t%s\t%s' "$newgid" "$lid")"
+	assert_equal "$(rule_id "$core")" net-curl
+	# curl ran: what came back is its own (offline, "curl: (6) Could not
+	# resolve host"), not joulehook's
+	run -0 result toolu_g3
+	[ -n "$output" ] || fail "toolu_g3: no tool_result went back to the model"
+	run -0 jq -r .content <<<"$output"
+	refute_output --regexp '^joulehook'
+	assert_output --partial 'curl'
+	# Claude Code let it through on its own rule; the asks were the
+	# person's yes, once each
+	local tr
+	tr=$(find "$HOME/.claude/projects" -name '*.jsonl' | head -n1)
+	run -0 jq -r 'select(.type == "user" and (.message.content | type) == "array")
+	    | .message.content[0].tool_use_id? as $id | select($id)
+	    | [$id, .permissionDecision.source, .permissionDecision.reasonCode // "-"] | @tsv' "$tr"
+	assert_output "$(printf 'toolu_g1\tuser_temporary\thook:PreToolUse\ntoolu_g2\tuser_temporary\thook:PreToolUse\ntoolu_g3\tconfig\t-')"
+	run -0 sh -c "'$JH_HOME/bin/jh-verify' '$LOG' | jq -r 'select(.chain and .kind == \"result/1\") | [.core.tool_use_id, .core.answer // \"-\"] | @tsv'"
+	assert_output "$(printf 'toolu_g1\tapproved\ntoolu_g2\tapproved\ntoolu_g3\t-')"
+	# the allowed call spent on from there, and the logs still replay
+	local last
+	last=$(ledger_now)
+	assert_equal "$(jq -r .grant <<<"$last")" "$lid"
+	[ "$(jq -r .spent_uj <<<"$last")" -gt "$(jq -r .spent_uj <<<"$after")" ] ||
+	    fail "the allowed curl spent nothing: after the reseal $after, at the end $last"
+	run -0 jhv -q -L "$JH_STATE/ledger" "$LOG"
+	echo "# ledger: spent $(jq -r .spent_uj <<<"$before") uJ (held $(jq -r .held_uj <<<"$before")) before the reseal, $(jq -r .spent_uj <<<"$after") after it, $(jq -r .spent_uj <<<"$last") at the end" >&3
+	echo "# grant widened in a running REPL: $((SECONDS - t0)) s" >&3
 }
