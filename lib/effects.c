@@ -11,6 +11,10 @@
  * kind unknown with its reason: never a guess.
  */
 #include <sys/stat.h>
+#include <sys/types.h>
+
+#include <fnmatch.h>
+#include <fts.h>
 
 #include <limits.h>
 #include <stdarg.h>
@@ -28,6 +32,7 @@
 #define MAX_OPERANDS	512
 #define MAX_NEST	8	/* commands run by commands (npx, -m, P) */
 #define MAX_FIND	4	/* paths of a find its -exec's {} stands for */
+#define FIND_NAME	128	/* the longest -name kept as a tree's filter */
 
 static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
     "delete", "exec", "net", "install", "vcs-local-destroy",
@@ -75,6 +80,7 @@ jh_effects_free(struct jh_effects *ef)
 		free(ef->v[i].path);
 		free(ef->v[i].program);
 		free(ef->v[i].arg);
+		free(ef->v[i].only);
 	}
 	free(ef->v);
 	memset(ef, 0, sizeof(*ef));
@@ -279,7 +285,11 @@ struct ex {
 	int nest;
 	int cflags;		/* the simple command's JH_SHC_* */
 	char ftree[MAX_FIND][PATH_MAX + 1];	/* the last find's paths: {} */
+	char fonly[MAX_FIND][FIND_NAME];	/* and its -name, or "" */
+	int ffold[MAX_FIND];			/* -iname */
 	size_t nftree;
+	const char *curonly;	/* the -name of the {} being expanded, or "" */
+	int curfold;
 };
 
 static int
@@ -296,7 +306,7 @@ jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
 	/* the same effect of the same command once */
 	for (i = ef->n; i > 0 && ef->v[i - 1].cmd == cmd; i--) {
 		v = &ef->v[i - 1];
-		if (v->kind == kind && v->flags == flags &&
+		if (v->only == NULL && v->kind == kind && v->flags == flags &&
 		    (v->path == NULL) == (path == NULL) &&
 		    (path == NULL || strcmp(v->path, path) == 0) &&
 		    (v->program == NULL) == (prog == NULL) &&
@@ -462,10 +472,14 @@ struct cmdst {
 	struct optset os;
 	int endopts;
 	int pattern;		/* the pattern came with an option */
+	int exits;		/* an option prints and exits (--version) */
 	int target;		/* a -t destination was given */
 	int inplace, recursive, delete;
 	int rest;		/* the rest is passed on (A) */
 	int sawopt;		/* FINDEXPR: the expression began */
+	char fname[FIND_NAME];	/* find: the one -name every match has */
+	int ffold;		/* it was -iname */
+	int fany;		/* find: -o, ! or a second name: no one name */
 	int inops;		/* the operands are being read */
 	int handed;		/* the rest went to a command of its own */
 	int redir;		/* a redirection's target, not a word */
@@ -586,9 +600,69 @@ tree_read(const struct ex *x)
 	return (0);
 }
 
-/* Whether deleting p (a tree with fl) deletes a repository's history. */
+/* Whether a component of path below tree matches only. */
 static int
-git_dir(const char *p, int fl)
+only_match(const char *tree, const char *only, int fold, const char *path)
+{
+	char c[PATH_MAX + 1];
+	const char *r = path + strlen(tree);
+	size_t n;
+
+	while (*r == '/')
+		r++;
+	for (; *r != '\0'; r += n + (r[n] == '/')) {
+		n = strcspn(r, "/");
+		if (n == 0 || n >= sizeof(c))
+			continue;
+		memcpy(c, r, n);
+		c[n] = '\0';
+		if (fnmatch(only, c, fold ? FNM_CASEFOLD : 0) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Whether a program that acts on the paths under tree with a component
+ * only matches (find -name) would act on p or anything under it: p's
+ * own components, then what is under it, looked at up to JH_ONLYSCAN
+ * entries (beyond that, yes).  p is at or under tree.
+ */
+int
+jh_only_reaches(const char *tree, const char *only, int fold, const char *p)
+{
+	char *const paths[] = { (char *)p, NULL };
+	struct stat st;
+	FTS *f;
+	FTSENT *e;
+	size_t seen = 0;
+	int hit = 0;
+
+	if (only == NULL || only_match(tree, only, fold, p))
+		return (1);
+	if (lstat(p, &st) == -1 || !S_ISDIR(st.st_mode))
+		return (0);
+	if ((f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL)) == NULL)
+		return (1);
+	while (!hit && (e = fts_read(f)) != NULL) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		if (++seen > JH_ONLYSCAN || e->fts_info == FTS_DNR ||
+		    e->fts_info == FTS_ERR)
+			hit = 1;
+		else if (only_match(tree, only, fold, e->fts_path))
+			hit = 1;
+	}
+	fts_close(f);
+	return (hit);
+}
+
+/*
+ * Whether deleting p (a tree with fl, and find's -name only) deletes a
+ * repository's history.
+ */
+static int
+git_dir(const char *p, int fl, const char *only, int fold)
 {
 	char g[PATH_MAX * 2];
 	const char *b = strrchr(p, '/');
@@ -596,7 +670,8 @@ git_dir(const char *p, int fl)
 	if (b != NULL && strcmp(b + 1, ".git") == 0)
 		return (1);
 	return ((fl & JH_EF_TREE) && (size_t)snprintf(g, sizeof(g),
-	    "%s/.git", p) < sizeof(g) && access(g, F_OK) == 0);
+	    "%s/.git", p) < sizeof(g) && access(g, F_OK) == 0 &&
+	    jh_only_reaches(p, only, fold, g));
 }
 
 /*
@@ -625,14 +700,57 @@ host_of(const char *s, const char **start)
 	return ((size_t)(end - h));
 }
 
+/*
+ * find's expression: a single -name or -iname ANDed with the rest means
+ * every path it acts on has a component that matches it, which the
+ * protected-path check can use; -o, ! and a second name mean nothing.
+ */
+static void
+find_name(struct cmdst *c, const struct jh_sh_word *w,
+    const struct jh_sh_word *v)
+{
+	if (strcmp(w->s, "-o") == 0 || strcmp(w->s, "-or") == 0 ||
+	    strcmp(w->s, "-not") == 0) {
+		c->fany = 1;
+		return;
+	}
+	if (strcmp(w->s, "-name") != 0 && strcmp(w->s, "-iname") != 0)
+		return;
+	if (v == NULL || v->flags & JH_SHW_EXPAND || c->fname[0] != '\0' ||
+	    strlen(v->s) >= sizeof(c->fname) || v->s[0] == '\0') {
+		c->fany = 1;
+		return;
+	}
+	snprintf(c->fname, sizeof(c->fname), "%s", v->s);
+	c->ffold = w->s[1] == 'i';
+}
+
+/* Gives the effect just added (if it was) find's -name as its filter. */
+static int
+find_only(struct ex *x, size_t before, const char *name, int fold)
+{
+	struct jh_effect *e;
+
+	if (name[0] == '\0' || x->ef->n == before)
+		return (0);
+	e = &x->ef->v[x->ef->n - 1];
+	if (!(e->flags & JH_EF_TREE) || e->only != NULL)
+		return (0);
+	if ((e->only = strdup(name)) == NULL)
+		return (jh_errf(x->e, "out of memory"));
+	e->onlyfold = fold;
+	return (0);
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
-	const char *p0;
+	const char *p0, *fo;
 	char p[PATH_MAX + 1];
 	struct stat st;
-	int tree, skip, fl, k;
+	size_t before;
+	int tree, skip, fl, k, ff;
 
 	/* find -exec's {}: every path under the trees find walks */
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
@@ -640,13 +758,19 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	    strchr("rwdxf", l) != NULL) {
 		struct jh_sh_word tw;
 		size_t i;
-		int rec = c->recursive;
+		int rec = c->recursive, r;
 		c->recursive = 1;
 		for (i = 0; i < x->nftree; i++) {
+			before = x->ef->n;
 			tw.s = x->ftree[i];
 			tw.len = strlen(tw.s);
 			tw.flags = 0;
-			if (letter(x, c, l, &tw) == -1)
+			x->curonly = x->fonly[i];
+			x->curfold = x->ffold[i];
+			r = letter(x, c, l, &tw);
+			x->curonly = "";
+			if (r == -1 ||
+			    find_only(x, before, x->fonly[i], x->ffold[i]) == -1)
 				return (-1);
 		}
 		c->recursive = rec;
@@ -675,6 +799,10 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		}
 		return (0);
 	case 'u':
+		/* pytest -p no:NAME only turns a plugin off */
+		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
+		    0 && strncmp(w->s, "no:", 3) == 0)
+			return (0);
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what "
 		    "'%.100s' does for %s is only known when it runs", w->s,
 		    c->name));
@@ -721,9 +849,13 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			l = 'd';
 		if (l == 'r') {
 			if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-			    x->nftree < MAX_FIND)
+			    x->nftree < MAX_FIND) {
+				snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
+				    c->fany ? "" : c->fname);
+				x->ffold[x->nftree] = c->ffold;
 				snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s",
 				    p);
+			}
 			if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
 				return (-1);
 			if (!c->inplace)
@@ -739,10 +871,16 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (k == JH_E_WRITE && (jh_path_executed(p) ||
 		    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
 			fl |= JH_EF_EXECUTED;
-		if (k == JH_E_DELETE && git_dir(p, fl) &&
+		fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
+		    x->curonly;
+		ff = (c->def->flags & JH_CT_FINDEXPR) ? c->ffold : x->curfold;
+		if (k == JH_E_DELETE && git_dir(p, fl, fo[0] ? fo : NULL, ff) &&
 		    add(x, JH_E_VCS_DESTROY, 0, NULL, c->name, NULL) == -1)
 			return (-1);
-		return (add(x, k, fl, p, c->name, NULL));
+		before = x->ef->n;
+		if (add(x, k, fl, p, c->name, NULL) == -1)
+			return (-1);
+		return (find_only(x, before, fo, ff));
 	default:
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
 		    "table has no effect '%c' (%s)", l, c->name));
@@ -800,6 +938,8 @@ tags(struct ex *x, struct cmdst *c, const char *t, size_t len)
 		c->endopts = 1;
 	if (list_has(t, len, "rest", 4))
 		c->rest = 1;
+	if (list_has(t, len, "exit", 4))
+		c->exits = 1;
 	return (0);
 }
 
@@ -1024,8 +1164,8 @@ operands(struct ex *x, struct cmdst *c)
 	    c->ops[0]->flags == 0 && is_mode(c->ops[0]->s))
 		first = 1;
 	/* a shell or an interpreter given no script runs its input */
-	if (c->nops == 0 && ri < nr && !r[ri].last && strchr(r[ri].eff,
-	    'x') != NULL && (c->def->flags & JH_CT_RUNS))
+	if (c->nops == 0 && !c->exits && ri < nr && !r[ri].last &&
+	    strchr(r[ri].eff, 'x') != NULL && (c->def->flags & JH_CT_RUNS))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s given no "
 		    "script runs its standard input", c->name));
 	/* the path rule: the first that reads, from where operands start */
@@ -1317,8 +1457,11 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 			continue;
 		}
 		if (!c->endopts && w->s[0] == '-' && w->s[1] != '\0') {
-			if (c->def->flags & JH_CT_FINDEXPR)
+			if (c->def->flags & JH_CT_FINDEXPR) {
 				c->sawopt = 1;
+				find_name(c, w, k + 1 < argc ? &av[k + 1] :
+				    NULL);
+			}
 			if (option(x, c, av, argc, k, &used) == -1)
 				return (-1);
 			continue;
@@ -1334,7 +1477,13 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (-1);
 			continue;
 		}
-		if ((c->def->flags & JH_CT_FINDEXPR) && c->sawopt) {
+		if ((c->def->flags & JH_CT_FINDEXPR) && (c->sawopt ||
+		    (w->flags == 0 && (strcmp(w->s, "!") == 0 ||
+		    strcmp(w->s, "(") == 0 || strcmp(w->s, ",") == 0)))) {
+			/* the expression starts at ( ! or , too (find(1)) */
+			c->sawopt = 1;
+			if (strcmp(w->s, "!") == 0 || strcmp(w->s, ",") == 0)
+				c->fany = 1;
 			if (strcmp(w->s, "(") != 0 && strcmp(w->s, ")") != 0 &&
 			    strcmp(w->s, "!") != 0 && strcmp(w->s, ",") != 0 &&
 			    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s does "
@@ -1347,6 +1496,12 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
 				    "the subcommand of %s is not literal",
 				    c->name));
+			/* rustup's proxies: cargo +nightly fmt is cargo fmt */
+			if (w->s[0] == '+' && w->s[1] != '\0' &&
+			    strchr(w->s, '/') == NULL &&
+			    (strcmp(c->name, "cargo") == 0 ||
+			    strcmp(c->name, "rustup run") == 0))
+				continue;
 			snprintf(sname, sizeof(sname), "%s %s", c->name, w->s);
 			if ((sub = jh_cmd_lookup(sname)) == NULL)
 				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
@@ -1492,12 +1647,61 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 	return (r);
 }
 
+/*
+ * NAME=DIR[:DIR...] of a module search path (PYTHONPATH=src): the
+ * commands after it import code from those directories, an exec of
+ * each.  1 when every directory is literal and resolves inside the
+ * project, with the effects added; 0 to leave it unknown.  dir is the
+ * command's directory for a prefix assignment, NULL for an export,
+ * whose relative entries later commands read from wherever they run.
+ */
+static int
+search_path(struct ex *x, const char *dir, const char *val, size_t l,
+    const struct jh_sh_word *w)
+{
+	static const char *const names[] = { "PYTHONPATH", "NODE_PATH",
+	    "PERL5LIB", "RUBYLIB", "CLASSPATH", NULL };
+	char one[PATH_MAX + 1], p[PATH_MAX + 1];
+	const char *v;
+	struct jh_err e;
+	size_t i, n;
+	int pass;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) == l && strncmp(w->s, names[i], l) == 0)
+			break;
+	if (names[i] == NULL || (w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
+	    JH_SHW_BRACE | JH_SHW_TILDE)) || val[0] == '\0' ||
+	    x->cx->root == NULL)
+		return (0);
+	/* first check every entry, then add: all of them or none */
+	for (pass = 0; pass < 2; pass++)
+		for (v = val; *v != '\0'; v += n + (v[n] == ':')) {
+			n = strcspn(v, ":");
+			if (n == 0 || n >= sizeof(one))
+				return (0);
+			memcpy(one, v, n);
+			one[n] = '\0';
+			/* relative: to the directory of each later command */
+			if ((one[0] != '/' && (dir == NULL || dir[0] != '/')) ||
+			    jh_path_resolve(p, sizeof(p), one[0] == '/' ? "/" :
+			    dir, one, &e) == -1 ||
+			    !jh_path_under(p, x->cx->root))
+				return (0);
+			if (pass == 1 && add(x, JH_E_EXEC, JH_EF_TREE, p, NULL,
+			    NULL) == -1)
+				return (-1);
+		}
+	return (1);
+}
+
 /* One NAME=value: only inert names change nothing that runs. */
 static int
-assign_word(struct ex *x, const struct jh_sh_word *w)
+assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 {
 	const char *s = w->s;
 	size_t i, l;
+	int r;
 
 	if (jh_inert_env(s))
 		return (0);
@@ -1508,6 +1712,8 @@ assign_word(struct ex *x, const struct jh_sh_word *w)
 			break;
 	if (quiet_env[i] != NULL && !(w->flags & JH_SHW_EXPAND))
 		return (0);
+	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
+		return (r == -1 ? -1 : 0);
 	return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.*s= changes what "
 	    "later commands run", (int)l, s));
 }
@@ -1517,14 +1723,14 @@ assign_word(struct ex *x, const struct jh_sh_word *w)
  * declare and the like make for the commands after them.
  */
 static int
-assigns(struct ex *x, const struct jh_sh_cmd *c)
+assigns(struct ex *x, const char *dir, const struct jh_sh_cmd *c)
 {
 	static const char *const setters[] = { "export", "declare", "typeset",
 	    "readonly", "local", NULL };
 	size_t k, i;
 
 	for (k = 0; k < c->nassign; k++)
-		if (assign_word(x, &c->assign[k]) == -1)
+		if (assign_word(x, dir, &c->assign[k]) == -1)
 			return (-1);
 	if (c->argc == 0)
 		return (0);
@@ -1533,7 +1739,7 @@ assigns(struct ex *x, const struct jh_sh_cmd *c)
 			break;
 	for (k = 1; setters[i] != NULL && k < c->argc; k++)
 		if (c->argv[k].s[0] != '-' && strchr(c->argv[k].s, '=') !=
-		    NULL && assign_word(x, &c->argv[k]) == -1)
+		    NULL && assign_word(x, NULL, &c->argv[k]) == -1)
 			return (-1);
 	return (0);
 }
@@ -1619,6 +1825,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	size_t i, k, n;
 
 	x.ef = ef;
+	x.curonly = "";
 	x.cx = cx;
 	x.e = e;
 	for (i = 0; i < sh->n; i++) {
@@ -1636,7 +1843,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			snprintf(dir, sizeof(dir), "%s", c->cwd);
 		else
 			snprintf(dir, sizeof(dir), "%s/%s", cx->cwd, c->cwd);
-		if (assigns(&x, c) == -1)
+		if (assigns(&x, dir, c) == -1)
 			goto err;
 		for (k = 0; k < c->nredir; k++)
 			if (redirect(&x, dir, &c->redir[k]) == -1)

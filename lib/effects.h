@@ -50,6 +50,9 @@ struct jh_effect {
 	char *arg;		/* net: host or URL; unknown: why */
 	int cap;		/* the capability that granted it, or -1 */
 	int literal;		/* granted by a literal command capability */
+	char *only;		/* a tree: only the paths with a component
+				   this glob matches (find -name), or NULL */
+	int onlyfold;		/* only is matched ignoring case (-iname) */
 };
 
 struct jh_effects {
@@ -85,5 +88,10 @@ const struct jh_cmddef *jh_cmd_lookup(const char *);
 
 /* Whether a path is a file some program of the table executes. */
 int	jh_path_executed(const char *);
+
+/* Entries looked at under a path a find -name filter may reach. */
+#define JH_ONLYSCAN	20000
+
+int	jh_only_reaches(const char *, const char *, int, const char *);
 
 #endif

@@ -802,15 +802,19 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 			goto hit;
 		if (!(e->flags & JH_EF_TREE))
 			continue;
+		/* find -name: only what a matching name reaches */
 		for (k = 0; k < nprotect; k++)
-			if (jh_path_under(protect[k], e->path))
+			if (jh_path_under(protect[k], e->path) &&
+			    jh_only_reaches(e->path, e->only, e->onlyfold,
+			    protect[k]))
 				goto hit;
 		if (tree_link(out, sz, protect, nprotect, root, e->path))
 			return (1);
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
 		snprintf(p, sizeof(p), "%s/.claude", root);
-		if (jh_path_under(p, e->path))
+		if (jh_path_under(p, e->path) && jh_only_reaches(e->path,
+		    e->only, e->onlyfold, p))
 			goto hit;
 		continue;
 hit:
@@ -878,6 +882,8 @@ jh_effects_json(const struct jh_effects *ef, int rules)
 			    "why", json_string(e->arg));
 		if (e->flags & JH_EF_TREE)
 			json_object_set_new(o, "tree", json_integer(1));
+		if (e->only != NULL)
+			json_object_set_new(o, "only", json_string(e->only));
 		if (e->flags & JH_EF_EXECUTED)
 			json_object_set_new(o, "executed", json_integer(1));
 		if (rules) {
