@@ -98,6 +98,13 @@
 	" --bench=i -F,--features=i -j,--jobs=i --profile=i --target=i" \
 	" --target-dir=w --message-format=i --timings?i --artifact-dir=w" \
 	" --out-dir=w "
+/* coverage's report options. */
+#define COVERAGE_R " -m,--show-missing --skip-covered --skip-empty" \
+	" --fail-under=i --format=i --include=i --omit=i --precision=i" \
+	" --sort=i --contexts=i -i,--ignore-errors "
+#define COVERAGE_RUNS ".coveragerc,setup.cfg,tox.ini,pyproject.toml"
+#define GOLANGCI_RUNS ".golangci.yml,.golangci.yaml,.golangci.toml," \
+	".golangci.json"
 #define CARGO_RUNS "Cargo.toml,**/Cargo.toml,build.rs,**/build.rs," \
 	".cargo/config.toml,.cargo/config,**/.cargo/config.toml," \
 	"**/.cargo/config,rust-toolchain.toml,rust-toolchain"
@@ -432,6 +439,13 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -F,--features=i -*", "", "net", 0, "cargo-metadata(1)"),
 	CARGO("new", "--vcs=i --edition=i --name=i --registry=i -*", "w",
 	    NULL, 0, "cargo-new(1)"),
+	/* cargo-nextest, the test runner: a cargo test of its own. */
+	CARGO("nextest", "-h,--help -V,--version", "s", NULL, JH_CT_SUB,
+	    "cargo nextest --help"),
+	CARGO("nextest list", CARGO_B "-*", "i*", "net", 0,
+	    "cargo nextest list --help"),
+	CARGO("nextest run", CARGO_B "--:rest -*", "i*", "net", 0,
+	    "cargo nextest run --help"),
 	CARGO("package", CARGO_B "--index=n --registry=i -*", "", "net", 0,
 	    "cargo-package(1)"),
 	CARGO("pkgid", "-p,--package=i -*", "i", NULL, 0, "cargo-pkgid(1)"),
@@ -510,11 +524,34 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  GFILT, "cmp --help" },
 	/* An editor that runs extensions and tasks. */
 	{ "code", "-*", "r*", NULL, "unknown", JH_CT_RUNS, "code --help" },
+	{ "col", "-b -f -h -l=i -p -x -*", "", NULL, NULL, JH_CT_FILTER,
+	  "col(1)" },
 	{ "comm", "--output-delimiter=i -*", "r,r", NULL, NULL, GFILT,
 	  "comm --help" },
 	/* command -v and -V only look the name up (lib/shellparse.c). */
 	{ "command", "-p -v -V", "P", NULL, NULL,
 	  JH_CT_WRAPPER | JH_CT_POSIX, "bash(1)" },
+	/*
+	 * Its configuration's plugins= are Python modules it imports, so
+	 * every subcommand runs them.
+	 */
+	{ "coverage", "--rcfile=f -h,--help --version", "s", COVERAGE_RUNS,
+	  NULL, JH_CT_RUNS | JH_CT_SUB, "coverage help" },
+	{ "coverage html", "--rcfile=f --data-file=r -d,--directory=w"
+	  " --title=i" COVERAGE_R "-*", "r*", COVERAGE_RUNS, NULL,
+	  JH_CT_RUNS, "coverage help html" },
+	{ "coverage json", "--rcfile=f --data-file=r -o=w --pretty-print"
+	  COVERAGE_R "-*", "r*", COVERAGE_RUNS, NULL, JH_CT_RUNS,
+	  "coverage help json" },
+	{ "coverage report", "--rcfile=f --data-file=r" COVERAGE_R "-*",
+	  "r*", COVERAGE_RUNS, NULL, JH_CT_RUNS, "coverage help report" },
+	/* coverage run -m pytest is pytest, run under coverage. */
+	{ "coverage run", "--rcfile=f --data-file=w -p,--parallel-mode"
+	  " --branch --source=r --omit=i --include=i --concurrency=i"
+	  " --context=i -L,--pylib -a,--append --timid -m=P -*", "x,A*",
+	  COVERAGE_RUNS, NULL, JH_CT_RUNS | JH_CT_POSIX, "coverage help run" },
+	{ "coverage xml", "--rcfile=f --data-file=r -o=w" COVERAGE_R "-*",
+	  "r*", COVERAGE_RUNS, NULL, JH_CT_RUNS, "coverage help xml" },
 	{ "cp", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
 	  " --preserve?i --no-preserve=i --reflink?i --sparse=i --context?i"
 	  " -r,-R,--recursive:recursive -a,--archive:recursive -*", "r*,$w",
@@ -522,6 +559,14 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* CWDWRITE: -i extracts into the working directory, -o reads the
 	 * names on its input. */
 	{ "cpio", "-*", "u*", NULL, "unknown", 0, "cpio(1)" },
+	/* --addon runs a Python script; --dump writes beside every source. */
+	{ "cppcheck", "--output-file=w --addon=u --cppcheck-build-dir=w"
+	  " --plist-output=w --dump:unknown -I=r -i=i --enable=i --std=i"
+	  " --suppress=i --suppressions-list=r --template=i -j=i -D=i -U=i"
+	  " --error-exitcode=i --inline-suppr -q,--quiet -v,--verbose"
+	  " -f,--force --check-config --language=i --platform=i --xml"
+	  " --library=r --project=r -*", "r*", NULL, "recursive", 0,
+	  "cppcheck --help" },
 	{ "ctest", "--test-dir=c -C,--build-config=i -R,--tests-regex=i"
 	  " -E,--exclude-regex=i -L,--label-regex=i -LE,--label-exclude=i"
 	  " -j,--parallel?i -O,--output-log=w --output-junit=w"
@@ -535,6 +580,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "**/CMakeLists.txt", NULL,
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "ctest(1)" },
 	/*
+	 * The network is the hosts of its URLs, any host once it follows
+	 * redirects (-L) or is told to connect elsewhere (--resolve,
+	 * --connect-to).
 	 * ATFILE: -d, --data-binary, -F, --json, -H and --variable read
 	 * FILE for @FILE (or <FILE).  -w can write (%output{}, curl 8.3).
 	 * CWDWRITE: -O and -J name the file from the URL.
@@ -555,7 +603,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --url=n -w,--write-out=u --connect-timeout=i -m,--max-time=i"
 	  " --retry=i --retry-delay=i --retry-max-time=i -r,--range=i"
 	  " -C,--continue-at=i --limit-rate=i --max-filesize=i"
-	  " --max-redirs=i --resolve=i --connect-to=i --interface=i"
+	  " --max-redirs=i --resolve=i:net --connect-to=i:net --interface=i"
 	  " --local-port=i --dns-servers=i --doh-url=n --cert-type=i"
 	  " --key-type=i --pass=i --ciphers=i --tls-max=i --proto=i"
 	  " --proto-redir=i --proto-default=i -z,--time-cond=r"
@@ -564,8 +612,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -Q,--quote=u -P,--ftp-port=i -t,--telnet-option=i --mail-from=i"
 	  " --mail-rcpt=i --mail-auth=i --variable=r --url-query=r"
 	  " --engine=u -y,--speed-time=i -Y,--speed-limit=i"
-	  " --trace-config=i -s,--silent -S,--show-error -L,--location"
-	  " --location-trusted -f,--fail --fail-with-body --fail-early"
+	  " --trace-config=i -s,--silent -S,--show-error -L,--location:net"
+	  " --location-trusted:net -f,--fail --fail-with-body --fail-early"
 	  " -k,--insecure -I,--head -i,--include -v,--verbose -g,--globoff"
 	  " -G,--get -N,--no-buffer --progress-bar --no-progress-meter"
 	  " --compressed -4,--ipv4 -6,--ipv6 --http1.0 --http1.1 --http2"
@@ -582,7 +630,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --false-start --ssl-no-revoke --no-alpn --no-npn --trace-time"
 	  " --sasl-ir --post301 --post302 --post303 --tr-encoding --http0.9"
 	  " --no-clobber --remove-on-error --skip-existing",
-	  "n*", NULL, "net", JH_CT_NET, "curl(1)" },
+	  "n*", NULL, NULL, 0, "curl(1)" },
 	{ "cut", "-b,--bytes=i -c,--characters=i -d,--delimiter=i"
 	  " -f,--fields=i --output-delimiter=i -*", "r*", NULL, NULL, GFILT,
 	  "cut --help" },
@@ -1151,7 +1199,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("notes remove", "-*", "i*", "destroy", "git-notes(1)"),
 	GIT("notes show", "", "i", NULL, "git-notes(1)"),
 	GIT("prune", "--expire=i -*", "i*", "destroy", "git-prune(1)"),
-	GIT("pull", GIT_FETCH "-r,--rebase?i:rewrite -s,--strategy=u"
+	/*
+	 * --rebase replays only the local commits the upstream does not
+	 * have onto it: nothing anyone else has is rewritten.
+	 */
+	GIT("pull", GIT_FETCH "-r,--rebase?i -s,--strategy=u"
 	    " -X,--strategy-option=i --cleanup=i --log?i --signoff?i"
 	    " -S,--gpg-sign?i -*", "rn,i*", "net", "git-pull(1)"),
 	/*
@@ -1375,7 +1427,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -outputdir,--outputdir=w -fuzz=i -fuzztime=i"
 	    " -fuzzminimizetime=i -list=i -skip=i -vet=i -args:rest -*", "r*",
 	    "net", 0, "go help test, go help testflag"),
-	GO("tool", "-modfile=f -*", "u*", NULL, 0, "go help tool"),
+	GO("tool", "-modfile=f -n", "s", NULL, JH_CT_SUB, "go help tool"),
+	GO("tool cover", "-html=r -func=r -o=w -mode=i -var=i -*", "", NULL,
+	    0, "go tool cover -help"),
 	GO("version", "-*", "r*", NULL, 0, "go help version"),
 	GO("vet", GO_B "-*", "r*", "net", 0, "go help vet"),
 	GO("work", "", "s", NULL, JH_CT_SUB, "go help work"),
@@ -1389,6 +1443,19 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "gofmt", "-w:inplace -r=i -cpuprofile=w -*", "r*", NULL,
 	  "recursive", JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
 	  "gofmt(1)" },
+	/*
+	 * Its configuration can load linters built as plugins: code.  No
+	 * "-*": its --output.FORMAT.path options write.
+	 */
+	{ "golangci-lint", "-c,--config=f -h,--help --version", "s",
+	  GOLANGCI_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB,
+	  "golangci-lint --help" },
+	{ "golangci-lint run", "-c,--config=f --fix -v,--verbose"
+	  " --timeout=i -j,--concurrency=i --new --new-from-rev=i"
+	  " -E,--enable=i -D,--disable=i --build-tags=i --tests?i --no-config"
+	  " --allow-parallel-runners --max-issues-per-linter=i"
+	  " --max-same-issues=i", "i*", GOLANGCI_RUNS ",go.mod,**/go.mod",
+	  NULL, JH_CT_RUNS, "golangci-lint run --help" },
 	{ "gpg", "-o,--output=w -r,--recipient=i -R,--hidden-recipient=i"
 	  " -u,--local-user=i --default-key=i --homedir=f --options=f"
 	  " -a,--armor,--armour -e,--encrypt -d,--decrypt -s,--sign"
@@ -1471,6 +1538,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * properties, some of which load classes; -javaagent:, -agentlib:
 	 * and -XX: are not listed (they hold a ':'), so they are unknown.
 	 */
+	/* Sorts imports in place, unless --check or --diff. */
+	{ "isort", "--settings-path,--sp,--settings-file,--settings=r"
+	  " --profile=i -l,--line-length=i --skip=i --skip-glob=i --src=r"
+	  " --virtual-env=r --conda-env=r -*", "r*", NULL,
+	  "inplace,recursive", 0, "isort --help" },
 	{ "java", "-cp,-classpath,--class-path=f -jar=x -m,--module=i"
 	  " -p,--module-path=f --upgrade-module-path=f -D=u --add-modules=i"
 	  " --add-opens=i --add-exports=i --add-reads=i"
@@ -1517,6 +1589,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -f,--from-file=r:pattern -L=r --indent=i -*", "r*", NULL, NULL,
 	  JH_CT_FILTER, "jq(1)" },
 	/* Signals are no path effect: what they stop is unknown. */
+	/* python3 -m json.tool [infile [outfile]] */
+	{ "json.tool", "--sort-keys --no-ensure-ascii --json-lines --indent=i"
+	  " --tab --no-indent --compact -*", "r,w", NULL, NULL,
+	  JH_CT_FILTER | JH_CT_ABBREV, "python3 -m json.tool -h" },
 	{ "kill", "-s,--signal=i -n=i -*", "u*", NULL, NULL, 0,
 	  "kill(1), bash(1)" },
 	{ "killall", "-*", "u*", NULL, NULL, 0, "killall(1)" },
@@ -1582,6 +1658,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --verbose -v,--version --help -O=i -g -q -t", "r*", NULL, NULL,
 	  JH_CT_DASHLONG | JH_CT_NOCLUSTER, "ld(1)" },
 	/* It runs a shell (!), an editor (v) and $LESSOPEN. */
+	/* It may run the program to list its libraries (ld.so(8)). */
+	{ "ldd", "-v,--verbose -u,--unused -d,--data-relocs"
+	  " -r,--function-relocs --version --help", "x*", NULL, NULL, 0,
+	  "ldd --help" },
 	{ "less", "-k,--lesskey-file=f -o,--log-file=w -O,--LOG-FILE=w"
 	  " -T,--tag-file=r -t,--tag=i -p,--pattern=i -P,--prompt=i"
 	  " -b,--buffers=i -h,--max-back-scroll=i -j,--jump-target=i"
@@ -1705,7 +1785,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "nm", "--target=i --plugin=x -t,--radix=i -f,--format=i -*", "r*",
 	  NULL, NULL, GNU, "nm --help" },
 	/* With no script (or -) node runs its standard input. */
-	{ "node", "-e,--eval=u:pattern -p,--print=u:pattern -r,--require=u"
+	{ "node", "-v,--version:exit -h,--help:exit"
+	  " -e,--eval=u:pattern -p,--print=u:pattern -r,--require=u"
 	  " --import=u --loader,--experimental-loader=u -C,--conditions=i"
 	  " --env-file=f --env-file-if-exists=f --input-type=i --inspect?i"
 	  " --inspect-brk?i --inspect-wait?i --inspect-port=i --title=i"
@@ -1872,7 +1953,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --merge?i --read-only=i -*", "w,r", NULL, "unknown", GNU,
 	  "patch --help" },
 	/* -e gives the program: the operands are then its input files. */
-	{ "perl", "-e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
+	{ "perl", "-v:exit -h:exit -e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
 	  " -F=i -V?i -x?c -d?u -D?i -C?i -*", "x,r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_POSIX, "perlrun(1)" },
 	{ "pgrep", "-*", "i*", NULL, NULL, 0, "pgrep(1)" },
@@ -1927,6 +2008,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "pip uninstall --help"),
 	PIP3("wheel", PIP_I "-w,--wheel-dir=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip wheel --help"),
+	{ "pkg-config", "--variable=i --define-variable=i --with-path=r -*",
+	  "i*", NULL, NULL, JH_CT_ABBREV, "pkg-config --help" },
 	{ "pkill", "-*", "u*", NULL, NULL, 0, "pkill(1)" },
 	/* `pnpm SCRIPT' runs a script of package.json: not listed, so
 	 * unknown. */
@@ -2062,7 +2145,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "pwd", "-*", "", NULL, NULL, 0, "pwd(1), bash(1)" },
 	/*
 	 * The test files it collects are imported, so operands are f;
-	 * --basetemp is removed and made again.
+	 * --basetemp is removed and made again.  -p NAME imports a plugin
+	 * module from anywhere on the module path (-p no:NAME, which turns
+	 * one off, is inert: lib/effects.c).
 	 */
 	{ "pytest", "-c,--config-file=f --rootdir=c --basetemp=d -p=u"
 	  " --junitxml,--junit-xml=w --junit-prefix=i -k=i -m=i --maxfail=i"
@@ -2082,11 +2167,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  NULL, JH_CT_RUNS | GNU, "pytest --help" },
 	/* -m MODULE ARGS is the command MODULE ARGS (python -m pytest is
 	 * pytest).  With no script (or -) it runs its standard input. */
-	{ "python", "-c=u:pattern -m=P -W=i -X=u --check-hash-based-pycs=i"
-	  " -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	{ "python", "-V,--version:exit -h,--help:exit -c=u:pattern -m=P -W=i"
+	  " -X=u --check-hash-based-pycs=i -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
 	  "python3(1)" },
-	{ "python3", "-c=u:pattern -m=P -W=i -X=u --check-hash-based-pycs=i"
-	  " -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	{ "python3", "-V,--version:exit -h,--help:exit -c=u:pattern -m=P -W=i"
+	  " -X=u --check-hash-based-pycs=i -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
 	  "python3(1)" },
 	{ "readlink", "-*", "r*", NULL, NULL, GNU, "readlink --help" },
 	{ "realpath", "--relative-to=r --relative-base=r -*", "r*", NULL,
@@ -2143,7 +2228,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --max-alloc=i --compress-threads,--zt=i"
 	  " --delete-missing-args:delete -*", "r*,$w", NULL,
 	  "net,recursive", JH_CT_NET, "rsync(1)" },
-	{ "ruby", "-e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
+	{ "ruby", "-v,--version:exit -h,--help:exit -e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
 	  " -E,--encoding=i -F=i -0?i -W?i --disable=i --enable=i --dump=i"
 	  " --external-encoding=i --internal-encoding=i -*", "x,r*", NULL,
 	  NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
@@ -2278,8 +2363,18 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  NULL, NULL, 0, "ssh-keygen(1)" },
 	{ "stat", "-c,--format=i --printf=i --cached=i -*", "r*", NULL, NULL,
 	  GNU, "stat --help" },
+	{ "staticcheck", "-checks=i -f=i -fail=i -go=i -tags=i -tests?i"
+	  " -matrix -merge -explain=i -show-ignored -debug.cpuprofile=w"
+	  " -debug.memprofile=w -debug.trace=w -version -*", "i*", GO_RUNS,
+	  NULL, JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
+	  "staticcheck -help" },
 	{ "stdbuf", "-i,--input=i -o,--output=i -e,--error=i", "P", NULL,
 	  NULL, JH_CT_WRAPPER | JH_CT_POSIX | GNU, "stdbuf --help" },
+	/* -E sets the program's environment, -u runs it as another user. */
+	{ "strace", "-o,--output=w -p,--attach=u -e=i -s,--string-limit=i"
+	  " -f,--follow-forks -t -T -c -C -y -v -x -q -a=i -X=i -P=r"
+	  " -E,--env=u -u,--user=u -b=i -I=i -O=i -S=i -D -k -n -Z -z", "P",
+	  NULL, NULL, JH_CT_POSIX, "strace(1)" },
 	/* Without -o it rewrites each file. */
 	{ "strip", "-o=w -R,--remove-section=i -K,--keep-symbol=i"
 	  " -N,--strip-symbol=i -F,--target=i -I,--input-target=i"
@@ -2440,6 +2535,28 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  UV_G, "P", UV_RUNS, "install,net", JH_CT_RUNS | JH_CT_POSIX,
 	  "uvx --help" },
 	/* Editors that can run anything; exrc files run where set. */
+	/*
+	 * The rest is the program it runs under the tool, decided on its
+	 * own; the tools' output files are written.
+	 */
+	{ "valgrind", "--log-file=w --xml-file=w --log-socket=n --log-fd=i"
+	  " --suppressions=r --gen-suppressions=i --vgdb-prefix=w --tool=i"
+	  " --trace-children?i --extra-debuginfo-path=r"
+	  " --default-suppressions=i --massif-out-file=w"
+	  " --callgrind-out-file=w --cachegrind-out-file=w --dhat-out-file=w"
+	  " --db-command=u --leak-check=i --show-leak-kinds=i"
+	  " --errors-for-leak-kinds=i --show-reachable=i --track-origins=i"
+	  " --error-exitcode=i --num-callers=i --track-fds=i"
+	  " --undef-value-errors=i --keep-stacktraces=i --max-stackframe=i"
+	  " --main-stacksize=i --fair-sched=i --child-silent-after-fork=i"
+	  " --time-stamp=i --read-var-info=i --malloc-fill=i --free-fill=i"
+	  " --expensive-definedness-checks=i --demangle=i -*", "P", NULL,
+	  NULL, JH_CT_POSIX, "valgrind --help" },
+	/* python3 -m venv DIR: a tree written (pip from its own wheel). */
+	{ "venv", "--system-site-packages --symlinks --copies --clear"
+	  " --upgrade --without-pip --prompt=i --upgrade-deps:install,net"
+	  " --without-scm-ignore-files -*", "w*", NULL, "recursive", 0,
+	  "python3 -m venv -h" },
 	{ "vi", "-c=u -S=f -u=f -U=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
 	  "w*", ".exrc,.vimrc", "unknown", JH_CT_RUNS, "vim(1)" },
 	{ "vim", "-c=u -S=f -u=f -U=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
@@ -2596,7 +2713,7 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
 
 static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
 	"force", "net", "install", "exec", "recursive", "inplace", "delete",
-	"pattern", "target", "end", "rest", "unknown", NULL };
+	"pattern", "target", "end", "rest", "unknown", "exit", NULL };
 
 static int
 ct_fail(char *why, size_t whysz, const struct jh_cmddef *d, const char *fmt,

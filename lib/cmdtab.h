@@ -63,6 +63,8 @@
  *	end	 the rest are operands, as after "--"
  *	rest	 the rest of the words are passed on as A (npm test -- ...)
  *	unknown	 the option is never provable
+ *	exit	 the option prints and exits (--version, --help): an
+ *		 interpreter given it runs no standard input
  *
  * runs	comma-separated globs of the files the program executes as
  *	configuration or build scripts, relative to the directory it works
