@@ -722,6 +722,13 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 		rc = otherwise(d, gr, act, in, &ln, JH_D_NOTGRANTED);
 		goto out;
 	}
+	if (!ln.have_sh) {
+		size_t i;
+		/* a file tool's effects are granted by its capability */
+		for (i = 0; i < ln.ef.n; i++)
+			if (ln.ef.v[i].cap == -1)
+				ln.ef.v[i].cap = *capidx;
+	}
 	rc = check_policies(d, gr, act, in, &ln, 0);
 out:
 	if (record) {

@@ -17,7 +17,7 @@
 #     and the tool runs.
 #  3. the grant widened under a running REPL: curl is asked twice (the
 #     dialog shows "To allow it from now on: jh-grant add effect=net
-#     program=curl") and approved; jh-grant learn proposes that line,
+#     program=curl host=example.com") and approved; jh-grant learn proposes that line,
 #     jh-grant -y add runs it, the ledger keeps what was spent, and the
 #     same curl in the same session then runs with no dialog.
 #
@@ -573,10 +573,10 @@ ANY_DIALOG='^ *Bash command *$|requires confirmation|Do you want to proceed\?|‚ù
 		    'select(.chain and .kind == "decision/1" and .core.tool_use_id == $id) | .core')
 		assert_equal "$(jq -r .verdict <<<"$core")" ask
 		assert_equal "$(rule_id "$core")" otherwise
-		assert_equal "$(jq -r .hint <<<"$core")" "effect=net program=curl"
+		assert_equal "$(jq -r .hint <<<"$core")" "effect=net program=curl host=example.com"
 		grep -qaF "Hook PreToolUse:Bash requires confirmation" "$f" ||
 		    fail "ask $n: no hook header in the dialog: $(cat "$f")"
-		squash <"$f" | grep -qF "Toallowitfromnowon:jh-grantaddeffect=netprogram=curl" ||
+		squash <"$f" | grep -qF "Toallowitfromnowon:jh-grantaddeffect=netprogram=curlhost=example.com" ||
 		    fail "ask $n: the dialog does not show the jh-grant add line: $(cat "$f")"
 		tmux -S "$TMUX_SOCK" send-keys -t jh 1
 		if [ $n = 1 ]; then wait_screen "fetched it once"; else wait_screen "fetched it twice"; fi
@@ -591,7 +591,7 @@ ANY_DIALOG='^ *Bash command *$|requires confirmation|Do you want to proceed\?|‚ù
 
 	# 3. learn proposes the line the two approved asks carried, count first
 	run -0 --separate-stderr sh "$PROJECT_ROOT/scripts/jh-grant" -p "$P" learn
-	assert_line --index 0 "$(printf '2\tjh-grant add effect=net program=curl')"
+	assert_line --index 0 "$(printf '2\tjh-grant add effect=net program=curl host=example.com')"
 
 	# 4. exactly that line, with -y
 	local line

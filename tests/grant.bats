@@ -50,7 +50,7 @@ spent() {	# what the ledger holds as spent: jh-verify -L over the logs
 @test "show prints the grant in force with every capability's and policy's id" {
 	run -0 --separate-stderr jg show
 	assert_equal "$(jq -r '[.caps[].id] | join(" ")' <<<"$output")" \
-	    "project-read system-read meta-tools project-write project-exec git-vcs git-net build-net"
+	    "project-read system-read meta-tools project-write project-exec git-vcs git-net build-net local-net"
 	run -0 jq -r '.policies | map(.id) | index("push") != null' <<<"$output"
 	assert_output true
 	[[ $stderr == "jh-grant: the grant $GRANT: sha256:"* ]]
@@ -75,11 +75,10 @@ spent() {	# what the ledger holds as spent: jh-verify -L over the logs
 	# the ask names the line that grants it
 	run -0 hook Bash '{"command":"curl -s https://example.com/api"}'
 	run -0 jq -r .hookSpecificOutput.permissionDecisionReason <<<"$output"
-	# (curl follows redirects to any host: a host cannot be granted)
-	assert_output "joulehook: not in your grant: net example.com (curl). To allow it from now on: jh-grant add effect=net program=curl"
+	assert_output "joulehook: not in your grant: net example.com (curl). To allow it from now on: jh-grant add effect=net program=curl host=example.com"
 	# that line, as the person runs it
-	run -0 --separate-stderr jg -y add effect=net program=curl
-	assert_line --partial '+      "effect": "net",'
+	run -0 --separate-stderr jg -y add effect=net program=curl host=example.com
+	assert_line --partial '+      "host": "example.com",'
 	assert_line --partial '+      "id": "net-curl",'
 	[[ $stderr == *"it spends from ledger sha256:"*"so what was spent stays spent"* ]]
 	[ "$(cat "$GRANT" | sha256sum)" != "$old" ]
@@ -88,8 +87,10 @@ spent() {	# what the ledger holds as spent: jh-verify -L over the logs
 	run -0 hook Bash '{"command":"curl -s https://example.com/api"}'
 	assert_output ""
 	[ "$(spent)" -gt "$before" ]
-	# what it did not grant is still asked
-	run -0 verdict_of 'wget -q https://evil.example.net/'
+	# another host is still asked, and so is following redirects
+	run -0 verdict_of 'curl -s https://evil.example.net/'
+	assert_output ask
+	run -0 verdict_of 'curl -sL https://example.com/api'
 	assert_output ask
 	# the logs replay against the one ledger across the change
 	run -0 "$H/jh-verify" -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
@@ -212,12 +213,12 @@ jh-grant: nothing to change in $GRANT"
 	run -0 hook Bash '{"command":"git push origin main"}' toolu_p1 PostToolUse
 	run -0 hook Bash '{"command":"wget https://x.example/"}' toolu_w1
 	run -0 --separate-stderr jg learn
-	assert_line --index 0 "$(printf '2\tjh-grant add effect=net program=curl')"
+	assert_line --index 0 "$(printf '2\tjh-grant add effect=net program=curl host=example.com')"
 	assert_line --index 1 "$(printf "1\tjh-grant add command='terraform plan *'")"
 	assert_line --index 2 "$(printf '1\t# approved asks of policy push: jh-grant remove push stops the asking')"
 	refute_output --partial wget
 	# one command makes the first proposal so
-	run -0 jg -y add effect=net program=curl
+	run -0 jg -y add effect=net program=curl host=example.com
 	run -0 verdict_of 'curl -s https://example.com/3'
 	assert_output allow
 	run -0 jg learn -n 1
