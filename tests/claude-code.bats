@@ -185,7 +185,7 @@ log_verifies() {
 	run -0 cat "$P/victim"
 	assert_output precious
 	run -0 result toolu_e2e_rm
-	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: destructive commands are never granted"}'
+	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: blocked by policy no-destruction: destructive commands are never granted. Do not retry this or try another way to do the same thing; tell the user what was blocked and why."}'
 	run -0 jq -c '[.permission_denials[] | [.tool_use_id, .tool_input.command]]' "$CLAUDE_OUT"
 	assert_output '[["toolu_e2e_rm","rm -rf victim"]]'
 	run -0 jq -r '[.core.verdict, .core.code, .core.rule, .core.debited_uj] | @tsv' <<<"$(entry toolu_e2e_rm)"
@@ -239,7 +239,7 @@ log_verifies() {
 	run -0 cat "$P/src/a.txt"
 	assert_output "hello new world"
 	run -0 result toolu_e2e_wout
-	assert_output "{\"is_error\":true,\"content\":\"PreToolUse:Write hook error: joulehook: no capability grants Write on $P/outside.txt\"}"
+	assert_output "{\"is_error\":true,\"content\":\"PreToolUse:Write hook error: joulehook: not in your grant: Write on $P/outside.txt. The user can grant it with: jh-grant add class=write path=outside.txt. Do not retry this or try another way to do the same thing; tell the user what was blocked and why.\"}"
 	run -0 result toolu_e2e_edit
 	assert_output --partial '"is_error":false'
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.tool_use_id, .core.verdict, .core.code] | @tsv'"
@@ -334,7 +334,7 @@ log_verifies() {
 	assert_file_not_exist "$P/killed"
 	assert_file_exist "$P/after"
 	run -0 result toolu_e2e_kill
-	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: no receipt: the input is empty (a stage before the reply failed)"}'
+	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: no receipt: the input is empty (a stage before the reply failed) (joulehook failed closed, so the call is blocked; tell the user)."}'
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.tool_use_id'"
 	assert_output "$(printf 'toolu_e2e_before\ntoolu_e2e_after')"
 	log_verifies
@@ -442,7 +442,7 @@ log_verifies() {
 	assert_file_exist "$P/victim"
 	assert_file_exist "$P/granted"
 	run -0 result toolu_e2e_rm
-	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: destructive commands are never granted"}'
+	assert_output '{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: blocked by policy no-destruction: destructive commands are never granted. Do not retry this or try another way to do the same thing; tell the user what was blocked and why."}'
 	local gid
 	gid=$(sed -n 's/.*sealed the grant .* (\(sha256:[0-9a-f]*\))$/\1/p' <<<"$INSTALL_OUT")
 	[[ "$gid" == sha256:* ]]
@@ -491,7 +491,7 @@ log_verifies() {
 	local id
 	for id in toolu_e2e_local toolu_e2e_home toolu_e2e_user toolu_e2e_link toolu_e2e_redir; do
 		run -0 result $id
-		assert_output --regexp '^\{"is_error":true,"content":"PreToolUse:(Write|Bash) hook error: joulehook: .* is protected: joulehook'"'"'s own files and the host'"'"'s configuration are never granted"\}$'
+		assert_output --regexp '^\{"is_error":true,"content":"PreToolUse:(Write|Bash) hook error: joulehook: .* is protected: joulehook'"'"'s own files and the host'"'"'s configuration are never granted\. Do not retry this or try another way to do the same thing; tell the user what was blocked and why\."\}$'
 		run -0 jq -r '[.core.verdict, .core.code] | @tsv' <<<"$(entry $id)"
 		assert_output "$(printf 'deny\tprotected-path')"
 	done
@@ -527,11 +527,11 @@ log_verifies() {
 	assert_file_not_exist "$P/secret"
 	assert_file_exist "$P/victim"
 	run -0 result toolu_e2e_ask
-	assert_output '{"is_error":true,"content":"joulehook: a human must approve secrets"}'
+	assert_output '{"is_error":true,"content":"joulehook: asked by policy ask-secrets: a human must approve secrets"}'
 	run -0 jq -c '[.permission_denials[].tool_use_id]' "$CLAUDE_OUT"
 	assert_output '["toolu_e2e_ask","toolu_e2e_deny","toolu_e2e_nogrant"]'
 	run -0 result toolu_e2e_nogrant
-	assert_output --regexp '^\{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: no capability grants write .*/victim \(chmod\)"\}$'
+	assert_output --regexp '^\{"is_error":true,"content":"PreToolUse:Bash hook error: joulehook: not in your grant: write .*/victim \(chmod\)\. The user can grant it with: jh-grant add effect=write path=victim\. Do not retry this or try another way to do the same thing; tell the user what was blocked and why\."\}$'
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.tool_use_id, .core.verdict, .core.code] | @tsv'"
 	assert_output "$(printf 'toolu_e2e_allow\tallow\tok\ntoolu_e2e_rw\trewrite\tpolicy-rewrite\ntoolu_e2e_ask\task\tpolicy-ask\ntoolu_e2e_deny\tdeny\tpolicy-deny\ntoolu_e2e_nogrant\tdeny\tnot-granted')"
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | [.core.tool_use_id, .core.event, .core.status, .core.answer // \"-\"] | @tsv' | sort"
