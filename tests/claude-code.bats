@@ -29,20 +29,8 @@
 load test_helper/common
 load helpers/claude
 
-# The programs are installed from a snapshot of $JH_BIN taken once for
-# the file: a `make` relinking build/test/bin while a session runs would
-# let Claude Code start a half-written jh-hook, and a hook it cannot run
-# is "proceed" to Claude Code (seen here: a denied rm -rf ran).
 setup_file() {
-	local root src
-	root="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
-	src="${JH_BIN:-$root/build/test/bin}"
-	mkdir -p "$BATS_FILE_TMPDIR/bin"
-	cp "$src"/jh-chain "$src"/jh-decide "$src"/jh-hook "$src"/jh-normalize \
-	    "$src"/jh-result "$src"/jh-seal "$src"/jh-verify "$src"/jh-meter \
-	    "$src"/jh-status \
-	    "$BATS_FILE_TMPDIR/bin/"
-	export JH_BIN="$BATS_FILE_TMPDIR/bin"
+	jh_bin_snapshot
 }
 
 setup() {

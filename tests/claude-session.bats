@@ -94,17 +94,8 @@
 load test_helper/common
 load helpers/claude
 
-# The programs are installed from a snapshot (see tests/claude-code.bats).
 setup_file() {
-	local root src
-	root="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
-	src="${JH_BIN:-$root/build/test/bin}"
-	mkdir -p "$BATS_FILE_TMPDIR/bin"
-	cp "$src"/jh-chain "$src"/jh-decide "$src"/jh-hook "$src"/jh-normalize \
-	    "$src"/jh-result "$src"/jh-seal "$src"/jh-verify "$src"/jh-meter \
-	    "$src"/jh-status \
-	    "$BATS_FILE_TMPDIR/bin/"
-	export JH_BIN="$BATS_FILE_TMPDIR/bin"
+	jh_bin_snapshot
 }
 
 setup() {
@@ -118,25 +109,9 @@ setup() {
 	cd "$P"
 }
 
-# stop_repl: the interactive Claude Code, and its tmux server, gone.
-stop_repl() {
-	local i
-	if [ -n "${TMUX_SOCK:-}" ]; then
-		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
-	fi
-	if [ -n "${PANE_PID:-}" ]; then
-		kill "$PANE_PID" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$PANE_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$PANE_PID" 2>/dev/null || true
-	fi
-	TMUX_SOCK= PANE_PID=
-}
 
 teardown() {
-	stop_repl
+	tmux_claude_stop
 	mock_stop
 }
 
@@ -469,7 +444,7 @@ SHOWS_REASON="Bash WebFetch"
 	done
 	wait_screen "all the asked tools ran"
 	echo "# REPL session: $((SECONDS - t0)) s" >&3
-	stop_repl
+	tmux_claude_stop
 
 	# every approved tool ran
 	run -0 cat "$P/Makefile"
@@ -620,7 +595,7 @@ ANY_DIALOG='^ *Bash command *$|requires confirmation|Do you want to proceed\?|‚ù
 	# model's text comes
 	tmux -S "$TMUX_SOCK" send-keys -t jh "fetch the page again" Enter
 	wait_screen_unless "fetched it without asking" "$ANY_DIALOG"
-	stop_repl
+	tmux_claude_stop
 	LOG=$(ls "$JH_STATE"/logs/*.jhl)
 	# the gate allowed it by the added capability, under the new grant,
 	# spending from the old ledger

@@ -18,17 +18,8 @@
 load test_helper/common
 load helpers/claude
 
-# The programs are installed from a snapshot (see tests/claude-code.bats).
 setup_file() {
-	local root src p
-	root="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
-	src="${JH_BIN:-$root/build/test/bin}"
-	mkdir -p "$BATS_FILE_TMPDIR/bin"
-	for p in "$src"/jh-*; do
-		case $p in *.o | *.d) continue ;; esac
-		cp "$p" "$BATS_FILE_TMPDIR/bin/"
-	done
-	export JH_BIN="$BATS_FILE_TMPDIR/bin"
+	jh_bin_snapshot
 }
 
 setup() {
@@ -45,30 +36,13 @@ setup() {
 	SRV="plugin:joulehook:joulehook"
 }
 
-# stop_claude: the interactive Claude Code, and its tmux server, gone.
-stop_claude() {
-	local i
-	if [ -n "${TMUX_SOCK:-}" ]; then
-		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
-	fi
-	# Claude Code writes under HOME until it is gone.
-	if [ -n "${PANE_PID:-}" ]; then
-		kill "$PANE_PID" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$PANE_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$PANE_PID" 2>/dev/null || true
-	fi
-	TMUX_SOCK= PANE_PID=
-}
 
 teardown() {
 	if [ -n "${PROXY_PID:-}" ]; then
 		kill "$PROXY_PID" 2>/dev/null || true
 		wait "$PROXY_PID" 2>/dev/null || true
 	fi
-	stop_claude
+	tmux_claude_stop
 	mock_stop
 }
 
@@ -242,7 +216,7 @@ interactive() {
 		cat "$T/screen1.txt" >&2
 		tail -n 40 "$T/screens.log" | cut -c1-200 >&2
 	fi
-	stop_claude
+	tmux_claude_stop
 	assert_file_exist "$P/one"
 	# what was on screen is what the log and the ledger call for
 	assert_equal "$got" "$want"
@@ -461,7 +435,7 @@ model_matches() {
 		    jh-verify "$LOG" 2>/dev/null | jq -e 'select(.kind == "result/1")' >/dev/null && break
 		sleep 0.5
 	done
-	stop_claude
+	tmux_claude_stop
 	assert_file_exist "$P/secret"
 	jh-verify -L "$JH_STATE/ledger" "$LOG" >"$T/v.jsonl"
 	run -0 jq -r 'select(.kind == "result/1") | [.core.tool_use_id, .core.decided, .core.answer, .core.status, .core.check, .core.debited_uj] | @tsv' "$T/v.jsonl"

@@ -182,3 +182,39 @@ claude_home_interactive() {
 	    customApiKeyResponses: {approved: ["sk-test"], rejected: []},
 	    projects: {($cwd): {hasTrustDialogAccepted: true}}}' >"$CLAUDE_HOME/.claude.json"
 }
+
+# jh_bin_snapshot: for setup_file.  The programs are installed from a
+# copy of $JH_BIN taken once for the file: a `make` relinking
+# build/test/bin while a session runs would let Claude Code start a
+# half-written jh-hook, and a hook it cannot run is "proceed" to Claude
+# Code (seen here: a denied rm -rf ran).  JH_BIN then names the copy.
+jh_bin_snapshot() {
+	local root src p
+	root="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
+	src="${JH_BIN:-$root/build/test/bin}"
+	mkdir -p "$BATS_FILE_TMPDIR/bin"
+	for p in "$src"/jh-*; do
+		case $p in *.o | *.d) continue ;; esac
+		cp "$p" "$BATS_FILE_TMPDIR/bin/"
+	done
+	export JH_BIN="$BATS_FILE_TMPDIR/bin"
+}
+
+# tmux_claude_stop: the interactive Claude Code started in tmux (socket
+# TMUX_SOCK, pane process PANE_PID) gone, its server too; Claude Code
+# writes under HOME until it is.
+tmux_claude_stop() {
+	local i
+	if [ -n "${TMUX_SOCK:-}" ]; then
+		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
+	fi
+	if [ -n "${PANE_PID:-}" ]; then
+		kill "$PANE_PID" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$PANE_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$PANE_PID" 2>/dev/null || true
+	fi
+	TMUX_SOCK= PANE_PID=
+}
