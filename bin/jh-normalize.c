@@ -92,6 +92,7 @@ normalize_file(const struct opts *o, const char *path)
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
+	char *fix;
 	int fd, x, rc = 0;
 
 	if (strcmp(path, "-") == 0)
@@ -116,16 +117,25 @@ normalize_file(const struct opts *o, const char *path)
 		}
 		/*
 		 * The flags of jh_json_parse: the input_digest contract
-		 * refuses a repeated key and keeps U+0000.
+		 * refuses a repeated key and keeps U+0000.  A lone
+		 * surrogate is read as U+FFFD, as the host runs it.  A
+		 * payload that is not JSON is passed over: the reader
+		 * found where it ends, so the next one is read.
 		 */
-		if ((j = json_loadb(val, len, JSON_REJECT_DUPLICATES |
-		    JSON_ALLOW_NUL | JSON_DECODE_ANY, &je)) == NULL) {
+		if ((fix = malloc(len ? len : 1)) == NULL)
+			errx(2, "out of memory");
+		memcpy(fix, val, len);
+		jh_json_lone_surrogates(fix, len);
+		j = json_loadb(fix, len, JSON_REJECT_DUPLICATES |
+		    JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+		free(fix);
+		if (j == NULL) {
 			warnx("%s: payload %lu (offset %llu): not JSON: line "
-			    "%d, column %d: %s; the rest is not read", path,
-			    idx, (unsigned long long)off, je.line, je.column,
+			    "%d, column %d: %s", path, idx,
+			    (unsigned long long)off, je.line, je.column,
 			    je.text);
 			rc = 1;
-			break;
+			continue;
 		}
 		ev = jh_host_event(o->host, j, o->native);
 		line = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;

@@ -161,6 +161,7 @@ struct json_t;
 typedef struct json_t json_t;
 
 json_t	*jh_json_parse(const char *, size_t, struct jh_err *);
+size_t	jh_json_lone_surrogates(char *, size_t);
 int	jh_json_to_cbor(struct jh_buf *, const json_t *, int,
 	    struct jh_err *);
 int	jh_json_field_to_cbor(struct jh_buf *, const json_t *, const char *,
@@ -438,6 +439,7 @@ void	jh_sh_free(struct jh_sh_script *);
 int	jh_path_resolve(char *, size_t, const char *, const char *,
 	    struct jh_err *);
 int	jh_path_under(const char *, const char *);
+int	jh_path_under_fold(const char *, const char *);
 int	jh_glob(const char *, const char *, int);
 int	jh_path_match(const char *, const char *, const char *);
 

@@ -29,6 +29,72 @@ jh_json_parse(const char *s, size_t n, struct jh_err *e)
 	return (j);
 }
 
+static int
+hex4(const char *s, unsigned *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		int c = s[i], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return (-1);
+		*v = *v << 4 | (unsigned)d;
+	}
+	return (0);
+}
+
+/*
+ * Rewrites in place, in JSON text s of n bytes, each \u escape of a
+ * lone UTF-16 surrogate (valid JSON syntax, what JavaScript's
+ * JSON.stringify writes for one, which jansson refuses) as \ufffd, the
+ * replacement character: what Node passes on when it encodes such a
+ * string as UTF-8, so the text decided is the text that runs.  The
+ * length does not change.  Returns how many it rewrote.
+ */
+size_t
+jh_json_lone_surrogates(char *s, size_t n)
+{
+	size_t i, fixed = 0;
+	unsigned v, w;
+	int instr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!instr) {
+			instr = s[i] == '"';
+			continue;
+		}
+		if (s[i] == '"') {
+			instr = 0;
+			continue;
+		}
+		if (s[i] != '\\' || i + 1 >= n)
+			continue;
+		if (s[i + 1] != 'u' || i + 6 > n || hex4(s + i + 2, &v) == -1) {
+			i++;		/* \" \\ \n ...: one escaped byte */
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdbff && i + 12 <= n &&
+		    s[i + 6] == '\\' && s[i + 7] == 'u' &&
+		    hex4(s + i + 8, &w) == 0 && w >= 0xdc00 && w <= 0xdfff) {
+			i += 11;	/* a pair */
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdfff) {
+			memcpy(s + i + 2, "fffd", 4);
+			fixed++;
+		}
+		i += 5;
+	}
+	return (fixed);
+}
+
 struct jpath {
 	char s[256];
 	size_t n;

@@ -183,14 +183,15 @@ deny_of() {
 	run -2 --separate-stderr norm <<<'this is not json'
 	assert_output ""
 	[[ $stderr == *"jh-normalize: -: payload 1 (offset 0): not JSON"* ]]
-	# what came before is still written; the rest is not read
+	# what came before is still written; a bad payload whose end the
+	# reader finds is passed over, one it cannot is the end
 	{ jq -c . "$FIX/Stop.json"; echo '{"a":'; } >"$T/trunc.json"
 	run -2 --separate-stderr norm "$T/trunc.json"
 	assert_equal "$(jq -r .event <<<"$output")" Stop
 	[[ $stderr == *"payload 2"*"ends inside a JSON value"* ]]
 	{ jq -c . "$FIX/Stop.json"; echo '{"a":1,}'; jq -c . "$FIX/Stop.json"; } >"$T/bad.json"
 	run -2 --separate-stderr norm "$T/bad.json"
-	assert_equal "${#lines[@]}" 1
+	assert_equal "${#lines[@]}" 2
 	run -2 --separate-stderr norm <<<'{"session_id":"s","session_id":"t","hook_event_name":"Stop"}'
 	assert_output ""
 	[[ $stderr == *"duplicate object key"* ]]
