@@ -386,6 +386,37 @@ same_text(const struct jh_cbor *a, const struct jh_cbor *b)
 	    memcmp(a->p, b->p, a->len) == 0);
 }
 
+/*
+ * A grant's costs are microjoules: every value of costs and every
+ * capability's cost_uj an unsigned integer.  One the gate would pass
+ * over (a negative number, a text) would make it charge another cost
+ * than the one the grant states.
+ */
+static int
+grant_costs(const struct jh_cbor *core, struct jh_err *e)
+{
+	const struct jh_cbor *c = jh_cbor_get(core, "costs"), *caps, *v;
+	size_t i;
+
+	if (c != NULL && c->type == JH_CBOR_MAP)
+		for (i = 0; i < c->len; i++)
+			if (c->v[2 * i + 1].type != JH_CBOR_UINT)
+				return (jh_errf(e, "costs.%.*s must be an "
+				    "unsigned integer (microjoules)",
+				    (int)(c->v[2 * i].len < 64 ?
+				    c->v[2 * i].len : 64),
+				    (const char *)c->v[2 * i].p));
+	if ((caps = jh_cbor_get(core, "caps")) == NULL ||
+	    caps->type != JH_CBOR_ARRAY)
+		return (0);
+	for (i = 0; i < caps->len; i++)
+		if ((v = jh_cbor_get(&caps->v[i], "cost_uj")) != NULL &&
+		    v->type != JH_CBOR_UINT)
+			return (jh_errf(e, "caps[%zu].cost_uj must be an "
+			    "unsigned integer (microjoules)", i));
+	return (0);
+}
+
 /* updated_digest must be the input_digest of the JSON in updated_input. */
 static int
 check_updated(const struct jh_cbor *ui, const struct jh_cbor *ud,
@@ -511,6 +542,8 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		if (jh_cbor_get(core, "parent") != NULL)
 			return (jh_errf(e, "field parent: delegated grants "
 			    "are not supported in v1"));
+		if (grant_costs(core, e) == -1)
+			return (-1);
 		if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
 		    !jh_cbor_text_is(v, "ask") && !jh_cbor_text_is(v, "deny"))
 			return (jh_errf(e, "field otherwise must be ask or "
