@@ -804,7 +804,7 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 			continue;
 		/* find -name: only what a matching name reaches */
 		for (k = 0; k < nprotect; k++)
-			if (jh_path_under(protect[k], e->path) &&
+			if (jh_path_under_fold(protect[k], e->path) &&
 			    jh_only_reaches(e->path, e->only, e->onlyfold,
 			    protect[k]))
 				goto hit;
@@ -813,7 +813,7 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
 		snprintf(p, sizeof(p), "%s/.claude", root);
-		if (jh_path_under(p, e->path) && jh_only_reaches(e->path,
+		if (jh_path_under_fold(p, e->path) && jh_only_reaches(e->path,
 		    e->only, e->onlyfold, p))
 			goto hit;
 		continue;

@@ -374,9 +374,20 @@ static int
 add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
     const char *base, const char *path, struct targets *t)
 {
-	char r[PATH_MAX + 1];
+	char r[PATH_MAX + 1], h[PATH_MAX + 1];
 	struct jh_err e;
 
+	/* ~ and ~/x are the user's home, as the host reads them */
+	if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
+		if (g->user_home == NULL || g->user_home[0] != '/')
+			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s names "
+			    "the home, which is not known", path));
+		if ((size_t)snprintf(h, sizeof(h), "%s%s", g->user_home,
+		    path + 1) >= sizeof(h))
+			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is "
+			    "too long", path));
+		path = h;
+	}
 	if (jh_path_resolve(r, sizeof(r), base, path, &e) == -1)
 		return (jh_decision_fail(d, JH_D_UNSAFE, "cannot resolve "
 		    "%.200s: %s", path, e.msg));
@@ -423,12 +434,26 @@ collect_targets(struct jh_decision *d, const struct jh_gate *g,
 
 	if (strcmp(class, "read") == 0 || strcmp(class, "write") == 0 ||
 	    strcmp(class, "edit") == 0) {
-		if ((p = sget(in, "file_path")) == NULL &&
-		    (p = sget(in, "notebook_path")) == NULL &&
-		    (p = sget(in, "path")) == NULL)
+		/*
+		 * Every path field given is a target: a tool that reads one
+		 * of them (NotebookEdit writes notebook_path, whatever
+		 * file_path says) acts on what it names.
+		 */
+		static const char *const keys[] = { "file_path",
+		    "notebook_path", "path", NULL };
+		size_t k, n = 0;
+
+		for (k = 0; keys[k] != NULL; k++) {
+			if ((p = sget(in, keys[k])) == NULL)
+				continue;
+			n++;
+			if ((rc = add_target(d, g, root, cwd, p, t)) != 0)
+				return (rc);
+		}
+		if (n == 0)
 			return (jh_decision_fail(d, JH_D_MALFORMED,
 			    "%s has no file path", tool));
-		return (add_target(d, g, root, cwd, p, t));
+		return (0);
 	}
 	if (strcmp(class, "search") == 0) {
 		const char *base = sget(in, "path");
@@ -711,6 +736,12 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 			rc = otherwise(d, gr, act, in, &ln, ck.code);
 			goto out;
 		}
+	} else if (jh_effects_protected(d->reason, sizeof(d->reason),
+	    g->protect->path, g->protect->n, root, &ln.ef)) {
+		/* a search of a tree that links into a protected place */
+		rc = d->code = JH_D_PROTECTED;
+		d->verdict = "deny";
+		goto out;
 	} else if ((*capidx = jh_find_cap(gr, act, NULL, 0, 0)) == -1 &&
 	    (ln.ef.n == 0 || jh_effects_caps(&ck, gr, act, NULL, &ln.ef) != 0 ||
 	    (*capidx = ck.first_cap) == -1)) {

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jh.h"
 
@@ -91,6 +92,23 @@ jh_path_under(const char *path, const char *dir)
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	return (strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/'));
+}
+
+/*
+ * jh_path_under, ignoring ASCII case: the file systems of macOS and
+ * Windows do, so .CLAUDE/settings.json is .claude/settings.json there.
+ */
+int
+jh_path_under_fold(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return (path[0] == '/');
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return (strncasecmp(path, dir, n) == 0 && (path[n] == '\0' ||
 	    path[n] == '/'));
 }
 

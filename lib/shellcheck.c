@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -45,14 +46,14 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 	size_t i;
 
 	for (i = 0; i < nprotect; i++)
-		if (jh_path_under(path, protect[i]))
+		if (jh_path_under_fold(path, protect[i]))
 			return (1);
 	if (root != NULL) {
 		snprintf(p, sizeof(p), "%s/.claude", root);
-		if (jh_path_under(path, p))
+		if (jh_path_under_fold(path, p))
 			return (1);
 		snprintf(p, sizeof(p), "%s/.mcp.json", root);
-		if (strcmp(path, p) == 0)
+		if (strcasecmp(path, p) == 0)
 			return (1);
 	}
 	return (0);
