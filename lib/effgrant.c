@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <fts.h>
 #include <limits.h>
 #include <stddef.h>
@@ -747,6 +748,64 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 	return (0);
 }
 
+struct linkscan {
+	char *out;
+	size_t sz;
+	char *const *protect;
+	size_t nprotect;
+	const char *root;
+	size_t seen;
+	char path[PATH_MAX];
+};
+
+/*
+ * One directory of the scan, path[0..len): readdir's d_type says which
+ * entries are links and directories, so no entry is stat'ed unless the
+ * file system does not say.  1 at a link into a protected place.
+ */
+static int
+scan_dir(struct linkscan *ls, size_t len, int depth)
+{
+	char r[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	size_t n;
+	int type, hit = 0;
+
+	if (depth > 256 || (dp = opendir(ls->path)) == NULL)
+		return (0);
+	while (!hit && ls->seen < JH_LINKSCAN && (d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		ls->seen++;
+		n = strlen(d->d_name);
+		if (len + 1 + n >= sizeof(ls->path))
+			continue;
+		ls->path[len] = '/';
+		memcpy(ls->path + len + 1, d->d_name, n + 1);
+		type = d->d_type;
+		if (type == DT_UNKNOWN && lstat(ls->path, &st) == 0)
+			type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ?
+			    DT_DIR : DT_REG;
+		if (type == DT_LNK) {
+			if (realpath(ls->path, r) != NULL &&
+			    jh_path_protected(ls->protect, ls->nprotect,
+			    ls->root, r)) {
+				snprintf(ls->out, ls->sz, "%.200s is a link into "
+				    "%.200s, which is protected: joulehook's own "
+				    "files and the host's configuration are never "
+				    "granted", ls->path, r);
+				hit = 1;
+			}
+		} else if (type == DT_DIR)
+			hit = scan_dir(ls, len + 1 + n, depth + 1);
+		ls->path[len] = '\0';
+	}
+	closedir(dp);
+	return (hit);
+}
+
 /*
  * Whether a tree holds a symbolic link into a protected place: a program
  * that follows links (tar -h, grep -R, a host's search) would read or
@@ -757,29 +816,23 @@ static int
 tree_link(char *out, size_t sz, char *const *protect, size_t nprotect,
     const char *root, const char *dir)
 {
-	char *const paths[] = { (char *)dir, NULL };
-	char r[PATH_MAX];
-	FTS *f;
-	FTSENT *e;
-	size_t seen = 0;
-	int hit = 0;
+	struct linkscan ls;
+	struct stat st;
+	size_t len = strlen(dir);
 
-	if ((f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL)) == NULL)
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    len >= sizeof(ls.path))
 		return (0);
-	while (!hit && seen++ < JH_LINKSCAN && (e = fts_read(f)) != NULL) {
-		if (e->fts_info != FTS_SL && e->fts_info != FTS_SLNONE)
-			continue;
-		if (realpath(e->fts_path, r) == NULL)
-			continue;
-		if (jh_path_protected(protect, nprotect, root, r)) {
-			snprintf(out, sz, "%.200s is a link into %.200s, which "
-			    "is protected: joulehook's own files and the host's "
-			    "configuration are never granted", e->fts_path, r);
-			hit = 1;
-		}
-	}
-	fts_close(f);
-	return (hit);
+	ls.out = out;
+	ls.sz = sz;
+	ls.protect = protect;
+	ls.nprotect = nprotect;
+	ls.root = root;
+	ls.seen = 0;
+	memcpy(ls.path, dir, len + 1);
+	while (len > 1 && ls.path[len - 1] == '/')
+		ls.path[--len] = '\0';
+	return (scan_dir(&ls, len, 0));
 }
 
 /*
@@ -792,10 +845,11 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
     size_t nprotect, const char *root, const struct jh_effects *ef)
 {
 	char p[PATH_MAX + 16];
-	size_t i, k;
+	size_t i, k, j;
 
 	for (i = 0; i < ef->n; i++) {
 		const struct jh_effect *e = &ef->v[i];
+		int scanned = 0;
 		if (e->path == NULL)
 			continue;
 		if (jh_path_protected(protect, nprotect, root, e->path))
@@ -808,7 +862,13 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 			    jh_only_reaches(e->path, e->only, e->onlyfold,
 			    protect[k]))
 				goto hit;
-		if (tree_link(out, sz, protect, nprotect, root, e->path))
+		/* a tree under one already scanned is not scanned again */
+		for (j = 0; j < i && !scanned; j++)
+			scanned = (ef->v[j].flags & JH_EF_TREE) &&
+			    ef->v[j].path != NULL &&
+			    jh_path_under(e->path, ef->v[j].path);
+		if (!scanned && tree_link(out, sz, protect, nprotect, root,
+		    e->path))
 			return (1);
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
