@@ -94,6 +94,10 @@ expect() {
 	# what they run is decided as itself
 	expect deny "valgrind rm -rf /etc" "strace -o /etc/x ls" \
 	    "valgrind --log-file=/etc/profile ls"
+	# a registry query is routine; publishing a package, like a push, is not
+	expect allow "npm view left-pad version" "npm outdated" "cargo search serde"
+	expect ask "npm publish" "pnpm publish" "yarn npm publish" "cargo publish" \
+	    "uv publish" "poetry publish" "npm login" "twine upload dist/*"
 	expect ask "pytest -p evilplugin" "make -f /tmp/evil.mk" "/tmp/t" "strace -p 1" "valgrind sh" "golangci-lint run --output.json.path=/tmp/x" \
 	    "python3 -m venv --upgrade-deps .venv" "npm install left-pad"
 }
