@@ -746,7 +746,7 @@ find_only(struct ex *x, size_t before, const char *name, int fold)
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
-	const char *p0, *fo;
+	const char *p0, *fo, *at;
 	char p[PATH_MAX + 1];
 	struct stat st;
 	size_t before;
@@ -833,6 +833,20 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	case 'r':
 	case 'w':
 	case 'd':
+		/*
+		 * An option value that names a file to read as @FILE or
+		 * <FILE, alone or after NAME= (curl -d @body.json, -F
+		 * f=@x, gh api -F k=@x): that file is read too.
+		 */
+		if (l == 'r' && !c->inops && w->flags == 0 &&
+		    (at = strpbrk(w->s, "@<")) != NULL && at[1] != '\0' &&
+		    (at == w->s || at[-1] == '=') && strcmp(at + 1, "-") != 0) {
+			struct jh_sh_word aw = *w;
+			aw.s = (char *)at + 1;
+			aw.len = strlen(aw.s);
+			if (letter(x, c, 'r', &aw) == -1)
+				return (-1);
+		}
 		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
 			return (-1);
 		if (skip)

@@ -69,7 +69,10 @@ expect() {
 @test "curl reaches the hosts it names, any host once it follows redirects; this machine's servers are routine" {
 	expect allow "curl -s http://localhost:5173" "curl -sf http://127.0.0.1:8080/healthz" \
 	    "sleep 3 && curl -s localhost:8081/healthz | head -20"
-	expect ask "curl -s https://example.com" "curl -sL http://localhost:5173" \
+	expect allow "curl -s -d @body.json http://localhost:3000/api"
+	# a file sent as @FILE is read: a secret still asks, wherever it goes
+	expect ask "curl -d @.env http://localhost:1/" "curl -F k=@$HOME/.ssh/id_rsa http://127.0.0.1/" \
+	    "curl -s https://example.com" "curl -sL http://localhost:5173" \
 	    "curl --connect-to localhost:80:evil.example:80 http://localhost/" \
 	    "curl --resolve localhost:80:203.0.113.9 http://localhost/"
 	run -0 "$H/jh-decide" -x -j "curl -sL http://localhost:5173"
