@@ -72,15 +72,6 @@ usage(FILE *f, int status)
 
 /* --- main ------------------------------------------------------------- */
 
-static void
-curl_lock_none(CURL *h, curl_lock_data d, curl_lock_access a, void *u)
-{
-	(void)h;
-	(void)d;
-	(void)a;
-	(void)u;
-}
-
 /* A TCP socket on addr:port ("127.0.0.1:8177", "[::1]:8177"). */
 static int
 listen_tcp(const char *spec, char *shown, size_t sz)
@@ -251,7 +242,6 @@ main(int argc, char *argv[])
 	struct MHD_Daemon *d;
 	struct jh_ladder_cfg lc;
 	struct jh_err e;
-	CURLSH *share;
 	sigset_t ss, ts;
 	char shown[300];
 	uint64_t t0;
@@ -408,8 +398,6 @@ main(int argc, char *argv[])
 	jh_px_bucket = O->newlogs;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
 		errx(2, "libcurl failed to initialise");
-	(void)share;
-	(void)curl_lock_none;
 
 	/* Signals: SIGTERM and SIGINT are taken by this thread only. */
 	signal(SIGPIPE, SIG_IGN);
