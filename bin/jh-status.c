@@ -31,6 +31,7 @@ struct opts {
 	struct jh_stctx c;
 	char root[PATH_MAX];
 	char homebuf[PATH_MAX], statebuf[PATH_MAX];
+	char sink[PATH_MAX];	/* the config's checkpoint sink, or "" */
 	struct jh_keyset keys;	/* stewards and trust */
 	struct jh_verifier v;
 };
@@ -193,15 +194,31 @@ static int
 summary_mode(struct opts *o, int argc, char **argv)
 {
 	struct jh_sum s;
+	struct jh_cps cps;
 	struct jh_buf out;
 	struct jh_err e;
 	int i, bad = 0;
+
+	memset(&cps, 0, sizeof(cps));
 
 	if (o->keys.n == 0)
 		errx(2, "no trusted keys: list them in JH_HOME/stewards and "
 		    "JH_HOME/trust");
 	jh_sum_init(&s, &o->v);
 	jh_buf_init(&out);
+	/*
+	 * The config's sink: each log is checked against its session's
+	 * latest checkpoint there, as jh-verify -c does.  A sink not yet
+	 * written (no Stop yet) holds none.
+	 */
+	if (o->sink[0] != '\0') {
+		int x = jh_cps_load(&cps, o->sink, &o->v, &e);
+		if (x == -1 || (x == -2 && access(o->sink, F_OK) == 0)) {
+			warnx("checkpoint sink: %s", e.msg);
+			bad = 1;
+		} else if (x == 0)
+			s.cps = &cps;
+	}
 	if (argc == 0 && jh_st_summarize_project(&o->c, &s, NULL, &e) == -1) {
 		warnx("%s", e.msg);
 		bad = 1;
@@ -219,6 +236,7 @@ summary_mode(struct opts *o, int argc, char **argv)
 		err(2, "stdout");
 	i = bad ? 2 : s.nok == s.nlogs ? 0 : 1;
 	jh_sum_free(&s);
+	jh_cps_free(&cps);
 	jh_buf_free(&out);
 	return (i);
 }
@@ -258,6 +276,11 @@ read_conf(struct opts *o, const char *path)
 		if ((v = strchr(line, '=')) == NULL)
 			errx(2, "%s:%d: bad line", path, lineno);
 		*v++ = '\0';
+		if (strcmp(line, "sink") == 0 && v[0] == '/' &&
+		    strlen(v) < sizeof(o->sink)) {
+			strcpy(o->sink, v);
+			continue;
+		}
 		if (strcmp(line, "home") != 0 && strcmp(line, "state") != 0)
 			continue;
 		if (v[0] != '/' || strlen(v) >= PATH_MAX)

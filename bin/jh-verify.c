@@ -19,15 +19,6 @@
 
 #define PROG "jh-verify"
 
-struct checkpoint {
-	int have;
-	uint8_t *session;
-	size_t slen;
-	uint64_t count;
-	uint8_t head[JH_HASH_LEN];
-	int used;
-};
-
 /* A receipt's debit, for ledger replay: counted once by payload hash. */
 struct debit {
 	uint8_t ph[JH_HASH_LEN];
@@ -48,9 +39,8 @@ struct opts {
 	struct replay rp;
 	struct jh_keyset keys;
 	struct jh_verifier v;
-	struct checkpoint cp;	/* the one the log at hand is checked with */
-	struct checkpoint *cps;	/* -c: every checkpoint the file holds */
-	size_t ncps;
+	const struct jh_cp *cp;	/* the one the log at hand is checked with */
+	struct jh_cps cps;	/* -c: every checkpoint the file holds */
 	int cp_used;
 };
 
@@ -113,28 +103,10 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	int cp_fail = 0;
 
 	jh_hex(hex, lv->hash, JH_HASH_LEN);
-	if (o->cp.have && lv->have_session && lv->slen == o->cp.slen &&
-	    memcmp(lv->session, o->cp.session, lv->slen) == 0) {
-		o->cp.used = 1;
+	if (o->cp != NULL && lv->have_session && lv->slen == o->cp->slen &&
+	    memcmp(lv->session, o->cp->session, lv->slen) == 0) {
 		o->cp_used = 1;
-		if (lv->entries < o->cp.count) {
-			snprintf(note, sizeof(note), "truncated: the checkpoint "
-			    "has %llu entries, the log %llu",
-			    (unsigned long long)o->cp.count,
-			    (unsigned long long)lv->entries);
-			cp_fail = 1;
-		} else if (!lv->cp_seen ||
-		    memcmp(lv->cp_hash, o->cp.head, JH_HASH_LEN) != 0) {
-			snprintf(note, sizeof(note), "does not extend the "
-			    "checkpoint: entry %llu is not the checkpoint's "
-			    "head", (unsigned long long)(o->cp.count - 1));
-			cp_fail = 1;
-		} else if (lv->entries == o->cp.count)
-			snprintf(note, sizeof(note), "matches the checkpoint");
-		else
-			snprintf(note, sizeof(note), "extends the checkpoint "
-			    "by %llu entries (those verified as a prefix only)",
-			    (unsigned long long)(lv->entries - o->cp.count));
+		cp_fail = jh_cp_note(o->cp, lv, note, sizeof(note));
 	} else
 		snprintf(note, sizeof(note), "verified as a prefix only: "
 		    "without a checkpoint, a truncated tail cannot be "
@@ -362,8 +334,8 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	jh_arena_init(&a);
 	jh_lv_init(&lv);
 	select_cp(o, fd);
-	if (o->cp.have)
-		lv.cp_count = o->cp.count;
+	if (o->cp != NULL)
+		lv.cp_count = o->cp->count;
 	for (;;) {
 		off = r.offset + r.pos;
 		x = jh_reader_cbor(&r, &item, &len, &e);
@@ -479,64 +451,6 @@ run_file(struct opts *o, const char *path, struct tally *t)
 }
 
 /*
- * -c: a file of checkpoints, one or a sequence (a sink appends one per
- * Stop); every one must verify.  Each log is checked against the
- * latest (largest count) checkpoint of its own session.
- */
-static void
-load_checkpoint(struct opts *o, const char *path)
-{
-	struct jh_buf b;
-	struct jh_err e;
-	struct jh_arena a;
-	struct jh_env env;
-	const struct jh_cbor *s, *c, *h;
-	struct checkpoint *cp;
-	size_t off = 0, len;
-	int fd;
-
-	jh_buf_init(&b);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		err(2, "%s", path);
-	if (jh_read_all(&b, fd, JH_MAX_RECORD, &e) == -1)
-		errx(2, "%s: %s", path, e.msg);
-	close(fd);
-	if (b.len == 0)
-		errx(1, "%s: no checkpoint", path);
-	jh_arena_init(&a);
-	while (off < b.len) {
-		if (jh_cbor_item_len(&len, b.p + off, b.len - off, &e) !=
-		    JH_CBOR_OK)
-			errx(1, "%s: checkpoint %zu: %s", path, o->ncps + 1,
-			    e.msg);
-		jh_arena_reset(&a);
-		if (jh_verify_env(&o->v, &env, &a, b.p + off, len, &e) == -1)
-			errx(1, "%s: checkpoint %zu does not verify: %s", path,
-			    o->ncps + 1, e.msg);
-		if (strcmp(env.kind, "checkpoint/1") != 0)
-			errx(1, "%s: a %s, not a checkpoint/1", path, env.kind);
-		if ((o->cps = realloc(o->cps, (o->ncps + 1) *
-		    sizeof(*o->cps))) == NULL)
-			errx(2, "out of memory");
-		cp = &o->cps[o->ncps++];
-		memset(cp, 0, sizeof(*cp));
-		s = jh_cbor_get(env.core, "session");
-		c = jh_cbor_get(env.core, "count");
-		h = jh_cbor_get(env.core, "head");
-		if ((cp->session = malloc(s->len + 1)) == NULL)
-			errx(2, "out of memory");
-		memcpy(cp->session, s->p, s->len);
-		cp->slen = s->len;
-		cp->count = c->u;
-		memcpy(cp->head, h->p, JH_HASH_LEN);
-		cp->have = 1;
-		off += len;
-	}
-	jh_arena_free(&a);
-	jh_buf_free(&b);
-}
-
-/*
  * The checkpoint for the log on fd: the latest of the session its first
  * entry names (the file is rewound), or, on a stream that cannot be
  * peeked at, of the one session the checkpoints are all of.
@@ -545,28 +459,14 @@ static void
 select_cp(struct opts *o, int fd)
 {
 	char *sid = NULL;
-	size_t i, slen = 0;
-	int one = 1;
 
-	memset(&o->cp, 0, sizeof(o->cp));
-	if (o->ncps == 0)
+	o->cp = NULL;
+	if (o->cps.n == 0)
 		return;
-	if (lseek(fd, 0, SEEK_CUR) == 0 &&
-	    (sid = jh_st_first_session(fd)) != NULL)
-		slen = strlen(sid);
+	if (lseek(fd, 0, SEEK_CUR) == 0)
+		sid = jh_st_first_session(fd);
 	lseek(fd, 0, SEEK_SET);
-	for (i = 1; i < o->ncps; i++)
-		if (o->cps[i].slen != o->cps[0].slen || memcmp(o->cps[i].session,
-		    o->cps[0].session, o->cps[0].slen) != 0)
-			one = 0;
-	for (i = 0; i < o->ncps; i++) {
-		struct checkpoint *c = &o->cps[i];
-		if (sid != NULL ? (c->slen != slen ||
-		    memcmp(c->session, sid, slen) != 0) : !one)
-			continue;
-		if (!o->cp.have || c->count > o->cp.count)
-			o->cp = *c;
-	}
+	o->cp = jh_cps_pick(&o->cps, sid);
 	free(sid);
 }
 
@@ -640,8 +540,9 @@ main(int argc, char *argv[])
 		errx(2, "no trusted keys: give -p, -s or -t, or list keys in "
 		    "JH_HOME/stewards and JH_HOME/trust");
 	jh_verifier_init(&o.v, &o.keys);
-	if (cpfile != NULL)
-		load_checkpoint(&o, cpfile);
+	if (cpfile != NULL && (x = jh_cps_load(&o.cps, cpfile, &o.v,
+	    &e)) != 0)
+		errx(x == -2 ? 2 : 1, "%s", e.msg);
 
 	if (argc == 0)
 		rc = run_file(&o, "-", &t);
@@ -651,7 +552,7 @@ main(int argc, char *argv[])
 	if (rc != -1 && o.ledgerdir != NULL && replay_ledger(&o, &t) == -1)
 		rc = -1;
 	free(o.rp.v);
-	if (rc != -1 && o.ncps > 0 && !o.cp_used) {
+	if (rc != -1 && o.cps.n > 0 && !o.cp_used) {
 		t.failed++;
 		warnx("no log of the checkpoint's session was given");
 	}
@@ -659,9 +560,7 @@ main(int argc, char *argv[])
 		printf("{\"summary\":{\"objects\":%lu,\"verified\":%lu,"
 		    "\"failed\":%lu}}\n", t.objects, t.ok, t.failed);
 	}
-	for (i = 0; i < (int)o.ncps; i++)
-		free(o.cps[i].session);
-	free(o.cps);
+	jh_cps_free(&o.cps);
 	jh_keyset_free(&o.keys);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

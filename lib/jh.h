@@ -345,9 +345,27 @@ struct jh_lv {			/* the state of one log being verified */
 	size_t cap;
 };
 
+/* A sink's checkpoints (checkpoint.c). */
+struct jh_cp {
+	char *session;		/* NUL-terminated, slen bytes */
+	size_t slen;
+	uint64_t count;
+	uint8_t head[JH_HASH_LEN];
+};
+
+struct jh_cps {
+	struct jh_cp *v;
+	size_t n;
+};
+
 void	jh_verifier_init(struct jh_verifier *, const struct jh_keyset *);
 int	jh_verify_env(struct jh_verifier *, struct jh_env *, struct jh_arena *,
 	    const uint8_t *, size_t, struct jh_err *);
+int	jh_cps_load(struct jh_cps *, const char *, struct jh_verifier *,
+	    struct jh_err *);
+const struct jh_cp *jh_cps_pick(const struct jh_cps *, const char *);
+int	jh_cp_note(const struct jh_cp *, const struct jh_lv *, char *, size_t);
+void	jh_cps_free(struct jh_cps *);
 void	jh_lv_init(struct jh_lv *);
 void	jh_lv_free(struct jh_lv *);
 int	jh_lv_entry(struct jh_lv *, struct jh_verifier *,
@@ -919,6 +937,7 @@ struct jh_tally {		/* the figures of verified receipts */
 
 struct jh_sum {
 	struct jh_verifier *v;
+	const struct jh_cps *cps;	/* the sink's checkpoints, or NULL */
 	struct jh_tally total;
 	uint64_t nlogs;
 	uint64_t nok;

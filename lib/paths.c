@@ -81,9 +81,9 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 	return (0);
 }
 
-/* True when path is dir or lies under it. */
-int
-jh_path_under(const char *path, const char *dir)
+/* True when path is dir or lies under it; fold: ignoring ASCII case. */
+static int
+under(const char *path, const char *dir, int fold)
 {
 	size_t n = strlen(dir);
 
@@ -91,8 +91,14 @@ jh_path_under(const char *path, const char *dir)
 		return (path[0] == '/');
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
-	return (strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/'));
+	return ((fold ? strncasecmp(path, dir, n) : strncmp(path, dir, n)) ==
+	    0 && (path[n] == '\0' || path[n] == '/'));
+}
+
+int
+jh_path_under(const char *path, const char *dir)
+{
+	return (under(path, dir, 0));
 }
 
 /*
@@ -102,14 +108,7 @@ jh_path_under(const char *path, const char *dir)
 int
 jh_path_under_fold(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return (path[0] == '/');
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return (strncasecmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/'));
+	return (under(path, dir, 1));
 }
 
 static int

@@ -844,16 +844,25 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 	struct jh_tally t;
 	struct jh_err ie;
 	const uint8_t *item;
-	char bad[320], tail[160];
+	const struct jh_cp *cp = NULL;
+	char bad[320], tail[160], note[256], *sid;
 	size_t len;
 	uint64_t off, bad_idx = 0, bad_off = 0;
-	int x, ok, rc = 0, oom = 0;
+	int x, ok, rc = 0, oom = 0, cpfail = 0;
 
 	memset(&t, 0, sizeof(t));
 	bad[0] = tail[0] = '\0';
+	jh_lv_init(&lv);
+	/* the sink's latest checkpoint of the log's session, if any */
+	if (s->cps != NULL && s->cps->n > 0 && lseek(fd, 0, SEEK_CUR) == 0) {
+		sid = jh_st_first_session(fd);
+		lseek(fd, 0, SEEK_SET);
+		if (sid != NULL && (cp = jh_cps_pick(s->cps, sid)) != NULL)
+			lv.cp_count = cp->count;
+		free(sid);
+	}
 	jh_reader_init(&r, fd);
 	jh_arena_init(&a);
-	jh_lv_init(&lv);
 	for (;;) {
 		off = r.offset + r.pos;
 		x = jh_reader_cbor(&r, &item, &len, &ie);
@@ -924,11 +933,14 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 		rc = jh_errf(e, "out of memory");
 		goto out;
 	}
+	/* a log cut below its checkpoint, or not the one it signed, fails */
+	if (cp != NULL)
+		cpfail = jh_cp_note(cp, &lv, note, sizeof(note));
 	s->total.entries += t.entries;
 	s->total.verified += t.verified;
-	s->total.failed += t.failed;
+	s->total.failed += t.failed + (cpfail ? 1 : 0);
 	s->nlogs++;
-	if (t.failed == 0)
+	if (t.failed == 0 && !cpfail)
 		s->nok++;
 	if (s->logs.len > 0)
 		jh_buf_addc(&s->logs, ',');
@@ -939,7 +951,8 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 		jh_json_str(&s->logs, (const char *)lv.session, lv.slen);
 	else
 		jh_buf_adds(&s->logs, "null");
-	jh_buf_addf(&s->logs, ",\"ok\":%s", t.failed ? "false" : "true");
+	jh_buf_addf(&s->logs, ",\"ok\":%s", t.failed || cpfail ? "false" :
+	    "true");
 	tally_json(&s->logs, &t);
 	if (bad_idx) {
 		jh_buf_addf(&s->logs, ",\"first_broken\":{\"item\":%llu,"
@@ -952,12 +965,15 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 		jh_buf_adds(&s->logs, ",\"tail\":");
 		jh_json_str(&s->logs, tail, strlen(tail));
 	}
-	if (lv.entries > 0)
+	if (cp != NULL) {
+		jh_buf_adds(&s->logs, ",\"extent\":");
+		jh_json_str(&s->logs, note, strlen(note));
+	} else if (lv.entries > 0)
 		jh_buf_adds(&s->logs, ",\"extent\":\"verified as a prefix "
 		    "only: without a checkpoint, a truncated tail cannot be "
 		    "detected\"");
 	jh_buf_addc(&s->logs, '}');
-	rc = t.failed ? 1 : 0;
+	rc = t.failed || cpfail ? 1 : 0;
 out:
 	tally_free(&t);
 	jh_lv_free(&lv);

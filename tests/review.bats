@@ -99,3 +99,30 @@ ask"
 	run -0 "$H/jh-decide" -x -j 'grep -rn x .'
 	assert_equal "$(jq -r .code <<<"$output")" protected-path
 }
+
+@test "jh-status -s checks each log against the configured checkpoint sink, as jh-verify -c does" {
+	mkdir -p "$T/sink"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -C "$T/sink/cp"
+	local conf="$JH_HOME/hook.conf" log size
+	for id in t1 t2; do
+		jq -nc --arg cwd "$P" --arg id "$id" '{session_id: "s1", transcript_path: "/dev/null",
+		    cwd: $cwd, hook_event_name: "PreToolUse", tool_name: "Bash",
+		    tool_input: {command: "ls"}, tool_use_id: $id}' | "$H/jh-hook" -c "$conf"
+		log=$(ls "$JH_STATE"/logs/*.jhl)
+		[ "$id" = t1 ] && size=$(stat -c %s "$log")
+	done
+	# Stop seals a checkpoint into the sink (its meter fails on /dev/null)
+	jq -nc --arg cwd "$P" '{session_id: "s1", transcript_path: "/dev/null", cwd: $cwd,
+	    hook_event_name: "Stop", stop_hook_active: false}' | "$H/jh-hook" -c "$conf" || :
+	[ -s "$T/sink/cp" ]
+	run -0 sh -c "'$H/jh-status' -s -c '$conf' | jq -c '.logs[] | [.ok, .extent]'"
+	assert_output '[true,"matches the checkpoint"]'
+	# the tail cut back to the first entry: the checkpoint says so
+	head -c "$size" "$log" >"$T/cut" && cp "$T/cut" "$log"
+	run -1 "$H/jh-status" -s -c "$conf"
+	assert_equal "$(jq -c '.logs[] | [.ok, .extent]' <<<"$output")" '[false,"truncated: the checkpoint has 2 entries, the log 1"]'
+	# without the sink in the config, the same log is a prefix only
+	sed -i '/^sink=/d' "$conf"
+	run -0 "$H/jh-status" -s -c "$conf"
+	assert_equal "$(jq -r '.logs[0].extent' <<<"$output")" "verified as a prefix only: without a checkpoint, a truncated tail cannot be detected"
+}
