@@ -1676,7 +1676,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "ls", "--block-size=i --color?i -F,--classify?i --format=i"
 	  " --hide=i --hyperlink?i --indicator-style=i -I,--ignore=i"
 	  " --quoting-style=i --sort=i --time=i --time-style=i"
-	  " -T,--tabsize=i -w,--width=i -R,--recursive:recursive -*", "r*",
+	  " -T,--tabsize=i -w,--width=i -R,--recursive:recursive -*", "m*",
 	  NULL, NULL, GNU, "ls --help" },
 	{ "lsof", "-*", "i*", NULL, NULL, 0, "lsof(8)" },
 	/*
@@ -2363,7 +2363,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -I=i -n=i -V=i -Y=i -O=i -a=i -m=i -D=u -w=u -r=i -z=i -M=i -Z=i"
 	  " -q -y -l -H -e -i -p -L -K -A -k -u -c -g -v -h -B -U", "rw*",
 	  NULL, NULL, 0, "ssh-keygen(1)" },
-	{ "stat", "-c,--format=i --printf=i --cached=i -*", "r*", NULL, NULL,
+	{ "stat", "-c,--format=i --printf=i --cached=i -*", "m*", NULL, NULL,
 	  GNU, "stat --help" },
 	{ "staticcheck", "-checks=i -f=i -fail=i -go=i -tags=i -tests?i"
 	  " -matrix -merge -explain=i -show-ignored -debug.cpuprofile=w"
@@ -2708,8 +2708,8 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
  * interpreter silently reads another way.
  */
 
-#define CT_VALUES	"rwdxfcinPuA"	/* an option value's letters: not s */
-#define CT_OPERANDS	"rwdxfcinsPuA"	/* letters an operand rule may take */
+#define CT_VALUES	"rmwdxfcinPuA"	/* an option value's letters: not s */
+#define CT_OPERANDS	"rmwdxfcinsPuA"	/* letters an operand rule may take */
 #define CT_FLAGS	(JH_CT_RUNS | JH_CT_SUB | JH_CT_POSIX | JH_CT_ABBREV | \
 	JH_CT_DASHLONG | JH_CT_NOCLUSTER | JH_CT_NET | JH_CT_INSTALL | \
 	JH_CT_WRAPPER | JH_CT_FILTER | JH_CT_FINDEXPR)

@@ -29,6 +29,7 @@
  *
  * EFFECTS (of an option value or an operand)
  *	r  read PATH	     w  write PATH (create or change)
+ *	m  read PATH's names and attributes, not its content (ls, stat)
  *	d  delete PATH	     x  exec FILE (a script or program it runs)
  *	f  a file read as code or as configuration that runs code (make -f,
  *	   pytest -c): an exec effect of the program on that file

@@ -755,7 +755,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	/* find -exec's {}: every path under the trees find walks */
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
-	    strchr("rwdxf", l) != NULL) {
+	    strchr("rmwdxf", l) != NULL) {
 		struct jh_sh_word tw;
 		size_t i;
 		int rec = c->recursive, r;
@@ -829,6 +829,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			return (add(x, JH_E_EXEC, JH_EF_RUNS, NULL, w->s,
 			    NULL));
 		/* FALLTHROUGH */
+	case 'm':
 	case 'f':
 	case 'r':
 	case 'w':
@@ -859,6 +860,13 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (l == 'x' || l == 'f')
 			return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name,
 			    NULL));
+		if (l == 'm') {
+			/* ls, stat: the names and attributes, not the bytes */
+			if (add(x, JH_E_READ, fl | JH_EF_META, p, c->name,
+			    NULL) == -1)
+				return (-1);
+			return (0);
+		}
 		if (l == 'r' && c->delete)
 			l = 'd';
 		if (l == 'r') {
@@ -1146,7 +1154,7 @@ is_mode(const char *s)
  * recursive grep or rg search the tree; a filter reads only its input.
  */
 static int
-no_paths(struct ex *x, struct cmdst *c)
+no_paths(struct ex *x, struct cmdst *c, int meta)
 {
 	int rec = c->recursive || (c->def->flags & JH_CT_FINDEXPR);
 
@@ -1155,8 +1163,8 @@ no_paths(struct ex *x, struct cmdst *c)
 	if (c->dir[0] == '\0')
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
 		    "directory this gate cannot follow", c->name));
-	return (add(x, JH_E_READ, rec ? JH_EF_TREE : 0, c->dir, c->name,
-	    NULL));
+	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
+	    0), c->dir, c->name, NULL));
 }
 
 /* The operands, by the entry's rules. */
@@ -1183,8 +1191,8 @@ operands(struct ex *x, struct cmdst *c)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s given no "
 		    "script runs its standard input", c->name));
 	/* the path rule: the first that reads, from where operands start */
-	for (pr = ri; pr < nr && (r[pr].last || strcmp(r[pr].eff, "r") != 0);
-	    pr++)
+	for (pr = ri; pr < nr && (r[pr].last || (strcmp(r[pr].eff, "r") != 0 &&
+	    strcmp(r[pr].eff, "m") != 0)); pr++)
 		;
 	for (i = 0; i < nr; i++)
 		if (r[i].last && !c->target)
@@ -1212,7 +1220,7 @@ operands(struct ex *x, struct cmdst *c)
 	if (last != NULL && letters(x, c, last->eff, c->ops[end]) == -1)
 		return (-1);
 	if (pr < nr && npr == 0 && last == NULL)
-		return (no_paths(x, c));
+		return (no_paths(x, c, strcmp(r[pr].eff, "m") == 0));
 	return (0);
 }
 

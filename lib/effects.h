@@ -39,6 +39,8 @@ enum jh_eff_kind {
 #define JH_EF_UNLISTED	0x08	/* unknown: the program itself is not in
 				   the command table */
 #define JH_EF_REDIR	0x10	/* the shell's: a redirection's target */
+#define JH_EF_META	0x20	/* read: names and attributes only (ls,
+				   stat), never the content */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */

@@ -678,6 +678,12 @@ when_effect(const struct jh_cbor *w, const struct jh_action *act,
 {
 	const struct jh_cbor *v;
 
+	/*
+	 * A policy about paths is about what they hold: ls and stat, which
+	 * read names and attributes only, do not meet it.
+	 */
+	if ((e->flags & JH_EF_META) && jh_cbor_get(w, "path") != NULL)
+		return (0);
 	if ((v = jh_cbor_get(w, "effect")) != NULL &&
 	    !each_text(v, eq_cb, jh_eff_name(e->kind)))
 		return (0);
@@ -736,8 +742,8 @@ jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
 	cls = jh_cbor_get(w, "class");
 	for (i = 0; i < ef->n; i++) {
 		const struct jh_effect *e = &ef->v[i];
-		if (!is_path_kind(e->kind) || (cls != NULL &&
-		    !class_hit(cls, e->kind)))
+		if (!is_path_kind(e->kind) || (e->flags & JH_EF_META) ||
+		    (cls != NULL && !class_hit(cls, e->kind)))
 			continue;
 		if (path_hit(pth, act, e, 1)) {
 			if (hit != NULL)
@@ -944,6 +950,8 @@ jh_effects_json(const struct jh_effects *ef, int rules)
 			json_object_set_new(o, "tree", json_integer(1));
 		if (e->only != NULL)
 			json_object_set_new(o, "only", json_string(e->only));
+		if (e->flags & JH_EF_META)
+			json_object_set_new(o, "meta", json_integer(1));
 		if (e->flags & JH_EF_EXECUTED)
 			json_object_set_new(o, "executed", json_integer(1));
 		if (rules) {

@@ -1165,8 +1165,12 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 		goto out;
 	if (d->verdict == NULL) {
 		d->verdict = "allow";
-		snprintf(d->reason, sizeof(d->reason), "granted by %s",
-		    d->rule);
+		if (d->rule[0] != '\0')
+			snprintf(d->reason, sizeof(d->reason), "granted by %s",
+			    d->rule);
+		else
+			snprintf(d->reason, sizeof(d->reason), "granted: "
+			    "nothing in it needs a capability");
 	}
 	/* 11. budget -> debit (allow, rewrite) or hold (ask) */
 	if (budget(d, g, gr, x.tuid, now_ms) == 0)

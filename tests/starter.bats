@@ -79,6 +79,13 @@ expect() {
 	assert_equal "$(jq -r '[.effects[] | select(.effect == "net") | .host] | sort | join(" ")' <<<"$output")" "any localhost"
 }
 
+@test "a secret's name and attributes are fine to look at; its content asks" {
+	: >"$P/.env"
+	expect allow "ls -la .env" "stat .env" "test -f .env && echo yes" "[ -e .env ]" "ls -la"
+	expect ask "cat .env" "wc -l .env" "grep KEY .env" "ls /etc" "cd /etc && ls"
+	expect deny "ls $JH_HOME" "stat $JH_STATE/ledger"
+}
+
 @test "version and help queries run no standard input; inline code is still asked" {
 	expect allow "node --version" "python3 --version" "python3 -V" "node -v && npm -v" \
 	    "ruby --version" "perl -v"
