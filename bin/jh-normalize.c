@@ -122,12 +122,17 @@ normalize_file(const struct opts *o, const char *path)
 		 * payload that is not JSON is passed over: the reader
 		 * found where it ends, so the next one is read.
 		 */
-		if ((fix = malloc(len ? len : 1)) == NULL)
-			errx(2, "out of memory");
-		memcpy(fix, val, len);
-		jh_json_lone_surrogates(fix, len);
-		j = json_loadb(fix, len, JSON_REJECT_DUPLICATES |
-		    JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+		fix = NULL;
+		if (memmem(val, len, "\\u", 2) != NULL) {
+			/* only a payload with a \u escape is copied */
+			if ((fix = malloc(len)) == NULL)
+				errx(2, "out of memory");
+			memcpy(fix, val, len);
+			jh_json_lone_surrogates(fix, len);
+		}
+		j = json_loadb(fix != NULL ? fix : val, len,
+		    JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY,
+		    &je);
 		free(fix);
 		if (j == NULL) {
 			warnx("%s: payload %lu (offset %llu): not JSON: line "
