@@ -15,9 +15,19 @@
  * already ran, so stopping is the only safe side left.  At Stop and
  * SessionEnd the open asks are closed the same way and a signed
  * checkpoint of the log is appended to the configured sink.
+ *
+ * Hardened mode (jh-install -U) splits it in two over a Unix socket:
+ * -s is the client the host runs as the developer, which only carries
+ * the payload and the answer and denies on every failure of the
+ * transport; -a is the server, started per connection by the system's
+ * socket activation as the gate's own user, which checks the caller's
+ * uid (SO_PEERCRED) and runs the same pipeline.
  */
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -41,6 +51,9 @@
 #define PROG		"jh-hook"
 #define NSTAGES		5
 #define MAX_ANSWER	(1024 * 1024)
+#define MAX_DIAG	(64 * 1024)	/* a frame's standard error */
+#define WIRE_MAGIC	"jh-hook/1"
+#define CONF_DEVELOPERS	16
 /*
  * A config's protect lines (jh-hook(1): up to 16), each passed on as a
  * -P; jh-decide takes up to JH_PROTECT_ARGS of them (lib/gate.h).
@@ -60,6 +73,12 @@ struct conf {
 	unsigned lock_ms;
 	int answer_allow;
 	char sink[PATH_MAX];	/* checkpoints are appended here */
+	int readable;		/* readable=1: records 0644 (hardened) */
+	struct {
+		uid_t uid;
+		char home[PATH_MAX];
+	} dev[CONF_DEVELOPERS];	/* developer=: who -a serves */
+	int ndev;
 	int meter;		/* meter=transcript: observe at Stop */
 #ifdef JH_TESTING
 	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
@@ -77,7 +96,76 @@ struct run {
 	char session[JH_SESSION_MAX + 1];
 	char call[256];
 	char digest[JH_ID_LEN];
+	int conn;		/* -a: the connection; else -1 */
+	char uid[16];		/* -a: the caller's uid, for jh-decide -u */
 };
+
+/* Writes all of p, or -1: the peer went away or the send timed out. */
+static int
+send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, c, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return (0);
+}
+
+/*
+ * Ends the run with status.  Under -a the standard output and error are
+ * memory files: they go back to the client in one frame,
+ *
+ *	jh-hook/1 STATUS OUTLEN ERRLEN\n  OUTLEN bytes  ERRLEN bytes
+ *
+ * and a frame that is cut short or never comes is the client's deny.
+ */
+static void __attribute__((noreturn))
+finish(const struct run *r, int status)
+{
+	char hdr[80], buf[65536];
+	off_t len[2];
+	int fd, i;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (r == NULL || r->conn == -1)
+		_exit(status);
+	for (i = 0; i < 2; i++) {
+		fd = i + 1;
+		if ((len[i] = lseek(fd, 0, SEEK_END)) == -1)
+			_exit(status);
+		if (i == 1 && len[i] > MAX_DIAG)
+			len[i] = MAX_DIAG;
+	}
+	if (len[0] > MAX_ANSWER)
+		_exit(status);	/* no frame: the client denies */
+	snprintf(hdr, sizeof(hdr), "%s %d %lld %lld\n", WIRE_MAGIC, status,
+	    (long long)len[0], (long long)len[1]);
+	if (send_all(r->conn, hdr, strlen(hdr)) == -1)
+		_exit(status);
+	for (i = 0; i < 2; i++) {
+		off_t off = 0;
+		while (off < len[i]) {
+			size_t want = (size_t)(len[i] - off) < sizeof(buf) ?
+			    (size_t)(len[i] - off) : sizeof(buf);
+			ssize_t n = pread(i + 1, buf, want, off);
+			if (n <= 0 || send_all(r->conn, buf, (size_t)n) ==
+			    -1)
+				_exit(status);
+			off += n;
+		}
+	}
+	shutdown(r->conn, SHUT_WR);
+	_exit(status);
+}
 
 /*
  * The host's deny, on stdout, with the reason on stderr; exit blocking.
@@ -102,27 +190,25 @@ deny(const struct run *run, const char *fmt, ...)
 		snprintf(r, sizeof(r), "joulehook: %s", why);
 		jh_host_post_answer(&b, h, run->post, JH_POST_STOP, r, NULL);
 		fwrite(b.p, 1, b.len, stdout);
-		fflush(stdout);
-		_exit(0);
+		finish(run, 0);
 	}
 	if (h != NULL && run->event[0] != '\0' &&
 	    strcmp(run->event, h->gate_event) != 0)
-		_exit(1);
+		finish(run, 1);
 	if (h != NULL) {
 		char r[600];
 		snprintf(r, sizeof(r), "joulehook: %s", why);
-		if (jh_host_answer(&b, h, JH_ANSWER_DENY, r, NULL, 0) != -1) {
+		if (jh_host_answer(&b, h, JH_ANSWER_DENY, r, NULL, 0) != -1)
 			fwrite(b.p, 1, b.len, stdout);
-			fflush(stdout);
-		}
 	}
-	_exit(h != NULL ? h->block_status : 2);
+	finish(run, h != NULL ? h->block_status : 2);
 }
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s -c config [-H host]\n", PROG);
+	fprintf(stderr, "usage: %s -c config [-a] [-H host]\n"
+	    "       %s -s socket [-H host] [-t deadline_ms]\n", PROG, PROG);
 	exit(2);
 }
 
@@ -132,6 +218,30 @@ set_path(char *dst, const char *v)
 	if (v[0] != '/' || strlen(v) >= PATH_MAX)
 		return (-1);
 	strcpy(dst, v);
+	return (0);
+}
+
+/*
+ * developer=UID or developer=UID:HOME, the callers -a serves: a decimal
+ * uid, and the home their "~" means (else user_home).
+ */
+static int
+add_developer(struct conf *c, const char *v)
+{
+	unsigned long u;
+	char *end;
+
+	if (c->ndev >= CONF_DEVELOPERS || v[0] < '0' || v[0] > '9')
+		return (-1);
+	errno = 0;
+	u = strtoul(v, &end, 10);
+	if (errno != 0 || u >= (uid_t)-1 || (*end != '\0' && *end != ':'))
+		return (-1);
+	c->dev[c->ndev].uid = (uid_t)u;
+	c->dev[c->ndev].home[0] = '\0';
+	if (*end == ':' && set_path(c->dev[c->ndev].home, end + 1) == -1)
+		return (-1);
+	c->ndev++;
 	return (0);
 }
 
@@ -210,6 +320,11 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 				goto bad;
 		} else if (strcmp(line, "sink") == 0) {
 			if (set_path(c->sink, v) == -1)
+				goto bad;
+		} else if (strcmp(line, "readable") == 0)
+			c->readable = strcmp(v, "1") == 0;
+		else if (strcmp(line, "developer") == 0) {
+			if (add_developer(c, v) == -1)
 				goto bad;
 		}
 #ifdef JH_TESTING
@@ -553,7 +668,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
 	settle_file(r->transcript, deadline);
 	jh_log_name(name, (const uint8_t *)r->session, strlen(r->session));
 	if ((size_t)snprintf(off, sizeof(off), "%s/meter", c->state) >=
-	    sizeof(off) || (mkdir(off, 0700) == -1 && errno != EEXIST))
+	    sizeof(off) || (mkdir(off, 0755) == -1 && errno != EEXIST))
 		deny(r, "%s: cannot make the meter's directory", off);
 	if ((size_t)snprintf(off, sizeof(off), "%s/meter/%s.off", c->state,
 	    name) >= sizeof(off) || (size_t)snprintf(log, sizeof(log),
@@ -616,6 +731,254 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
 	return (NULL);
 }
 
+/* Sets a socket's send and receive timeouts to ms. */
+static void
+sock_timeouts(int fd, uint64_t ms)
+{
+	struct timeval tv;
+
+	if (ms == 0)
+		ms = 1;
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* "jh-hook/1 STATUS OUTLEN ERRLEN\n": 0 and the numbers, or -1. */
+static int
+parse_frame(const struct jh_buf *b, size_t *hlen, unsigned long v[3])
+{
+	const char *p = (const char *)b->p, *nl, *q;
+	size_t ml = strlen(WIRE_MAGIC);
+	char *end;
+	int i;
+
+	if ((nl = memchr(p, '\n', b->len < 80 ? b->len : 80)) == NULL ||
+	    (size_t)(nl - p) <= ml || memcmp(p, WIRE_MAGIC, ml) != 0)
+		return (-1);
+	q = p + ml;
+	for (i = 0; i < 3; i++) {
+		if (*q++ != ' ' || *q < '0' || *q > '9')
+			return (-1);
+		errno = 0;
+		v[i] = strtoul(q, &end, 10);
+		if (errno != 0 || end - q > 9)
+			return (-1);
+		q = end;
+	}
+	if (q != nl || v[0] > 255 || v[1] > MAX_ANSWER || v[2] > MAX_DIAG)
+		return (-1);
+	*hlen = (size_t)(nl - p) + 1;
+	return (0);
+}
+
+/*
+ * -s: the hardened client, run by the host as the developer.  It sends
+ * "jh-hook/1 HOST\n" and the payload to the gate's server, half-closes,
+ * and replays the server's frame: the answer on stdout, the diagnostics
+ * on stderr, the status as its own.  No socket, a refused connection, a
+ * server that dies, a frame cut short or malformed, or the deadline:
+ * each is the host's deny.
+ */
+static void __attribute__((noreturn))
+client(struct run *r, const char *sock, unsigned ms)
+{
+	struct sockaddr_un sa;
+	struct jh_buf req, reply;
+	struct jh_err e;
+	char why[1024];
+	uint64_t deadline = mono_ms() + ms, now;
+	unsigned long v[3];
+	size_t sent = 0, hlen;
+	int fd, wdone = 0;
+
+	jh_buf_init(&r->payload);
+	jh_buf_init(&req);
+	jh_buf_init(&reply);
+	if (jh_read_all(&r->payload, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)
+		deny(r, "reading the payload: %s", e.msg);
+	/* Only for the shape of our own deny; the server decides. */
+	(void)bind_call(r, why, sizeof(why));
+	if (sock[0] != '/' || strlen(sock) >= sizeof(sa.sun_path))
+		deny(r, "%s: not an absolute socket path that fits", sock);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		deny(r, "socket: %s", strerror(errno));
+	sock_timeouts(fd, ms);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		deny(r, "cannot reach the gate's server at %s: %s (hardened "
+		    "mode: the joulehook-hook socket must be listening; "
+		    "joulehook failed closed, so the call is blocked; tell "
+		    "the user)", sock, strerror(errno));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	jh_buf_addf(&req, "%s %s\n", WIRE_MAGIC, r->host->name);
+	jh_buf_add(&req, r->payload.p, r->payload.len);
+	if (req.oom)
+		deny(r, "out of memory");
+	for (;;) {
+		struct pollfd pf;
+		ssize_t n;
+
+		if ((now = mono_ms()) >= deadline)
+			deny(r, "the gate's server did not answer within %u "
+			    "ms (joulehook failed closed, so the call is "
+			    "blocked; tell the user)", ms);
+		pf.fd = fd;
+		pf.events = POLLIN | (wdone ? 0 : POLLOUT);
+		if (poll(&pf, 1, (int)(deadline - now)) == -1) {
+			if (errno == EINTR)
+				continue;
+			deny(r, "poll: %s", strerror(errno));
+		}
+		if (!wdone && (pf.revents & (POLLOUT | POLLERR | POLLHUP))) {
+			n = write(fd, req.p + sent, req.len - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			/* A server that refused early still sends a frame. */
+			if (n == -1 && errno != EAGAIN && errno != EINTR)
+				sent = req.len;
+			if (sent == req.len) {
+				shutdown(fd, SHUT_WR);
+				wdone = 1;
+			}
+		}
+		if (pf.revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (jh_buf_reserve(&reply, 65536) == -1)
+				deny(r, "out of memory");
+			n = read(fd, reply.p + reply.len, reply.cap - reply.len);
+			if (n == 0)
+				break;
+			if (n == -1 && errno != EAGAIN && errno != EINTR)
+				deny(r, "reading the gate's answer: %s (joulehook "
+				    "failed closed, so the call is blocked; tell "
+				    "the user)", strerror(errno));
+			if (n > 0 && (reply.len += (size_t)n) >
+			    MAX_ANSWER + MAX_DIAG + 80)
+				deny(r, "the gate's answer is too large");
+		}
+	}
+	close(fd);
+	if (reply.len == 0)
+		deny(r, "the gate's server closed the connection without an "
+		    "answer (it failed or was killed; joulehook failed "
+		    "closed, so the call is blocked; tell the user)");
+	if (parse_frame(&reply, &hlen, v) == -1)
+		deny(r, "the gate's server's answer is malformed (joulehook "
+		    "failed closed, so the call is blocked; tell the user)");
+	if (hlen + v[1] + v[2] != reply.len)
+		deny(r, "the gate's server's answer was cut short (joulehook "
+		    "failed closed, so the call is blocked; tell the user)");
+	if (fwrite(reply.p + hlen + v[1], 1, v[2], stderr) != v[2] ||
+	    fwrite(reply.p + hlen, 1, v[1], stdout) != v[1] ||
+	    fflush(stdout) == EOF)
+		deny(r, "cannot write the answer");
+	_exit((int)v[0]);
+}
+
+/*
+ * -a: the connection systemd (Accept=yes) or systemd-socket-activate
+ * --accept handed over, as fd 3 under LISTEN_FDS=1 for this pid, or as
+ * the standard input (inetd style).  -1 if neither is a socket.
+ */
+static int
+accepted(void)
+{
+	const char *n = getenv("LISTEN_FDS"), *p = getenv("LISTEN_PID");
+	struct stat st;
+	int fd = -1;
+
+	if (n != NULL && strcmp(n, "1") == 0 && p != NULL &&
+	    strtol(p, NULL, 10) == (long)getpid())
+		fd = 3;
+	else if (fstat(STDIN_FILENO, &st) == 0 && S_ISSOCK(st.st_mode))
+		fd = STDIN_FILENO;
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return (-1);
+	return (fcntl(fd, F_DUPFD_CLOEXEC, 10));
+}
+
+/*
+ * -a: the request, "jh-hook/1 HOST\n" and the payload, read to the
+ * client's half-close; sets the host and the payload.
+ */
+static void
+read_request(struct run *r)
+{
+	struct jh_buf raw;
+	struct jh_err e;
+	char name[64];
+	const char *p, *nl;
+	size_t ml = strlen(WIRE_MAGIC), hl;
+
+	jh_buf_init(&raw);
+	if (jh_read_all(&raw, r->conn, JH_MAX_RECORD + 80, &e) == -1)
+		deny(r, "reading the request: %s", e.msg);
+	p = (const char *)raw.p;
+	if ((nl = memchr(p, '\n', raw.len < 80 ? raw.len : 80)) == NULL ||
+	    (size_t)(nl - p) <= ml + 1 || memcmp(p, WIRE_MAGIC, ml) != 0 ||
+	    p[ml] != ' ' || (hl = (size_t)(nl - p) - ml - 1) >= sizeof(name))
+		deny(r, "the request is not a %s request", WIRE_MAGIC);
+	memcpy(name, p + ml + 1, hl);
+	name[hl] = '\0';
+	if ((r->host = jh_host_lookup(name)) == NULL)
+		deny(r, "the request names an unknown host");
+	jh_buf_add(&r->payload, nl + 1, raw.len - (size_t)(nl + 1 - p));
+	if (r->payload.oom)
+		deny(r, "out of memory");
+	jh_buf_free(&raw);
+}
+
+/*
+ * -a: who asked.  The kernel's word for the caller's uid (SO_PEERCRED)
+ * must be a developer= of the config; it goes into the decision (jh-decide
+ * -u) and picks the home "~" means.
+ */
+static void
+check_peer(struct run *r, struct conf *c, const char *cfg)
+{
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	int i;
+
+	if (getsockopt(r->conn, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == -1)
+		deny(r, "cannot tell who is asking: %s", strerror(errno));
+	for (i = 0; i < c->ndev; i++)
+		if (c->dev[i].uid == cr.uid)
+			break;
+	if (i == c->ndev)
+		deny(r, "uid %u (pid %d) is not a developer this gate serves "
+		    "(the developer= lines of %s); nothing was decided",
+		    (unsigned)cr.uid, (int)cr.pid, cfg);
+	snprintf(r->uid, sizeof(r->uid), "%u", (unsigned)cr.uid);
+	if (c->dev[i].home[0] != '\0')
+		strcpy(c->user_home, c->dev[i].home);
+}
+
+/*
+ * -a: the standard output and error become memory files, sent back as
+ * one frame when the run ends (finish); the standard input is nothing.
+ */
+static int
+serve_setup(void)
+{
+	int o, x, n;
+
+	if ((o = memfd_create("jh-hook-out", MFD_CLOEXEC)) == -1 ||
+	    (x = memfd_create("jh-hook-err", MFD_CLOEXEC)) == -1 ||
+	    (n = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	if (dup2(n, STDIN_FILENO) == -1 || dup2(o, STDOUT_FILENO) == -1 ||
+	    dup2(x, STDERR_FILENO) == -1)
+		return (-1);
+	close(o);
+	close(x);
+	close(n);
+	return (0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -630,49 +993,92 @@ main(int argc, char *argv[])
 	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
 	char *args[NSTAGES][2 * CONF_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
 	const char *cfg = NULL, *hname = "claude-code", *mwhy = NULL;
+	const char *sock = NULL;
 	const char *const *names;
-	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES];
+	char *end;
+	unsigned cms = 10000;
+	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES], serve = 0;
 	uint64_t deadline;
 
 	setrlimit(RLIMIT_CORE, &rl);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "c:H:")) != -1) {
+	while ((ch = getopt(argc, argv, "ac:H:s:t:")) != -1) {
 		switch (ch) {
+		case 'a':
+			serve = 1;
+			break;
 		case 'c':
 			cfg = optarg;
 			break;
 		case 'H':
 			hname = optarg;
 			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 't':
+			cms = (unsigned)strtoul(optarg, &end, 10);
+			if (*end != '\0' || cms < 100 || cms > 600000)
+				usage();
+			break;
 		default:
 			usage();
 		}
 	}
 	memset(&r, 0, sizeof(r));
+	r.conn = -1;
 	if ((r.host = jh_host_lookup(hname)) == NULL) {
 		fprintf(stderr, "%s: unknown host %s\n", PROG, hname);
 		_exit(2);
 	}
+	jh_buf_init(&r.payload);
+	jh_buf_init(&r.answer);
+	if (sock != NULL) {
+		if (cfg != NULL || serve || optind != argc)
+			deny(&r, "usage: %s -s socket [-H host] [-t "
+			    "deadline_ms]", PROG);
+		client(&r, sock, cms);
+	}
+	if (serve) {
+		/* Before clearenv: LISTEN_FDS and LISTEN_PID say where. */
+		if ((r.conn = accepted()) == -1) {
+			fprintf(stderr, "%s: -a: no connection was handed over "
+			    "(LISTEN_FDS=1 or a socket on the standard "
+			    "input)\n", PROG);
+			_exit(2);
+		}
+		r.host = NULL;	/* the client names it */
+		sock_timeouts(r.conn, 10000);
+		if (serve_setup() == -1) {
+			fprintf(stderr, "%s: -a: %s\n", PROG, strerror(errno));
+			_exit(2);
+		}
+	}
 	if (cfg == NULL || optind != argc)
-		deny(&r, "usage: %s -c config [-H host]", PROG);
+		deny(&r, "usage: %s -c config [-a] [-H host]", PROG);
 	/* Nothing of the caller's environment reaches a stage (S2). */
 	if (clearenv() != 0)
 		deny(&r, "cannot clear the environment");
 	if (read_conf(&c, cfg, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
+	if (serve) {
+		sock_timeouts(r.conn, c.deadline_ms);
+		read_request(&r);
+		check_peer(&r, &c, cfg);
+	}
 	setenv("PATH", "/usr/bin:/bin", 1);
 	setenv("LC_ALL", "C", 1);
 	setenv("JH_HOME", c.home, 1);
 	setenv("JH_STATE", c.state, 1);
 	if (c.user_home[0] != '\0')
 		setenv("HOME", c.user_home, 1);
-	umask(077);
+	/* Hardened: the records are the developer's to read, not write. */
+	umask(c.readable ? 022 : 077);
 	if (sodium_init() < 0)
 		deny(&r, "libsodium failed to initialise");
 
-	jh_buf_init(&r.payload);
-	jh_buf_init(&r.answer);
-	if (jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)
+	if (!serve && jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD,
+	    &e) == -1)
 		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
@@ -695,12 +1101,16 @@ main(int argc, char *argv[])
 	args[1][n++] = paths[1];
 	args[1][n++] = "-w";
 	args[1][n++] = lockms;
-	if (names == gate)
+	if (names == gate) {
 		for (k = 0; k < c.nprotect; k++) {
 			args[1][n++] = "-P";
 			args[1][n++] = c.protect[k];
 		}
-	else if (r.post == NULL)
+		if (r.uid[0] != '\0') {
+			args[1][n++] = "-u";
+			args[1][n++] = r.uid;
+		}
+	} else if (r.post == NULL)
 		args[1][n++] = "-e";	/* the session ends */
 	args[1][n] = NULL;
 	n = 0;
@@ -753,7 +1163,7 @@ main(int argc, char *argv[])
 			deny(&r, "%s (the checkpoint was written)", mwhy);
 		jh_buf_free(&r.payload);
 		jh_buf_free(&r.answer);
-		return (0);
+		finish(&r, 0);
 	}
 	last_status = pipeline(&r, &c, pv, av, nst, &r.payload, &r.answer,
 	    deadline, sts);
@@ -764,8 +1174,7 @@ main(int argc, char *argv[])
 	    WEXITSTATUS(last_status) == r.host->block_status) {
 		/* A deny: the stage wrote the host's JSON and the reason. */
 		fwrite(r.answer.p, 1, r.answer.len, stdout);
-		fflush(stdout);
-		_exit(r.host->block_status);
+		finish(&r, r.host->block_status);
 	}
 	if (WEXITSTATUS(last_status) != 0)
 		deny(&r, "the reply stage exited %d",
@@ -786,5 +1195,5 @@ main(int argc, char *argv[])
 	}
 	jh_buf_free(&r.payload);
 	jh_buf_free(&r.answer);
-	return (0);
+	finish(&r, 0);
 }

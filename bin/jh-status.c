@@ -242,9 +242,9 @@ summary_mode(struct opts *o, int argc, char **argv)
 }
 
 /*
- * The installer's config (the hook driver's, jh-hook(1)): an absolute
- * path to a regular file of the user's that nobody else can write,
- * "key=value" lines; home and state are taken, other keys are the
+ * The installer's config (the hook driver's, jh-hook(1), or in hardened
+ * mode the root-owned status.conf): an absolute path to a regular file
+ * of the user's or root's that nobody else can write, "key=value" lines; home and state are taken, other keys are the
  * driver's.  With it, no environment variable names the state.
  */
 static void
@@ -261,9 +261,9 @@ read_conf(struct opts *o, const char *path)
 	    O_NONBLOCK)) == -1)
 		err(2, "%s", path);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 022))
-		errx(2, "%s: not a regular file of the user's that only the "
-		    "user can write", path);
+	    (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 022))
+		errx(2, "%s: not a regular file of the user's or root's that "
+		    "only its owner can write", path);
 	if ((f = fdopen(fd, "r")) == NULL)
 		err(2, "%s", path);
 	while (fgets(line, sizeof(line), f) != NULL) {

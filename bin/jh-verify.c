@@ -242,8 +242,8 @@ replay_ledger(struct opts *o, struct tally *t)
 			sum = jh_add_sat(sum, rp->v[j].amount);
 		jh_hex(hex, rp->v[i].grant, JH_HASH_LEN);
 		finding[0] = '\0';
-		if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant, 0, NULL,
-		    &e)) == -1 || jh_ledger_read(l, fd, &e) == -1) {
+		if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant,
+		    JH_LEDGER_READ, NULL, &e)) == -1 || jh_ledger_read(l, fd, &e) == -1) {
 			snprintf(finding, sizeof(finding), "%s", e.msg);
 			memset(l, 0, sizeof(*l));
 			ok = 0;

@@ -176,18 +176,24 @@ jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
 	return (0);
 }
 
-/* The rules every state file and directory must meet (SECURITY.md S10). */
+/*
+ * The rules every state file and directory must meet (SECURITY.md S10).
+ * flags: JH_ST_DIR, and JH_ST_READ for a reader, who may read records
+ * another user keeps (hardened mode: the gate's user writes them, the
+ * developer reads them); a reader still refuses what others could write.
+ */
 int
-jh_state_check(int fd, int isdir, const char *name, struct jh_err *e)
+jh_state_check(int fd, int flags, const char *name, struct jh_err *e)
 {
 	struct stat st;
+	int isdir = flags & JH_ST_DIR;
 
 	if (fstat(fd, &st) == -1)
 		return (jh_errf(e, "%s: %s", name, strerror(errno)));
 	if (isdir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
 		return (jh_errf(e, "%s: not a %s", name, isdir ? "directory" :
 		    "regular file"));
-	if (st.st_uid != geteuid())
+	if (st.st_uid != geteuid() && !(flags & JH_ST_READ))
 		return (jh_errf(e, "%s: not owned by the user", name));
 	if (st.st_mode & 022)
 		return (jh_errf(e, "%s: writable by group or others", name));
@@ -197,13 +203,13 @@ jh_state_check(int fd, int isdir, const char *name, struct jh_err *e)
 	return (0);
 }
 
-/* Opens (creating 0700) a directory under dirfd, never through a link. */
+/* Opens (creating 0755 less the umask) a directory under dirfd, never through a link. */
 int
 jh_open_dir(int dirfd, const char *name, int create, struct jh_err *e)
 {
 	int fd;
 
-	if (create && mkdirat(dirfd, name, 0700) == -1 && errno != EEXIST)
+	if (create && mkdirat(dirfd, name, 0755) == -1 && errno != EEXIST)
 		return (jh_errf(e, "%s: %s", name, strerror(errno)));
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
@@ -233,7 +239,7 @@ jh_open_state(int dirfd, const char *name, int create, int *created,
 		*created = 0;
 	fd = -1;
 	if (create) {
-		fd = openat(dirfd, name, fl | O_CREAT | O_EXCL, 0600);
+		fd = openat(dirfd, name, fl | O_CREAT | O_EXCL, 0644);
 		if (fd != -1 && created != NULL)
 			*created = 1;
 		if (fd == -1 && errno != EEXIST)
@@ -317,7 +323,7 @@ jh_log_open(struct jh_log *l, const char *state, const char *path,
 		sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
 		if (sfd == -1 && errno == ENOENT && create) {
-			if (mkdir(state, 0700) == -1 && errno != EEXIST)
+			if (mkdir(state, 0755) == -1 && errno != EEXIST)
 				return (jh_errf(e, "%s: %s", state,
 				    strerror(errno)));
 			sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |

@@ -312,7 +312,7 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 		}
 		return (0);
 	}
-	if (mkdir(g->statedir, 0700) == -1 && errno != EEXIST)
+	if (mkdir(g->statedir, 0755) == -1 && errno != EEXIST)
 		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
 	sfd = open(g->statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);

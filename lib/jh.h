@@ -300,6 +300,8 @@ struct jh_log {
 uint32_t jh_crc32(const void *, size_t);
 int	jh_flock(int, int, unsigned, struct jh_err *);
 int	jh_tflock(int, int, unsigned, struct jh_err *);	/* threads */
+#define JH_ST_DIR	1	/* jh_state_check: a directory */
+#define JH_ST_READ	2	/* only read: any owner, still not writable */
 int	jh_state_check(int, int, const char *, struct jh_err *);
 int	jh_open_dir(int, const char *, int, struct jh_err *);
 int	jh_open_state(int, const char *, int, int *, struct jh_err *);
@@ -498,6 +500,7 @@ struct jh_ledger {		/* one slot, joulehook-formats(5) */
 };
 
 uint64_t jh_add_sat(uint64_t, uint64_t);
+#define JH_LEDGER_READ	(-1)	/* jh_ledger_open: only to read */
 int	jh_ledger_open(const char *, const uint8_t *, int, int *,
 	    struct jh_err *);
 int	jh_ledger_read(struct jh_ledger *, int, struct jh_err *);

@@ -49,7 +49,9 @@ slot_valid(const struct jh_ledger *s)
 
 /*
  * Opens <dir>/<grant hex>, dir being the ledger directory (normally
- * JH_STATE/ledger), created 0700 with its parent when create is set.
+ * JH_STATE/ledger), created 0755 (less the umask) with its parent when
+ * create is 1.  create JH_LEDGER_READ opens it only to read, as a
+ * reader of another user's records may (jh_state_check).
  */
 int
 jh_ledger_open(const char *dir, const uint8_t *grant, int create,
@@ -62,16 +64,30 @@ jh_ledger_open(const char *dir, const uint8_t *grant, int create,
 	jh_hex(name, grant, JH_HASH_LEN);
 	if (created != NULL)
 		*created = 0;
+	if (create == JH_LEDGER_READ) {
+		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			return (jh_errf(e, "no ledger for grant sha256:%s (%s: "
+			    "%s)", name, dir, strerror(errno)));
+		if (jh_state_check(dfd, JH_ST_DIR | JH_ST_READ, dir, e) ==
+		    -1) {
+			close(dfd);
+			return (-1);
+		}
+		fd = jh_st_file(dfd, name, e);
+		close(dfd);
+		return (fd);
+	}
 	if (create) {
 		if ((slash = strrchr(dir, '/')) != NULL && slash != dir &&
 		    (size_t)(slash - dir) < sizeof(parent)) {
 			memcpy(parent, dir, (size_t)(slash - dir));
 			parent[slash - dir] = '\0';
-			if (mkdir(parent, 0700) == -1 && errno != EEXIST)
+			if (mkdir(parent, 0755) == -1 && errno != EEXIST)
 				return (jh_errf(e, "%s: %s", parent,
 				    strerror(errno)));
 		}
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST)
 			return (jh_errf(e, "%s: %s", dir, strerror(errno)));
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

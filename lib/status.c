@@ -43,7 +43,7 @@ jh_st_dir(int at, const char *name, struct jh_err *e)
 		errno = saved;
 		return (-1);
 	}
-	if (jh_state_check(fd, 1, name, e) == -1) {
+	if (jh_state_check(fd, JH_ST_DIR | JH_ST_READ, name, e) == -1) {
 		close(fd);
 		errno = EPERM;
 		return (-1);
@@ -66,7 +66,7 @@ jh_st_file(int dirfd, const char *name, struct jh_err *e)
 		errno = saved;
 		return (-1);
 	}
-	if (jh_state_check(fd, 0, name, e) == -1) {
+	if (jh_state_check(fd, JH_ST_READ, name, e) == -1) {
 		close(fd);
 		errno = EPERM;
 		return (-1);
@@ -393,7 +393,8 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 		goto out;
 	}
 	if ((l = malloc(sizeof(*l))) == NULL ||
-	    (fd = jh_ledger_open(ledgerdir, led, 0, NULL, &e)) == -1) {
+	    (fd = jh_ledger_open(ledgerdir, led, JH_LEDGER_READ, NULL,
+	    &e)) == -1) {
 		snprintf(sb->why, sizeof(sb->why), "no ledger");
 		goto out;
 	}

@@ -592,7 +592,7 @@ rpc() {
 	# A config the installer did not write: refused, status 2.
 	chmod 620 "$T/hook.conf"
 	run -2 jh-status -p -c "$T/hook.conf" <"$T/in.json"
-	assert_output --partial "only the user can write"
+	assert_output --partial "only its owner can write"
 	chmod 600 "$T/hook.conf"
 	run -2 jh-status -p -c "hook.conf" <"$T/in.json"
 	assert_output --partial "not absolute"
