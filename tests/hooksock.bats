@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# The hardened hook's two halves over a real Unix socket: jh-hook -s (the
+# client the host runs as the developer) and jh-hook -a (the server,
+# started per connection by systemd-socket-activate --accept, as systemd's
+# Accept=yes socket would).  Whatever goes wrong on the way is the host's
+# deny: no socket, a server killed mid-decision, a frame cut short or
+# malformed, a caller of another uid.
+
+load test_helper/common
+
+setup() {
+	_common_setup
+	command -v systemd-socket-activate >/dev/null ||
+		skip "SKIPPED: systemd-socket-activate is not installed (Debian: systemd)"
+	P="$T/proj"
+	mkdir -p "$P"
+	git -C "$P" init -q -b main
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P"
+	H="$JH_HOME/bin"
+	S="$T/gate.sock"
+	SRV_PID=
+}
+
+teardown() {
+	[ -z "$SRV_PID" ] || kill "$SRV_PID" 2>/dev/null || true
+	[ -z "${FAKE_PID:-}" ] || kill "$FAKE_PID" 2>/dev/null || true
+}
+
+# serve [CONFIG-LINE...]: the server config (the hook's, serving the
+# caller's uid unless a developer= line is given) and the activator.
+serve() {
+	local dev="developer=$(id -u)" l
+	cp "$JH_HOME/hook.conf" "$T/srv.conf"
+	for l in "$@"; do
+		case $l in developer=*) dev=$l ;; *) echo "$l" >>"$T/srv.conf" ;; esac
+	done
+	echo "$dev" >>"$T/srv.conf"
+	echo readable=1 >>"$T/srv.conf"
+	chmod 600 "$T/srv.conf"
+	rm -f "$S"
+	setsid systemd-socket-activate --accept -l "$S" "$H/jh-hook" -c "$T/srv.conf" -a \
+	    </dev/null >"$T/activate.out" 2>&1 3>&- &
+	SRV_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$S" ] && return 0
+		sleep 0.05
+	done
+	cat "$T/activate.out" >&2
+	return 1
+}
+
+payload() {	# EVENT TOOL INPUT-JSON [ID]
+	jq -nc --arg cwd "$P" --arg ev "$1" --arg tool "$2" --argjson in "$3" --arg id "${4:-toolu_1}" \
+	    '{session_id: "s1", transcript_path: "/dev/null", cwd: $cwd, hook_event_name: $ev,
+	      tool_name: $tool, tool_input: $in, tool_use_id: $id}'
+}
+
+@test "the client carries a decision both ways: allow, ask and deny as the single-user hook answers them, sealed with the caller's uid" {
+	serve
+	for c in 'ls -la' 'curl https://example.com' 'sudo ls'; do
+		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "id-$RANDOM" >"$T/p.json"
+		run --separate-stderr "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+		local one_rc=$status one_out=$output one_err=$stderr
+		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "id-$RANDOM" >"$T/p.json"
+		run --separate-stderr "$H/jh-hook" -s "$S" -t 9000 <"$T/p.json"
+		assert_equal "$status" "$one_rc"
+		assert_equal "$(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${output:-{\}}")" \
+		    "$(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${one_out:-{\}}")"
+		[ "$one_rc" = 0 ] || [[ $stderr == *joulehook* ]]
+	done
+	# Every decision the server made names the uid the kernel gave it.
+	run -0 sh -c "jh-verify $JH_STATE/logs/*.jhl | jq -r 'select(.kind == \"decision/1\") | .core.uid // \"none\"' | sort | uniq -c"
+	assert_output --partial "3 $(id -u)"
+	assert_output --partial "3 none"
+	# The records are readable by others (the developer, in hardened mode).
+	run -0 find "$JH_STATE/logs" -name '*.jhl' -perm -0044
+	[ -n "$output" ]
+}
+
+@test "after a tool ran and at the end of a session the server answers as the hook does" {
+	serve
+	payload PreToolUse Bash '{"command":"ls"}' toolu_9 | "$H/jh-hook" -s "$S"
+	run -0 --separate-stderr "$H/jh-hook" -s "$S" < <(payload PostToolUse Bash '{"command":"ls"}' toolu_9 |
+	    jq -c '.tool_response = {stdout: "a\n", stderr: "", interrupted: false}')
+	run -0 "$H/jh-hook" -s "$S" < <(jq -nc --arg cwd "$P" '{session_id: "s1", transcript_path: "/dev/null", cwd: $cwd, hook_event_name: "Stop"}')
+	run -0 sh -c "jh-verify $JH_STATE/logs/*.jhl | jq -r .kind | sort | uniq -c"
+	assert_output --partial "1 decision/1"
+	assert_output --partial "1 result/1"
+}
+
+@test "no socket, a refused connection, or no server at all: the client denies, and a post-tool failure stops the run" {
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	run -2 --separate-stderr "$H/jh-hook" -s "$T/nosuch.sock" <"$T/p.json"
+	assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
+	[[ $stderr == *"cannot reach the gate's server at $T/nosuch.sock"* ]]
+	# A socket file nobody listens on.
+	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/dead.sock"
+	run -2 "$H/jh-hook" -s "$T/dead.sock" <"$T/p.json"
+	[[ $output == *"Connection refused"* ]]
+	payload PostToolUse Bash '{"command":"ls"}' >"$T/post.json"
+	run -0 "$H/jh-hook" -s "$T/nosuch.sock" <"$T/post.json"
+	assert_equal "$(jq -r .continue <<<"$output")" false
+	run -2 "$H/jh-hook" -s relative.sock <"$T/p.json"
+	[[ $output == *"not an absolute socket path"* ]]
+}
+
+@test "a caller whose uid is not a developer of the server is refused and nothing is decided" {
+	serve "developer=$(( $(id -u) + 4242 ))"
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	run -2 --separate-stderr "$H/jh-hook" -s "$S" <"$T/p.json"
+	assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
+	[[ $stderr == *"uid $(id -u) (pid "*") is not a developer this gate serves"* ]]
+	[ ! -e "$JH_STATE/logs" ] || [ -z "$(ls "$JH_STATE/logs")" ]
+	# As root: a real caller of another uid, through the same socket.
+	if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+		serve
+		chmod 755 "$T" "$BATS_TEST_TMPDIR" 2>/dev/null || true
+		chmod 666 "$S"
+		chmod 644 "$T/p.json"
+		run -2 runuser -u nobody -- "$H/jh-hook" -s "$S" <"$T/p.json"
+		[[ $output == *"uid $(id -u nobody) (pid "*"is not a developer"* ]]
+	fi
+}
+
+@test "a server killed mid-decision, or one that never answers, is a deny" {
+	# A stand-in decision stage that hangs: the test build's stage1=.
+	printf '#!/bin/sh\nsleep 30\n' >"$T/hang.sh"
+	chmod 755 "$T/hang.sh"
+	serve "stage1=$T/hang.sh"
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	"$H/jh-hook" -s "$S" -t 20000 <"$T/p.json" >"$T/out" 2>"$T/err" &
+	local cpid=$! i
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "$T/hang.sh" >/dev/null && break
+		sleep 0.05
+	done
+	pkill -KILL -f "jh-hook -c $T/srv.conf -a"
+	wait "$cpid" || true
+	run cat "$T/out" "$T/err"
+	[[ $output == *'"deny"'* ]]
+	[[ $output == *"closed the connection without an answer"* ]]
+	pkill -f "$T/hang.sh" || true
+	# The client's own deadline, below the server's.
+	run -2 "$H/jh-hook" -s "$S" -t 300 <"$T/p.json"
+	[[ $output == *"did not answer within 300 ms"* ]]
+	pkill -f "$T/hang.sh" || true
+}
+
+@test "a frame cut short, malformed or oversized is a deny, never the bytes that came" {
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	for reply in 'jh-hook/1 0 40 0\n{"hookSpecificOutput":{}}' 'jh-hook/1 0 0\n' 'HTTP/1.1 200 OK\n\n' \
+	    'jh-hook/1 0 99999999 0\n' 'jh-hook/1 256 0 0\n' ''; do
+		rm -f "$T/fake.sock"
+		python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+while c.recv(65536): pass
+c.sendall(sys.argv[2].encode().decode("unicode_escape").encode()); c.close()' "$T/fake.sock" "$reply" &
+		FAKE_PID=$!
+		local i
+		for ((i = 0; i < 100; i++)); do [ -S "$T/fake.sock" ] && break; sleep 0.05; done
+		run -2 --separate-stderr "$H/jh-hook" -s "$T/fake.sock" <"$T/p.json"
+		assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
+		[[ $stderr == *"cut short"* || $stderr == *"malformed"* || $stderr == *"without an answer"* ]]
+		wait "$FAKE_PID" || true
+		FAKE_PID=
+	done
+}
+
+@test "-a refuses to run without a handed-over connection, and -s with -c is a usage deny" {
+	run -2 "$H/jh-hook" -c "$JH_HOME/hook.conf" -a </dev/null
+	[[ $output == *"no connection was handed over"* ]]
+	run -2 "$H/jh-hook" -s "$S" -c "$JH_HOME/hook.conf" </dev/null
+	[[ $output == *"usage"* ]]
+	run -2 "$H/jh-hook" -s "$S" -t 5 </dev/null
+	[[ $output == *"usage"* ]]
+}
