@@ -7,8 +7,10 @@
  * Decision a PreToolUse event, passing other events through.
  */
 #include <err.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,8 @@ struct opts {
 	int exit_deny;
 	int init;
 	unsigned wait_ms;
+	int have_uid;			/* -u */
+	uint32_t uid;
 	struct jh_keyset trust;
 	struct jh_protect protect;
 	char homebuf[PATH_MAX], statebuf[PATH_MAX], ledgerbuf[PATH_MAX];
@@ -47,7 +51,7 @@ usage(FILE *f, int status)
 	fprintf(f,
 	    "usage: %s [-e] [-g grant] [-L ledgerdir] [-P dir] [-R revokeddir] "
 	    "[-S statedir]\n"
-	    "                 [-t trust] [-w ms] [file ...]\n"
+	    "                 [-t trust] [-u uid] [-w ms] [file ...]\n"
 	    "       %s -I [-g grant] [-L ledgerdir] [-S statedir] [-t trust]\n"
 	    "       %s -x [-j] [-d dir] [-g grant] [-L ledgerdir] [-S statedir]\n"
 	    "                 [-t trust] [command ...]\n"
@@ -57,11 +61,33 @@ usage(FILE *f, int status)
 
 static void	print_json(json_t *);
 
+/*
+ * -u: the uid the gate's socket server read with SO_PEERCRED, decimal,
+ * 0 to 4294967294; (uid_t)-1 is no uid.
+ */
 static void
-emit(json_t *ev, const struct jh_decision *d, int *denied)
+parse_uid(struct opts *o, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9' || strlen(s) > 10 ||
+	    (v = strtoull(s, &end, 10), errno != 0) || *end != '\0' ||
+	    v > 4294967294ULL)
+		errx(2, "-u %s: not a uid (a decimal number from 0 to "
+		    "4294967294)", s);
+	o->uid = (uint32_t)v;
+	o->have_uid = 1;
+}
+
+static void
+emit(const struct opts *o, json_t *ev, struct jh_decision *d, int *denied)
 {
 	json_t *out;
 
+	d->have_uid = o->have_uid;
+	d->uid = o->uid;
 	if ((out = jh_decision_json(d, ev)) == NULL)
 		errx(2, "out of memory");
 	print_json(out);
@@ -72,14 +98,14 @@ emit(json_t *ev, const struct jh_decision *d, int *denied)
 
 /* A line that is not an event is a malformed event's Decision. */
 static void
-emit_malformed(const char *why, int *denied)
+emit_malformed(const struct opts *o, const char *why, int *denied)
 {
 	struct jh_decision d;
 	json_t *ev = json_object();
 
 	jh_decision_init(&d);
 	jh_decision_fail(&d, JH_D_MALFORMED, "malformed event: %s", why);
-	emit(ev, &d, denied);
+	emit(o, ev, &d, denied);
 	json_decref(ev);
 	jh_decision_free(&d);
 }
@@ -98,7 +124,7 @@ run_line(const struct opts *o, const struct jh_gate *g, const char *line,
 
 	if ((ev = jh_json_parse(line, len, &e)) == NULL ||
 	    !json_is_object(ev)) {
-		emit_malformed(ev ? "not an object" : e.msg, denied);
+		emit_malformed(o, ev ? "not an object" : e.msg, denied);
 		json_decref(ev);
 		return;
 	}
@@ -119,7 +145,7 @@ run_line(const struct opts *o, const struct jh_gate *g, const char *line,
 		if (strcmp(d.verdict, "deny") == 0)
 			*denied = 1;
 	} else
-		emit(ev, &d, denied);
+		emit(o, ev, &d, denied);
 	json_decref(ev);
 	jh_decision_free(&d);
 }
@@ -292,7 +318,7 @@ one_line(void *arg, const char *line, size_t len, const char *why)
 	struct lines *lc = arg;
 
 	if (line == NULL)
-		emit_malformed(why, lc->denied);
+		emit_malformed(lc->o, why, lc->denied);
 	else
 		run_line(lc->o, lc->g, line, len, lc->denied);
 	return (0);
@@ -371,7 +397,7 @@ main(int argc, char *argv[])
 	jh_keyset_init(&o.trust);
 	jh_protect_init(&o.protect);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:R:S:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:R:S:t:u:w:x")) != -1) {
 		switch (ch) {
 		case 'd':
 			o.dir = optarg;
@@ -410,6 +436,9 @@ main(int argc, char *argv[])
 		case 't':
 			o.trustfile = optarg;
 			break;
+		case 'u':
+			parse_uid(&o, optarg);
+			break;
 		case 'w':
 			if (jh_parse_ms(&o.wait_ms, optarg) == -1)
 				usage(stderr, 2);
@@ -420,6 +449,9 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	/* -u: who asked for the Decisions to seal; -I and -x write none. */
+	if (o.have_uid && (o.init || o.explain))
+		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
 	defaults(&o);

@@ -1203,6 +1203,8 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	if (json_object_get(out, "session_id") == NULL ||
 	    !json_is_string(json_object_get(out, "session_id")))
 		json_object_set_new(out, "session_id", json_string(""));
+	if (d->have_uid)
+		json_object_set_new(out, "uid", json_integer(d->uid));
 	if (d->have_cid || d->content_id[0] != '\0')
 		json_object_set_new(out, "content_id",
 		    json_string(d->content_id));

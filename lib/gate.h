@@ -82,6 +82,8 @@ struct jh_decision {
 	const char *ledger;		/* the ledger's, when not the grant's */
 	int outcome;		/* the command is the grant's outcome command */
 	json_t *effects;		/* what the input does, as decided */
+	int have_uid;		/* the caller set uid: write it */
+	uint32_t uid;		/* the asker's, from SO_PEERCRED */
 };
 
 const char *jh_dcode_name(int);

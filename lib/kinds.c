@@ -15,6 +15,7 @@
 enum ftype {
 	F_TEXT,
 	F_UINT,
+	F_UINT32,	/* an unsigned integer below 2^32: a uid */
 	F_FLAG,		/* 0 or 1: cores have no booleans */
 	F_BYTES,
 	F_BYTES8,
@@ -80,6 +81,7 @@ static const struct field decision[] = {
 	{ "effects", F_ARRAY, OPT },
 	{ "hint", F_TEXT, OPT },
 	{ "ledger", F_ID, OPT },
+	{ "uid", F_UINT32, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -269,6 +271,8 @@ type_ok(const struct jh_cbor *v, enum ftype t)
 		return (v->type == JH_CBOR_TEXT);
 	case F_UINT:
 		return (v->type == JH_CBOR_UINT);
+	case F_UINT32:
+		return (v->type == JH_CBOR_UINT && v->u <= UINT32_MAX);
 	case F_FLAG:
 		return (v->type == JH_CBOR_UINT && v->u <= 1);
 	case F_BYTES:
@@ -306,6 +310,7 @@ type_name(enum ftype t)
 	switch (t) {
 	case F_TEXT: return ("a text string");
 	case F_UINT: return ("an unsigned integer");
+	case F_UINT32: return ("an unsigned integer below 2^32");
 	case F_FLAG: return ("0 or 1");
 	case F_BYTES: return ("a byte string");
 	case F_BYTES8: return ("8 bytes");

@@ -294,6 +294,41 @@ bash_ev() {
 	run -2 jh-decide -I
 }
 
+@test "-u puts the asking process's uid in every decision, which seals; without -u there is none" {
+	bash_ev 'npm test' >"$T/ev"
+	run -0 jh-decide -u 1000 "$T/ev"
+	d="$output"
+	run -0 jq -c '[.uid, (.uid|type), .verdict]' <<<"$d"
+	assert_output '[1000,"number","allow"]'
+	run -0 bash -c "jh-seal -k '$JH_HOME/steward.key' <<<'$d' | jh-verify | head -1 | jq -c .core.uid"
+	assert_output 1000
+	# a malformed line's decision says who sent it too
+	run -0 sh -c "echo garbage | jh-decide -u 0 | jq -c '[.uid, .code]'"
+	assert_output '[0,"malformed-event"]'
+	run -0 sh -c "jh-decide -u 4294967294 '$T/ev' | jq .uid"
+	assert_output 4294967294
+	# without -u: no uid, and an event's own uid is not copied
+	run -0 sh -c "jh-decide '$T/ev' | jq -c 'has(\"uid\")'"
+	assert_output false
+	jq -c '.uid = 0' "$T/ev" >"$T/ev-uid"
+	run -0 sh -c "jh-decide '$T/ev-uid' | jq -c 'has(\"uid\")'"
+	assert_output false
+	run -0 sh -c "jh-decide -u 7 '$T/ev-uid' | jq -c .uid"
+	assert_output 7
+}
+
+@test "-u takes only a decimal uid from 0 to 4294967294, and not with -I or -x" {
+	bash_ev 'npm test' >"$T/ev"
+	for u in -1 abc 4294967296 4294967295 '' 12a ' 1' +1 1.0 99999999999; do
+		run -2 jh-decide -u "$u" "$T/ev"
+		assert_output "jh-decide: -u $u: not a uid (a decimal number from 0 to 4294967294)"
+	done
+	run -2 jh-decide -I -u 1000 -g "$JH_HOME/grant"
+	assert_output --partial "usage: jh-decide"
+	run -2 jh-decide -x -u 1000 'npm test'
+	assert_output --partial "usage: jh-decide"
+}
+
 @test "an ask hold nothing settles becomes a debit after its time: never lost, never stuck" {
 	BUDGET=10000000 grant_doc >"$T/g.json"
 	seal_grant "$T/g.json"

@@ -56,6 +56,22 @@ unhex() {
 	assert_line "ok accepted/alg-minus-19"
 }
 
+@test "a decision's uid is an integer in 0..2^32-1 under cbor2 too: the largest accepted, the bad ones refused" {
+	indep accepted "$VECTORS"
+	assert_success
+	assert_line "ok accepted/decision-uid-max"
+	indep sealed "$VECTORS"
+	assert_line "ok sealed/decision-uid"
+	# signed and well formed but for the uid, so the uid check refuses them
+	indep negative "$VECTORS" decision-uid-text decision-uid-negative \
+	    decision-uid-2-to-the-32
+	assert_success
+	assert_line "3 passed, 0 failed"
+	assert_line "ok negative/decision-uid-text (refused: decision uid '1000' is not an integer in 0..2^32-1)"
+	assert_line "ok negative/decision-uid-negative (refused: decision uid -1 is not an integer in 0..2^32-1)"
+	assert_line "ok negative/decision-uid-2-to-the-32 (refused: decision uid 4294967296 is not an integer in 0..2^32-1)"
+}
+
 @test "every canonical vector decodes and re-encodes byte for byte with cbor2" {
 	# One float is the exception, explained in the helper
 	# (half_exact_c_mismatch): cbor2 5.4.6's C encoder writes 65504.0

@@ -172,6 +172,31 @@ setup() {
 	assert_output --partial "verdict"
 }
 
+@test "a decision's uid is an unsigned integer below 2^32, or refused" {
+	jh_keys
+	for u in 0 1000 4294967295; do
+		decision_json | jq -c --argjson u "$u" '.uid=$u' >"$T/u.json"
+		run -0 jh-seal -j "$T/u.json"
+		run -0 jq -c .core.uid <<<"$output"
+		assert_output "$u"
+	done
+	for u in '"1000"' -1 4294967296 1099511627776 '[1000]'; do
+		decision_json | jq -c ".uid=$u" >"$T/u.json"
+		run -1 jh-seal "$T/u.json"
+		assert_output --partial "field uid must be an unsigned integer below 2^32"
+	done
+	decision_json | jq -c '.uid=1000.5' >"$T/u.json"
+	run -1 jh-seal "$T/u.json"
+	assert_output --partial "float in core: field uid"
+	decision_json | jq -c '.uid=null' >"$T/u.json"
+	run -1 jh-seal "$T/u.json"
+	assert_output --partial "null in core: field uid"
+	# only decision/1 knows the field
+	echo '{"audience":"joulehook:*","nbf":0,"exp":1900000000,"budget_uj":1000,"caps":[],"uid":1000}' >"$T/g.json"
+	run -1 jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/g.json"
+	assert_output --partial "unknown field uid"
+}
+
 @test "efficiency units keep the provenance contract" {
 	jh_keys
 	base='{"kind":"efficiency/1","session":"s1","unit":"msg_1","source":"proxy","tokens_in":10,"tokens_out":20,"tokens_cache_read":0,"tokens_cache_write":0,"accepted_tokens":20,"coeff":"default-2026","duration_ms":5,"completed":1,"verdict":"ok","enforced":1,"debited_uj":42}'

@@ -6,11 +6,13 @@
     /usr/bin/python3 independent_verify.py accepted  VECTOR-DIR
     /usr/bin/python3 independent_verify.py canonical VECTOR-DIR
     /usr/bin/python3 independent_verify.py digest    VECTOR-DIR
+    /usr/bin/python3 independent_verify.py negative  VECTOR-DIR NAME ...
 
 CBOR is Debian's python3-cbor2 and Ed25519 is python3-nacl (libsodium's
 verifier, but none of joulehook's CBOR, COSE or JSON code).  VECTOR-DIR
 is conformance/v1.  Prints one line per vector (ok NAME, or FAIL NAME:
-why) and exits 1 if any failed, 2 if it could not run.
+why) and exits 1 if any failed, 2 if it could not run.  negative checks
+only the named negative vectors, those whose defect this helper knows.
 """
 
 import hashlib
@@ -184,6 +186,12 @@ def check_envelope(env, keys):
         raise ValueError("profile is not joulehook/1")
     if not isinstance(core.get("nonce"), bytes) or len(core["nonce"]) != 8:
         raise ValueError("nonce is not 8 bytes")
+    # The caller's uid (hardened mode, SO_PEERCRED): a uid_t, 32 bits.
+    if kind == "decision/1" and "uid" in core:
+        uid = core["uid"]
+        if type(uid) is not int or not 0 <= uid <= 2**32 - 1:
+            raise ValueError("decision uid %r is not an integer in "
+                             "0..2^32-1" % (uid,))
     return kind, core, payload
 
 
@@ -280,6 +288,26 @@ def cmd_accepted(v1):
             r.ok("accepted/" + name)
         except Exception as e:  # noqa: BLE001
             r.fail("accepted/" + name, "%s: %s" % (type(e).__name__, e))
+    return r.done()
+
+
+def cmd_negative(v1, wanted):
+    """The named negative vectors are refused here too."""
+    r = Report()
+    keys = trusted(v1)
+    d = os.path.join(v1, "negative")
+    for name in wanted:
+        try:
+            env = unhex(os.path.join(d, name + ".hex"))
+        except OSError as e:
+            r.fail("negative/" + name, str(e))
+            continue
+        try:
+            kind, _, _ = check_envelope(env, keys)
+        except Exception as e:  # noqa: BLE001  -- the refusal expected
+            r.ok("negative/" + name, "refused: %s" % e)
+            continue
+        r.fail("negative/" + name, "accepted as a %s" % kind)
     return r.done()
 
 
@@ -468,8 +496,11 @@ def main(argv):
         return 0
     cmds = {"sealed": cmd_sealed, "accepted": cmd_accepted,
             "canonical": cmd_canonical, "digest": cmd_digest}
+    if len(argv) >= 3 and argv[0] == "negative":
+        return cmd_negative(argv[1], argv[2:])
     if len(argv) != 2 or argv[0] not in cmds:
-        sys.stderr.write("usage: %s deps | {%s} conformance/v1\n"
+        sys.stderr.write("usage: %s deps | {%s} conformance/v1 | negative "
+                         "conformance/v1 NAME ...\n"
                          % (PROG, "|".join(sorted(cmds))))
         return 2
     return cmds[argv[0]](argv[1])
