@@ -611,7 +611,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
 		deny(r, "no checkpoint of the session's log was made");
 	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) == -1)
+	    O_CLOEXEC, 0644)) == -1)
 		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
 	if (write(fd, cp.p, cp.len) != (ssize_t)cp.len || fsync(fd) == -1)
 		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
@@ -888,7 +888,7 @@ accepted(void)
 {
 	const char *n = getenv("LISTEN_FDS"), *p = getenv("LISTEN_PID");
 	struct stat st;
-	int fd = -1;
+	int fd = -1, dup;
 
 	if (n != NULL && strcmp(n, "1") == 0 && p != NULL &&
 	    strtol(p, NULL, 10) == (long)getpid())
@@ -897,7 +897,10 @@ accepted(void)
 		fd = STDIN_FILENO;
 	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
 		return (-1);
-	return (fcntl(fd, F_DUPFD_CLOEXEC, 10));
+	/* No stage may hold the connection open past the server. */
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 10)) != -1 && fd != STDIN_FILENO)
+		close(fd);
+	return (dup);
 }
 
 /*

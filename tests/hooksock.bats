@@ -58,24 +58,37 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 
 @test "the client carries a decision both ways: allow, ask and deny as the single-user hook answers them, sealed with the caller's uid" {
 	serve
+	local c n=0
 	for c in 'ls -la' 'curl https://example.com' 'sudo ls'; do
-		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "id-$RANDOM" >"$T/p.json"
-		run --separate-stderr "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
-		local one_rc=$status one_out=$output one_err=$stderr
-		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "id-$RANDOM" >"$T/p.json"
+		n=$((n + 1))
+		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "sock-$n" >"$T/p.json"
 		run --separate-stderr "$H/jh-hook" -s "$S" -t 9000 <"$T/p.json"
-		assert_equal "$status" "$one_rc"
-		assert_equal "$(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${output:-{\}}")" \
-		    "$(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${one_out:-{\}}")"
-		[ "$one_rc" = 0 ] || [[ $stderr == *joulehook* ]]
+		echo "$status $(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${output:-{\}}")" >>"$T/sock.answers"
+		[ "$status" = 0 ] || [[ $stderr == *joulehook* ]]
 	done
-	# Every decision the server made names the uid the kernel gave it.
-	run -0 sh -c "jh-verify $JH_STATE/logs/*.jhl | jq -r 'select(.kind == \"decision/1\") | .core.uid // \"none\"' | sort | uniq -c"
-	assert_output --partial "3 $(id -u)"
-	assert_output --partial "3 none"
-	# The records are readable by others (the developer, in hardened mode).
-	run -0 find "$JH_STATE/logs" -name '*.jhl' -perm -0044
-	[ -n "$output" ]
+	# The server's records are readable by others (the developer, in
+	# hardened mode) and writable by their owner only.
+	run -0 find "$JH_STATE/logs" -type f ! -perm -0044
+	assert_output ""
+	run -0 find "$JH_STATE/logs" -type f -perm /0022
+	assert_output ""
+	n=0
+	for c in 'ls -la' 'curl https://example.com' 'sudo ls'; do
+		n=$((n + 1))
+		payload PreToolUse Bash "$(jq -nc --arg c "$c" '{command: $c}')" "hook-$n" >"$T/p.json"
+		run --separate-stderr "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+		echo "$status $(jq -c '.hookSpecificOutput.permissionDecision // "none"' <<<"${output:-{\}}")" >>"$T/hook.answers"
+	done
+	run -0 cat "$T/sock.answers"
+	assert_output "$(cat "$T/hook.answers")"
+	assert_line --index 0 '0 "none"'
+	assert_line --index 1 '0 "ask"'
+	assert_line --index 2 '2 "deny"'
+	# Every decision the server made names the uid the kernel gave it;
+	# the single-user hook's name none.
+	run -0 sh -c "jh-verify $JH_STATE/logs/*.jhl | jq -r 'select(.kind == \"decision/1\") | .core.tool_use_id[0:4] + \" \" + (.core.uid // \"none\" | tostring)' | sort | uniq -c"
+	assert_output --partial "3 sock $(id -u)"
+	assert_output --partial "3 hook none"
 }
 
 @test "after a tool ran and at the end of a session the server answers as the hook does" {
@@ -83,7 +96,8 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 	payload PreToolUse Bash '{"command":"ls"}' toolu_9 | "$H/jh-hook" -s "$S"
 	run -0 --separate-stderr "$H/jh-hook" -s "$S" < <(payload PostToolUse Bash '{"command":"ls"}' toolu_9 |
 	    jq -c '.tool_response = {stdout: "a\n", stderr: "", interrupted: false}')
-	run -0 "$H/jh-hook" -s "$S" < <(jq -nc --arg cwd "$P" '{session_id: "s1", transcript_path: "/dev/null", cwd: $cwd, hook_event_name: "Stop"}')
+	: >"$T/transcript.jsonl"
+	run -0 "$H/jh-hook" -s "$S" < <(jq -nc --arg cwd "$P" --arg t "$T/transcript.jsonl" '{session_id: "s1", transcript_path: $t, cwd: $cwd, hook_event_name: "Stop"}')
 	run -0 sh -c "jh-verify $JH_STATE/logs/*.jhl | jq -r .kind | sort | uniq -c"
 	assert_output --partial "1 decision/1"
 	assert_output --partial "1 result/1"
@@ -99,7 +113,7 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 	run -2 "$H/jh-hook" -s "$T/dead.sock" <"$T/p.json"
 	[[ $output == *"Connection refused"* ]]
 	payload PostToolUse Bash '{"command":"ls"}' >"$T/post.json"
-	run -0 "$H/jh-hook" -s "$T/nosuch.sock" <"$T/post.json"
+	run -0 --separate-stderr "$H/jh-hook" -s "$T/nosuch.sock" <"$T/post.json"
 	assert_equal "$(jq -r .continue <<<"$output")" false
 	run -2 "$H/jh-hook" -s relative.sock <"$T/p.json"
 	[[ $output == *"not an absolute socket path"* ]]
@@ -112,14 +126,20 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 	assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
 	[[ $stderr == *"uid $(id -u) (pid "*") is not a developer this gate serves"* ]]
 	[ ! -e "$JH_STATE/logs" ] || [ -z "$(ls "$JH_STATE/logs")" ]
-	# As root: a real caller of another uid, through the same socket.
+	# As root: a real caller of another uid, through a socket it can
+	# reach, with a client it can run.
 	if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+		W=$(mktemp -d /tmp/jhsock.XXXXXX)
+		chmod 755 "$W"
+		install -m 755 "$H/jh-hook" "$W/jh-hook"
+		S="$W/gate.sock"
 		serve
-		chmod 755 "$T" "$BATS_TEST_TMPDIR" 2>/dev/null || true
 		chmod 666 "$S"
-		chmod 644 "$T/p.json"
-		run -2 runuser -u nobody -- "$H/jh-hook" -s "$S" <"$T/p.json"
-		[[ $output == *"uid $(id -u nobody) (pid "*"is not a developer"* ]]
+		run -2 --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" <"$T/p.json"
+		assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
+		[[ $stderr == *"uid $(id -u nobody) (pid "*"is not a developer"* ]]
+		kill "$SRV_PID"
+		rm -rf "$W"
 	fi
 }
 
@@ -135,7 +155,7 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 		pgrep -f "$T/hang.sh" >/dev/null && break
 		sleep 0.05
 	done
-	pkill -KILL -f "jh-hook -c $T/srv.conf -a"
+	pkill -KILL -f "^$H/jh-hook -c $T/srv.conf -a"
 	wait "$cpid" || true
 	run cat "$T/out" "$T/err"
 	[[ $output == *'"deny"'* ]]
