@@ -113,7 +113,7 @@ usage_text() {
 	jh-install)
 		"$(prog_path "$1")" -h 2>&1 >/dev/null |
 		    sed -n 's/^jh-install: \(usage: \)/\1/p' |
-		    sed 's/ | \(-[A-Za-z]*\)$/\n       jh-install \1/' ;;
+		    sed 's/ | \(-[A-Za-z]\)/\n       jh-install \1/' ;;
 	jh-grant)
 		"$(prog_path "$1")" -h ;;
 	*)
@@ -317,14 +317,15 @@ run_examples() {
 
 @test "the usage of the programs without -h is the one a bad option prints" {
 	run -2 jh-hook -h
-	assert_line 'usage: jh-hook -c config [-H host]'
-	run -1 "$(prog_path jh-install)" -h
+	assert_line 'usage: jh-hook -c config [-a] [-H host]'
+	assert_line '       jh-hook -s socket [-H host] [-t deadline_ms]'
+	run -2 "$(prog_path jh-install)" -h
 	assert_line --partial 'jh-install: usage: jh-install [-ASW]'
 	run usage_lines jh-install
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 1 'jh-install -u'
+	assert_line --index 1 'jh-install -u [-U user]'
 	run getopt_string jh-install
-	assert_output 'ASWb:C:d:g:l:M:p:u'
+	assert_output 'ASWb:C:D:d:g:l:M:p:uU:X'
 }
 
 @test "the synopsis check notices a drifted page" {
