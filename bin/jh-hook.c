@@ -100,25 +100,6 @@ struct run {
 	char uid[16];		/* -a: the caller's uid, for jh-decide -u */
 };
 
-/* Writes all of p, or -1: the peer went away or the send timed out. */
-static int
-send_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, c, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return (0);
-}
-
 /*
  * Ends the run with status.  Under -a the standard output and error are
  * memory files: they go back to the client in one frame,
@@ -149,7 +130,7 @@ finish(const struct run *r, int status)
 		_exit(status);	/* no frame: the client denies */
 	snprintf(hdr, sizeof(hdr), "%s %d %lld %lld\n", WIRE_MAGIC, status,
 	    (long long)len[0], (long long)len[1]);
-	if (send_all(r->conn, hdr, strlen(hdr)) == -1)
+	if (jh_write_all(r->conn, hdr, strlen(hdr)) == -1)
 		_exit(status);
 	for (i = 0; i < 2; i++) {
 		off_t off = 0;
@@ -157,7 +138,7 @@ finish(const struct run *r, int status)
 			size_t want = (size_t)(len[i] - off) < sizeof(buf) ?
 			    (size_t)(len[i] - off) : sizeof(buf);
 			ssize_t n = pread(i + 1, buf, want, off);
-			if (n <= 0 || send_all(r->conn, buf, (size_t)n) ==
+			if (n <= 0 || jh_write_all(r->conn, buf, (size_t)n) ==
 			    -1)
 				_exit(status);
 			off += n;

@@ -762,6 +762,7 @@ int	jh_is_outcome(const struct jh_grant *, const char *, const json_t *);
 uint64_t jh_now_ms(void);
 void	jh_nonce(uint8_t *);
 int	jh_read_all(struct jh_buf *, int, size_t, struct jh_err *);
+int	jh_write_all(int, const void *, size_t);
 const char *jh_home(char *, size_t);
 const char *jh_state(char *, size_t);
 int	jh_path_join(char *, size_t, const char *, const char *);

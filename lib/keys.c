@@ -53,24 +53,6 @@ jh_role_parse(enum jh_role *r, const char *s)
 }
 
 static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, c, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return (0);
-}
-
-static int
 create_file(const char *path, mode_t mode, const void *p, size_t n,
     struct jh_err *e)
 {
@@ -80,7 +62,7 @@ create_file(const char *path, mode_t mode, const void *p, size_t n,
 	    mode);
 	if (fd == -1)
 		return (jh_errf(e, "%s: %s", path, strerror(errno)));
-	if (fchmod(fd, mode) == -1 || write_all(fd, p, n) == -1 ||
+	if (fchmod(fd, mode) == -1 || jh_write_all(fd, p, n) == -1 ||
 	    fsync(fd) == -1) {
 		jh_errf(e, "%s: %s", path, strerror(errno));
 		close(fd);

@@ -96,6 +96,25 @@ jh_state(char *out, size_t sz)
 	return (xdg_dir(out, sz, "XDG_STATE_HOME", ".local/state"));
 }
 
+/* Writes all of p to fd, or -1 with errno (EINTR is retried). */
+int
+jh_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, c, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return (0);
+}
+
 int
 jh_read_all(struct jh_buf *b, int fd, size_t max, struct jh_err *e)
 {
