@@ -22,7 +22,7 @@ MAN1	= jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-no
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hosts.c json.c keys.c kinds.c ledger.c mcp.c meter.c paths.c proxyhold.c proxyserve.c proxyup.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c hosts.c json.c keys.c kinds.c ledger.c mcp.c meter.c paths.c proxyhold.c proxyserve.c proxyup.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
@@ -191,7 +191,7 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 # the targets are relinked every time, so one left out is gone next time.
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
-FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts
+FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \

@@ -47,12 +47,12 @@
 
 #include "jh.h"
 #include "gate.h"
+#include "hookwire.h"
 
 #define PROG		"jh-hook"
 #define NSTAGES		5
 #define MAX_ANSWER	(1024 * 1024)
-#define MAX_DIAG	(64 * 1024)	/* a frame's standard error */
-#define WIRE_MAGIC	"jh-hook/1"
+_Static_assert(MAX_ANSWER <= JH_HW_MAX_OUT, "a frame carries every answer");
 #define CONF_DEVELOPERS	16
 /*
  * A config's protect lines (jh-hook(1): up to 16), each passed on as a
@@ -123,12 +123,12 @@ finish(const struct run *r, int status)
 		fd = i + 1;
 		if ((len[i] = lseek(fd, 0, SEEK_END)) == -1)
 			_exit(status);
-		if (i == 1 && len[i] > MAX_DIAG)
-			len[i] = MAX_DIAG;
+		if (i == 1 && len[i] > JH_HW_MAX_DIAG)
+			len[i] = JH_HW_MAX_DIAG;
 	}
 	if (len[0] > MAX_ANSWER)
 		_exit(status);	/* no frame: the client denies */
-	snprintf(hdr, sizeof(hdr), "%s %d %lld %lld\n", WIRE_MAGIC, status,
+	snprintf(hdr, sizeof(hdr), "%s %d %lld %lld\n", JH_HW_MAGIC, status,
 	    (long long)len[0], (long long)len[1]);
 	if (jh_write_all(r->conn, hdr, strlen(hdr)) == -1)
 		_exit(status);
@@ -726,34 +726,6 @@ sock_timeouts(int fd, uint64_t ms)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* "jh-hook/1 STATUS OUTLEN ERRLEN\n": 0 and the numbers, or -1. */
-static int
-parse_frame(const struct jh_buf *b, size_t *hlen, unsigned long v[3])
-{
-	const char *p = (const char *)b->p, *nl, *q;
-	size_t ml = strlen(WIRE_MAGIC);
-	char *end;
-	int i;
-
-	if ((nl = memchr(p, '\n', b->len < 80 ? b->len : 80)) == NULL ||
-	    (size_t)(nl - p) <= ml || memcmp(p, WIRE_MAGIC, ml) != 0)
-		return (-1);
-	q = p + ml;
-	for (i = 0; i < 3; i++) {
-		if (*q++ != ' ' || *q < '0' || *q > '9')
-			return (-1);
-		errno = 0;
-		v[i] = strtoul(q, &end, 10);
-		if (errno != 0 || end - q > 9)
-			return (-1);
-		q = end;
-	}
-	if (q != nl || v[0] > 255 || v[1] > MAX_ANSWER || v[2] > MAX_DIAG)
-		return (-1);
-	*hlen = (size_t)(nl - p) + 1;
-	return (0);
-}
-
 /*
  * -s: the hardened client, run by the host as the developer.  It sends
  * "jh-hook/1 HOST\n" and the payload to the gate's server, half-closes,
@@ -767,12 +739,12 @@ client(struct run *r, const char *sock, unsigned ms)
 {
 	struct sockaddr_un sa;
 	struct jh_buf req, reply;
+	struct jh_hw_frame f;
 	struct jh_err e;
 	char why[1024];
 	uint64_t deadline = mono_ms() + ms, now;
-	unsigned long v[3];
-	size_t sent = 0, hlen;
-	int fd, wdone = 0;
+	size_t sent = 0;
+	int fd, wdone = 0, rc;
 
 	jh_buf_init(&r->payload);
 	jh_buf_init(&req);
@@ -795,7 +767,7 @@ client(struct run *r, const char *sock, unsigned ms)
 		    "joulehook failed closed, so the call is blocked; tell "
 		    "the user)", sock, strerror(errno));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	jh_buf_addf(&req, "%s %s\n", WIRE_MAGIC, r->host->name);
+	jh_buf_addf(&req, "%s %s\n", JH_HW_MAGIC, r->host->name);
 	jh_buf_add(&req, r->payload.p, r->payload.len);
 	if (req.oom)
 		deny(r, "out of memory");
@@ -837,7 +809,7 @@ client(struct run *r, const char *sock, unsigned ms)
 				    "failed closed, so the call is blocked; tell "
 				    "the user)", strerror(errno));
 			if (n > 0 && (reply.len += (size_t)n) >
-			    MAX_ANSWER + MAX_DIAG + 80)
+			    JH_HW_MAX_OUT + JH_HW_MAX_DIAG + JH_HW_HEAD_MAX)
 				deny(r, "the gate's answer is too large");
 		}
 	}
@@ -846,17 +818,17 @@ client(struct run *r, const char *sock, unsigned ms)
 		deny(r, "the gate's server closed the connection without an "
 		    "answer (it failed or was killed; joulehook failed "
 		    "closed, so the call is blocked; tell the user)");
-	if (parse_frame(&reply, &hlen, v) == -1)
+	if ((rc = jh_hw_frame(reply.p, reply.len, &f)) == -1)
 		deny(r, "the gate's server's answer is malformed (joulehook "
 		    "failed closed, so the call is blocked; tell the user)");
-	if (hlen + v[1] + v[2] != reply.len)
+	if (rc == -2)
 		deny(r, "the gate's server's answer was cut short (joulehook "
 		    "failed closed, so the call is blocked; tell the user)");
-	if (fwrite(reply.p + hlen + v[1], 1, v[2], stderr) != v[2] ||
-	    fwrite(reply.p + hlen, 1, v[1], stdout) != v[1] ||
+	if (fwrite(reply.p + f.hlen + f.out, 1, f.err, stderr) != f.err ||
+	    fwrite(reply.p + f.hlen, 1, f.out, stdout) != f.out ||
 	    fflush(stdout) == EOF)
 		deny(r, "cannot write the answer");
-	_exit((int)v[0]);
+	_exit((int)f.status);
 }
 
 /*
@@ -894,22 +866,17 @@ read_request(struct run *r)
 	struct jh_buf raw;
 	struct jh_err e;
 	char name[64];
-	const char *p, *nl;
-	size_t ml = strlen(WIRE_MAGIC), hl;
+	size_t off;
 
 	jh_buf_init(&raw);
-	if (jh_read_all(&raw, r->conn, JH_MAX_RECORD + 80, &e) == -1)
+	if (jh_read_all(&raw, r->conn, JH_MAX_RECORD + JH_HW_HEAD_MAX,
+	    &e) == -1)
 		deny(r, "reading the request: %s", e.msg);
-	p = (const char *)raw.p;
-	if ((nl = memchr(p, '\n', raw.len < 80 ? raw.len : 80)) == NULL ||
-	    (size_t)(nl - p) <= ml + 1 || memcmp(p, WIRE_MAGIC, ml) != 0 ||
-	    p[ml] != ' ' || (hl = (size_t)(nl - p) - ml - 1) >= sizeof(name))
-		deny(r, "the request is not a %s request", WIRE_MAGIC);
-	memcpy(name, p + ml + 1, hl);
-	name[hl] = '\0';
+	if (jh_hw_request(raw.p, raw.len, name, sizeof(name), &off) == -1)
+		deny(r, "the request is not a %s request", JH_HW_MAGIC);
 	if ((r->host = jh_host_lookup(name)) == NULL)
 		deny(r, "the request names an unknown host");
-	jh_buf_add(&r->payload, nl + 1, raw.len - (size_t)(nl + 1 - p));
+	jh_buf_add(&r->payload, raw.p + off, raw.len - off);
 	if (r->payload.oom)
 		deny(r, "out of memory");
 	jh_buf_free(&raw);

@@ -64,3 +64,9 @@ smoke() {
 	fuzz_build
 	smoke fuzz-cmdopts
 }
+
+@test "fuzz: fuzz-hookwire (the hardened hook's request and frame) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-hookwire
+}

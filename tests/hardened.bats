@@ -253,9 +253,23 @@ EOF
 }
 
 @test "hardened: -u takes the gate out of the managed settings and the system, keeping the records" {
-	run -0 sh "$W/scripts/jh-install" -W -U "$G" -D "$D" -b "$W/bin"
+	run -0 sh "$W/scripts/jh-install" -W -U "$G" -D "$D,nobody" -b "$W/bin" -M http://127.0.0.1:9 -l 127.0.0.1:9
+	# Both developers are served, each with the home "~" means.
+	run -0 grep '^developer=' "$JH_SYSCONF/hook.conf"
+	assert_output "$(printf 'developer=%s:%s\ndeveloper=%s:%s' "$DUID" "$DH" "$(id -u nobody)" "$(getent passwd nobody | cut -d: -f6)")"
 	[ -f /etc/claude-code/managed-settings.json ]
 	[ -x "$JH_LIBEXEC/jh-hook" ]
+	# The units systemd would run, as systemd reads them (no systemd is
+	# PID 1 here, so they are not started).
+	if command -v systemd-analyze >/dev/null; then
+		run -0 systemd-analyze verify "$JH_UNITDIR/joulehook-hook.socket" \
+		    "$JH_UNITDIR/joulehook-hook@.service" "$JH_UNITDIR/joulehook-proxy.service"
+		refute_output --partial "Unknown"
+		refute_output --partial "not executable"
+		refute_output --partial "Failed"
+	fi
+	run -0 grep -h '^User=' "$JH_UNITDIR/joulehook-hook@.service" "$JH_UNITDIR/joulehook-proxy.service"
+	assert_output "$(printf 'User=%s\nUser=%s' "$G" "$G")"
 	# A setting of the administrator's stays through -u.
 	jq '.cleanupPeriodDays = 7' /etc/claude-code/managed-settings.json >"$T/m.json"
 	cp "$T/m.json" /etc/claude-code/managed-settings.json
@@ -264,6 +278,7 @@ EOF
 	assert_output '{"cleanupPeriodDays":7}'
 	assert_file_not_exists /etc/claude-code/managed-mcp.json
 	assert_file_not_exists "$JH_LIBEXEC/jh-hook"
+	assert_file_not_exists "$JH_UNITDIR/joulehook-hook.socket"
 	assert_file_exists "$JH_SYSCONF/steward.key"
 	assert_file_exists "$JH_SYSCONF/grant"
 	# Root is never the developer; -U needs root.
