@@ -189,9 +189,12 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 # reports its exec count; tests/fuzz.bats runs a short smoke pass.
 # FUZZ_EXTRA: more objects to link (a local stand-in, never committed);
 # the targets are relinked every time, so one left out is gone next time.
+# The targets find the test keys and the coefficients in the source tree
+# (FZ_TOP, tests/fuzz/fuzz-common.h).
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
-FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire
+FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
+		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \
@@ -205,7 +208,8 @@ $(FO)/lib/%.o: lib/%.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FUZZ_TARGETS:%=$(FO)/%): $(FO)/%: tests/fuzz/%.c tests/fuzz/fuzz-common.h $(FUZZ_LIBOBJ) fuzz-relink
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBOBJ) \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_LIBOBJ) \
 	    $(FUZZ_EXTRA) $(shell pkg-config --libs $(PKG_jh-proxy)) -lm
 
 fuzz-relink:

@@ -96,6 +96,11 @@ jh_decision_free(struct jh_decision *d)
 	d->effects = NULL;
 }
 
+/*
+ * A deny, with why.  A rewrite made before (the budget comes after it)
+ * is dropped: a decision/1 carries updated_input only for a rewrite, so
+ * a deny with one would not seal, and the deny would go unrecorded.
+ */
 int
 jh_decision_fail(struct jh_decision *d, int code, const char *fmt, ...)
 {
@@ -107,6 +112,8 @@ jh_decision_fail(struct jh_decision *d, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
 	va_end(ap);
+	json_decref(d->updated);
+	d->updated = NULL;
 	return (code);
 }
 

@@ -194,6 +194,7 @@ void	jh_px_call_free(struct call *);
 
 /* proxyserve.c */
 int	jh_px_admit(const char *);
+int	jh_px_scan(struct call *, char *, size_t);
 enum MHD_Result jh_px_handler(void *, struct MHD_Connection *, const char *,
 	    const char *, const char *, const char *, size_t *, void **);
 void	*jh_px_on_uri(void *, const char *, struct MHD_Connection *);

@@ -233,6 +233,56 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	return (0);
 }
 
+/*
+ * What a metered request's body says: its model (so the coefficient
+ * family), whether the client streams, the worst case, and for a Chat
+ * Completions stream that does not ask for usage, the body to send
+ * instead, which does (c->fwd; the usage chunk is then hidden from the
+ * client).  Returns 0; -1 with why when the body is refused (not a JSON
+ * object, an output token limit that is not a count); -2 out of memory.
+ * A function of its own so that the request's bytes can be fuzzed
+ * without a connection (tests/fuzz/fuzz-sse.c).
+ */
+int
+jh_px_scan(struct call *c, char *why, size_t sz)
+{
+	json_t *req, *v;
+	int rc = 0;
+
+	req = json_loadb((const char *)c->body.p, c->body.len, 0, NULL);
+	if (!json_is_object(req)) {
+		json_decref(req);
+		snprintf(why, sz, "the request body is not a JSON object");
+		return (-1);
+	}
+	if (json_is_string(v = json_object_get(req, "model")))
+		snprintf(c->model, sizeof(c->model), "%s",
+		    json_string_value(v));
+	c->fam = jh_coeffs_find(&O->coeffs, c->model);
+	c->client_stream = json_is_true(json_object_get(req, "stream"));
+	if (worst_case(c, req, why, sz) == -1)
+		rc = -1;
+	else if (c->api == JH_API_CHAT && c->client_stream) {
+		/* Usage on a Chat Completions stream must be asked for. */
+		json_t *so = json_object_get(req, "stream_options");
+		if (!json_is_object(so) ||
+		    !json_is_true(json_object_get(so, "include_usage"))) {
+			if (!json_is_object(so)) {
+				so = json_object();
+				json_object_set_new(req, "stream_options", so);
+			}
+			json_object_set_new(so, "include_usage", json_true());
+			c->w.hide_usage = 1;
+			c->fwd = json_dumps(req, JSON_COMPACT);
+			c->fwdlen = c->fwd ? strlen(c->fwd) : 0;
+			if (c->fwd == NULL)
+				rc = -2;
+		}
+	}
+	json_decref(req);
+	return (rc);
+}
+
 static enum MHD_Result
 forward(struct call *c)
 {
@@ -323,7 +373,6 @@ forward(struct call *c)
 static enum MHD_Result
 dispatch(struct call *c)
 {
-	json_t *req, *v;
 	char why[512], msg[1024], b1[32], b2[32];
 	int r;
 
@@ -338,48 +387,15 @@ dispatch(struct call *c)
 	}
 	if (!c->metered)
 		return (forward(c));
-	req = json_loadb((const char *)c->body.p, c->body.len, 0, NULL);
-	if (!json_is_object(req)) {
-		json_decref(req);
-		c->note = "malformed-body";
-		r = reply_error(c, 400, "invalid_request_error", "joulehook: "
-		    "the request body is not a JSON object");
-		jh_px_finish(c, "error");
-		return (r);
-	}
-	if (json_is_string(v = json_object_get(req, "model")))
-		snprintf(c->model, sizeof(c->model), "%s",
-		    json_string_value(v));
-	c->fam = jh_coeffs_find(&O->coeffs, c->model);
-	c->client_stream = json_is_true(json_object_get(req, "stream"));
-	if (worst_case(c, req, why, sizeof(why)) == -1) {
-		json_decref(req);
+	if ((r = jh_px_scan(c, why, sizeof(why))) == -2)
+		return (MHD_NO);
+	if (r == -1) {
 		c->note = "malformed-body";
 		snprintf(msg, sizeof(msg), "joulehook: %s", why);
 		r = reply_error(c, 400, "invalid_request_error", msg);
 		jh_px_finish(c, "error");
 		return (r);
 	}
-	/* Usage on a Chat Completions stream must be asked for. */
-	if (c->api == JH_API_CHAT && c->client_stream) {
-		json_t *so = json_object_get(req, "stream_options");
-		if (!json_is_object(so) ||
-		    !json_is_true(json_object_get(so, "include_usage"))) {
-			if (!json_is_object(so)) {
-				so = json_object();
-				json_object_set_new(req, "stream_options", so);
-			}
-			json_object_set_new(so, "include_usage", json_true());
-			c->w.hide_usage = 1;
-			c->fwd = json_dumps(req, JSON_COMPACT);
-			c->fwdlen = c->fwd ? strlen(c->fwd) : 0;
-			if (c->fwd == NULL) {
-				json_decref(req);
-				return (MHD_NO);
-			}
-		}
-	}
-	json_decref(req);
 	if ((r = jh_px_grant_check(c, why, sizeof(why))) != 0) {
 		snprintf(msg, sizeof(msg), "joulehook: no model call is granted: "
 		    "%s", why);

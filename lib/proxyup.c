@@ -121,6 +121,26 @@ jh_px_req_header(void *cls, enum MHD_ValueKind kind, const char *key,
 	return (x->oom ? MHD_NO : MHD_YES);
 }
 
+/*
+ * The status code of a status line of n bytes, read within them: a
+ * header line libcurl hands over is not NUL-terminated (atoi, skipping
+ * the line's own CR LF as blanks, would read on past its end).
+ */
+static int
+status_of(const char *p, size_t n)
+{
+	const char *sp = memchr(p, ' ', n), *end = p + n;
+	int st = 0;
+
+	if (sp == NULL)
+		return (0);
+	for (sp++; sp < end && (*sp == ' ' || *sp == '\t'); sp++)
+		;
+	for (; sp < end && *sp >= '0' && *sp <= '9' && st < 1000; sp++)
+		st = st * 10 + (*sp - '0');
+	return (st);
+}
+
 size_t
 jh_px_on_header(char *p, size_t sz, size_t nm, void *cls)
 {
@@ -134,8 +154,7 @@ jh_px_on_header(char *p, size_t sz, size_t nm, void *cls)
 		n--;
 	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
 		/* A new header block (after a 1xx): start over. */
-		const char *sp = memchr(p, ' ', n);
-		c->status = sp ? atoi(sp + 1) : 0;
+		c->status = status_of(p, n);
 		for (k = 0; k < c->nrh; k++) {
 			free(c->rh[k].name);
 			free(c->rh[k].value);

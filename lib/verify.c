@@ -267,7 +267,11 @@ jh_entry_json(struct jh_buf *b, const struct jh_env *ent,
 	return (b->oom ? -1 : 0);
 }
 
-/* For jh-chain -j: the JSON line of an entry it just wrote. */
+/*
+ * For jh-chain -j: the JSON line of an entry it just wrote.  Anything
+ * but a chain/1 entry by that kind's rules is refused, as jh_entry_json
+ * reads its seq, prev and session unchecked.
+ */
 int
 jh_chain_json(struct jh_buf *b, const uint8_t *p, size_t n)
 {
@@ -279,6 +283,8 @@ jh_chain_json(struct jh_buf *b, const uint8_t *p, size_t n)
 
 	jh_arena_init(&a);
 	if (jh_env_parse(&ent, &a, p, n, &e) == 0 &&
+	    strcmp(ent.kind, "chain/1") == 0 &&
+	    jh_kind_check(ent.core, JH_KIND_CHAIN, &e) == 0 &&
 	    (rc = jh_cbor_get(ent.core, "receipt")) != NULL &&
 	    jh_env_parse(&inner, &a, rc->p, rc->len, &e) == 0)
 		r = jh_entry_json(b, &ent, &inner, 1, NULL);

@@ -168,6 +168,17 @@ bash_ev() {
 	assert_output '["ask","policy-ask",0,8000000]'
 }
 
+@test "a rewrite the budget cannot pay for is a deny without the rewritten input, and seals" {
+	BUDGET=1000000 grant_doc >"$T/g.json"
+	seal_grant "$T/g.json"
+	ev Bash shell '{"command":"echo ghp_0123456789abcdef0123456789abcdefABCD"}' >"$T/ev"
+	run -0 sh -c "jh-decide '$T/ev' >'$T/d'"
+	run -0 jq -c '[.verdict, .code, .updated_input]' "$T/d"
+	assert_output '["deny","budget-exceeded",null]'
+	run -0 sh -c "jh-seal -k '$JH_HOME/steward.key' '$T/d' | jh-verify | head -1 | jq -c '[.ok, .core.code]'"
+	assert_output '[true,"budget-exceeded"]'
+}
+
 @test "a missing ledger is never recreated implicitly: the gate denies" {
 	rm -rf "$JH_STATE/ledger"
 	run decide_code Bash shell '{"command":"npm test"}'

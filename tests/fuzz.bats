@@ -51,6 +51,23 @@ smoke() {
 	[ -n "$output" ]
 	run -0 grep -c '^"' "$T/fz/cmdtab.dict"
 	[ "$output" -ge 10 ]
+	# the format targets': every conformance envelope, as bytes
+	n=$(ls "$PROJECT_ROOT"/conformance/v1/sealed/*/envelope.hex \
+	    "$PROJECT_ROOT"/conformance/v1/accepted/*.hex \
+	    "$PROJECT_ROOT"/conformance/v1/negative/*.hex | wc -l)
+	[ "$(find "$T/fz/seeds-envelope" -type f -name 'sealed-*' -o -type f \
+	    -name 'accepted-*' -o -type f -name 'negative-*' | wc -l)" -eq "$n" ]
+	run -0 sh -c "head -c 2 '$T/fz/seeds-envelope/sealed-grant' | od -An -tx1"
+	assert_output ' d2 84'
+	[ "$(find "$T/fz/seeds-payload" -type f | wc -l)" -ge 10 ]
+	[ "$(find "$T/fz/seeds-grant" -type f | wc -l)" -ge 5 ]
+	for t in paths sse mcp; do
+		[ "$(find "$T/fz/seeds-$t" -type f | wc -l)" -ge 3 ]
+		run -0 grep -c '^"' "$T/fz/$t.dict"
+	done
+	# the MCP seeds name the session fuzz-mcp serves
+	run -0 grep -c "$(printf %s fuzz-mcp | sha256sum | cut -c1-64)" \
+	    "$T/fz/seeds-mcp/session"
 }
 
 @test "fuzz: fuzz-shell (parser, effect extractor) smoke run" {
@@ -69,4 +86,40 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-hookwire
+}
+
+@test "fuzz: fuzz-envelope (CBOR decoder, envelope parser and verifier) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-envelope
+}
+
+@test "fuzz: fuzz-payload (host payloads to ActionEvents, the answers) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-payload
+}
+
+@test "fuzz: fuzz-grant (grant documents, sealed, loaded, decided against) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-grant
+}
+
+@test "fuzz: fuzz-paths (path resolution, under, glob, protection) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-paths
+}
+
+@test "fuzz: fuzz-sse (the proxy's request scan, SSE and usage readers) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-sse
+}
+
+@test "fuzz: fuzz-mcp (jh-status -m's JSON-RPC server) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-mcp
 }

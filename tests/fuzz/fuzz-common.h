@@ -1,5 +1,8 @@
 /*
- * joulehook fuzz targets: what fuzz-shell.c and fuzz-cmdopts.c share.
+ * joulehook fuzz targets: what they share.  The scratch world (a home
+ * with a project in it), the effect extractor's checks (fuzz-shell.c,
+ * fuzz-cmdopts.c), and the fixed test keys (the envelope, grant and MCP
+ * targets).  Not every target uses every helper, hence FZ_UNUSED.
  *
  * The effect extractor (lib/effects.h) is referenced weakly, so a target
  * links against whatever library the tree has: where jh_shell_effects is
@@ -13,12 +16,15 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+
+#include <sodium.h>
 
 #include "jh.h"
 #include "cmdtab.h"
@@ -28,6 +34,13 @@
 #pragma weak jh_effects_init
 #pragma weak jh_effects_free
 #pragma weak jh_eff_name
+
+#define FZ_UNUSED	__attribute__((unused))
+
+/* The source tree, for the test keys and the coefficients (the Makefile). */
+#ifndef FZ_TOP
+#define FZ_TOP	"."
+#endif
 
 /* The scratch world: a home with a project in it. */
 static char fz_base[64], fz_home[128], fz_root[192], fz_cwd[256];
@@ -46,7 +59,7 @@ fz_cleanup(void)
 		nftw(fz_base, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void
+static FZ_UNUSED void
 fz_put(const char *dir, const char *name, const char *text)
 {
 	char p[512];
@@ -59,17 +72,16 @@ fz_put(const char *dir, const char *name, const char *text)
 	}
 }
 
-static int
+static FZ_UNUSED int
 fz_have_effects(void)
 {
 	return (jh_shell_effects != NULL && jh_effects_init != NULL &&
 	    jh_effects_free != NULL);
 }
 
-/* Makes the scratch world once; says what is fuzzed (without, where the
-   library has no effect extractor). */
-static void
-fz_init(const char *target, const char *without)
+/* Makes the scratch world once; says what is fuzzed. */
+static FZ_UNUSED void
+fz_world(const char *target, const char *what)
 {
 	char p[512];
 
@@ -102,12 +114,20 @@ fz_init(const char *target, const char *without)
 	snprintf(p, sizeof(p), "%s/link", fz_root);
 	if (symlink(fz_home, p) == -1)
 		perror("symlink");
-	fprintf(stderr, "%s: world %s; %s\n", target, fz_base,
-	    fz_have_effects() ? "fuzzing with the effect extractor" : without);
+	fprintf(stderr, "%s: world %s; %s\n", target, fz_base, what);
+}
+
+/* The world, and whether the effect extractor is fuzzed (without, where
+   the library has none). */
+static FZ_UNUSED void
+fz_init(const char *target, const char *without)
+{
+	fz_world(target, fz_have_effects() ?
+	    "fuzzing with the effect extractor" : without);
 }
 
 /* Every field of every effect is read, so a bad pointer shows. */
-static size_t
+static FZ_UNUSED size_t
 fz_touch(const struct jh_effects *fx)
 {
 	size_t i, sum = 0;
@@ -134,7 +154,7 @@ fz_touch(const struct jh_effects *fx)
 }
 
 /* The effects of a script, checked and freed. */
-static void
+static FZ_UNUSED void
 fz_effects(const struct jh_sh_script *sc)
 {
 	struct jh_effects fx;
@@ -151,6 +171,59 @@ fz_effects(const struct jh_sh_script *sc)
 		sink = strlen(e.msg);
 	(void)sink;
 	jh_effects_free(&fx);
+}
+
+/*
+ * The fixed test keys of conformance/v1/keys (never for anything else):
+ * copied into the world at mode 600, as jh_key_load wants a secret key,
+ * and loaded; fz_trust trusts the steward as a steward and the issuer as
+ * an issuer, from the .pub files.  Call after fz_world.
+ */
+static struct jh_key fz_steward, fz_issuer;
+static struct jh_keyset fz_trust;
+
+static FZ_UNUSED void
+fz_keys(void)
+{
+	static const char *const name[2] = { "steward.key", "issuer.key" };
+	static const int role[2] = { JH_ROLE_STEWARD, JH_ROLE_ISSUER };
+	struct jh_key *k[2] = { &fz_steward, &fz_issuer };
+	char src[512], dst[512], buf[4096];
+	struct jh_err e;
+	ssize_t n;
+	int i, in, out;
+
+	if (sodium_init() == -1) {
+		fprintf(stderr, "sodium_init failed\n");
+		abort();
+	}
+	snprintf(dst, sizeof(dst), "%s/keys", fz_base);
+	mkdir(dst, 0700);
+	jh_keyset_init(&fz_trust);
+	for (i = 0; i < 2; i++) {
+		snprintf(src, sizeof(src), "%s/conformance/v1/keys/%s", FZ_TOP,
+		    name[i]);
+		snprintf(dst, sizeof(dst), "%s/keys/%s", fz_base, name[i]);
+		if ((in = open(src, O_RDONLY)) == -1 ||
+		    (n = read(in, buf, sizeof(buf))) <= 0 ||
+		    (out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1 ||
+		    write(out, buf, (size_t)n) != n) {
+			perror(src);
+			abort();
+		}
+		close(in);
+		close(out);
+		if (jh_key_load(k[i], dst, NULL, NULL, &e) == -1) {
+			fprintf(stderr, "%s\n", e.msg);
+			abort();
+		}
+		snprintf(src, sizeof(src), "%s/conformance/v1/keys/%s.pub",
+		    FZ_TOP, name[i]);
+		if (jh_keyset_load(&fz_trust, src, role[i], &e) == -1) {
+			fprintf(stderr, "%s\n", e.msg);
+			abort();
+		}
+	}
 }
 
 #endif
