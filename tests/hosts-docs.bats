@@ -318,3 +318,16 @@ commands() {
 	assert_success
 	assert_output --partial "$HOME/.claude/settings.json has hooks, which Cursor also runs"
 }
+
+@test "hosts/HOST/hooks.json.example is what bind writes for the default install (deadline 8000 ms)" {
+	local h
+	for h in cursor windsurf antigravity; do
+		run env bindir=/home/dev/.config/joulehook/bin \
+		    conf=/home/dev/.config/joulehook/hook.conf deadline=8000 \
+		    sh -c '. "$1"; . "$2"; jh_bind' sh "$T/stubs.sh" \
+		    "$PROJECT_ROOT/hosts/$h/bind.sh"
+		assert_success
+		cmp <(jq -S . "$(config "$h")") \
+		    <(jq -S . "$PROJECT_ROOT/hosts/$h/hooks.json.example")
+	done
+}
