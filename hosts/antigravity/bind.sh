@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154,SC2016  # the variables are jh-install's; the jq is single-quoted on purpose
 # hosts/antigravity/bind.sh: bind joulehook to Antigravity's (agy) hooks,
 # or unbind it.  Sourced by jh-install -H antigravity, which provides
 # say, die, q, json_edit, $bindir, $conf, $JH_HOME, $HOME, $deadline and,

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154,SC2016  # the variables are jh-install's; the jq is single-quoted on purpose
 # hosts/cursor/bind.sh: bind joulehook to Cursor's agent hooks, or unbind
 # it.  Sourced by jh-install -H cursor, which provides say, die, q,
 # json_edit, $bindir, $conf, $JH_HOME, $HOME, $deadline, $project and,

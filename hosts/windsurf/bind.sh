@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154,SC2016  # the variables are jh-install's; the jq is single-quoted on purpose
 # hosts/windsurf/bind.sh: bind joulehook to Windsurf's Cascade hooks, or
 # unbind it.  Sourced by jh-install -H windsurf, which provides say, die,
 # q, json_edit, $bindir, $conf, $JH_HOME, $HOME and, with -M, $upstream
