@@ -507,6 +507,10 @@ probe_hook() {
 	assert_output "PostToolUse PreToolUse SessionEnd Stop"
 	run -0 jq -r '.hooks.Stop[0].hooks[0] | [.command, .timeout] | @tsv' "$CODEX_HOME/hooks.json"
 	assert_output "$(printf "'%s' -c '%s' -H codex\t15" "$JH_HOME/bin/jh-hook" "$JH_HOME/hook.conf")"
+	# ours is hosts/codex/hooks.json, rendered
+	run -0 jq -cS '.hooks | map_values(map(select(.hooks[0].command | test("jh-hook"))))' "$CODEX_HOME/hooks.json"
+	assert_output "$(sed -e "s|@BINDIR@|$JH_HOME/bin|g" -e "s|@CONF@|$JH_HOME/hook.conf|g" \
+	    -e 's|@TIMEOUT@|15|g' "$PROJECT_ROOT/hosts/codex/hooks.json" | jq -cS .hooks)"
 	run -0 head -n 4 "$CODEX_HOME/config.toml"
 	assert_output "$(cat "$T/config.before")"
 	grep -q '^\[mcp_servers.joulehook\] # joulehook$' "$CODEX_HOME/config.toml"
