@@ -292,6 +292,13 @@ probe_hook() {
 	run -0 jq -r '[.core.verdict, .core.code, .core.tool_use_id, .core.session, .core.event, .core.cwd] | @tsv' <<<"$output"
 	assert_output "$(printf 'allow\tok\tcall_e2e_ok\t%s\tPreToolUse\t%s' "$SID" "$P")"
 	log_verifies
+	# the receipt MCP server the block registers reached the model's
+	# tools (0.171.0 sends an MCP server as a namespace of functions)
+	run -0 sh -c "jq -r 'select(.method == \"POST\") | .body.tools[]? | select(.name == \"mcp__joulehook\") | [.type, (.tools[].name)] | join(\" \")' '$MOCK_LOG' | sort -u"
+	assert_output "namespace verify"
+	# the session ended: no model call after the scripted ones
+	run -0 sh -c "jq -c 'select(.method == \"POST\") | .response.turn' '$MOCK_LOG' | tr '\n' ' '"
+	assert_output "0 1 "
 }
 
 @test "2. a denied rm -rf does not run; the model is told joulehook's reason" {
