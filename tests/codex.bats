@@ -53,6 +53,7 @@ teardown() {
 
 # core: skip unless jh-install binds hosts with -H (the core's dispatch).
 need_core() {
+	[ -n "${DEVSHIM:-}" ] && return 0
 	grep -q 'jh_bind' "$PROJECT_ROOT/scripts/jh-install" ||
 	    skip "core: jh-install -H codex (sourcing hosts/codex/bind.sh, calling jh_bind) has not landed"
 }
@@ -68,9 +69,41 @@ grant() {
 }
 
 jh_install() {
+	if [ -n "${DEVSHIM:-}" ]; then
+		run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" "$@"
+		local o=$output
+		run -0 bind_shim_real jh_bind
+		output="$o
+$output"
+		INSTALL_OUT=$output
+		return 0
+	fi
 	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" \
 	    -g "$T/grant.json" -H codex "$@"
 	INSTALL_OUT=$output
+}
+bind_shim_real() {
+	(
+		set -eu
+		PROG=jh-install
+		say() { printf '%s: %s\n' "$PROG" "$*"; }
+		die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 1; }
+		q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+		json_edit() {
+			local f=$1 flt=$2
+			shift 2
+			[ -f "$f" ] || echo '{}' >"$f"
+			jq "$@" "$flt" "$f" >"$f.new" && mv "$f.new" "$f"
+		}
+		bindir="$JH_HOME/bin" conf="$JH_HOME/hook.conf" deadline=8000 url="" token="" upstream=""
+		if [ -f "$JH_HOME/meter.conf" ]; then
+			url=$(sed -n 's/^url=//p' "$JH_HOME/meter.conf")
+			upstream=$(sed -n 's/^upstream=//p' "$JH_HOME/meter.conf")
+			token=$(cat "$JH_HOME/proxy.token")
+		fi
+		. "$PROJECT_ROOT/hosts/codex/bind.sh"
+		"$1"
+	)
 }
 
 # turns JSON: the mock's script ({"turns": [...]}).
@@ -390,7 +423,7 @@ probe_hook() {
 	jh_install
 	e2e
 	assert_file_exist "$P/token.txt"
-	run -0 grep -c ghp_ "$P/token.txt"
+	run grep -c ghp_ "$P/token.txt"
 	assert_output 0
 	# what Codex ran is the rewritten command
 	run -0 jq -r 'select(.type == "item.completed" and .item.type == "command_execution") | .item.command' "$CODEX_OUT"
@@ -494,6 +527,61 @@ probe_hook() {
 	assert_output '[1000,30,200]
 [1500,7,0]'
 	log_verifies
+}
+
+# Codex's own configuration holds the hooks and their trust: an agent
+# that could write $CODEX_HOME/hooks.json or config.toml (or the
+# project's .codex/) could unhook the gate, so no grant may allow it.
+@test "9. whatever the grant, apply_patch and the shell cannot write Codex's configuration (~/.codex, <project>/.codex)" {
+	skip "core: jh_protect_builtin (lib/gate.c) protects \$HOME/.claude and .claude.json but not \$CODEX_HOME (~/.codex: hooks.json, config.toml with the hook trust) nor <root>/.codex; with caps write/delete path /** an apply_patch '*** Delete File: ~/.codex/hooks.json' is allowed and Codex runs without the gate from then on"
+	need_core
+	codex_install
+	grant '[{"class": "shell", "command": ["touch *", "echo *"]},
+	        {"class": ["read", "search", "write", "edit", "delete"], "path": ["/**"]}]'
+	mkdir -p "$P/.codex"
+	turns "$(jq -nc --arg p "$P" --arg ch "$CODEX_HOME" --arg w "$P" '[
+	    {calls: [{name: "apply_patch", call_id: "call_c_hooks",
+	              input: ("*** Begin Patch\n*** Delete File: " + $ch + "/hooks.json\n*** End Patch\n")},
+	             {name: "exec_command", call_id: "call_c_toml",
+	              arguments: {cmd: ("echo \"[hooks]\" > " + $ch + "/config.toml"), workdir: $w}},
+	             {name: "apply_patch", call_id: "call_c_proj",
+	              input: ("*** Begin Patch\n*** Add File: " + $p + "/.codex/hooks.json\n+{}\n*** End Patch\n")},
+	             {name: "apply_patch", call_id: "call_c_ok",
+	              input: ("*** Begin Patch\n*** Add File: " + $p + "/fine.txt\n+fine\n*** End Patch\n")}]},
+	    {text: "finished"}]')"
+	user_config
+	jh_install
+	cp "$CODEX_HOME/config.toml" "$T/config.toml.before"
+	e2e -c 'model="gpt-5.5"'
+	assert_file_exist "$P/fine.txt"
+	assert_file_exist "$CODEX_HOME/hooks.json"
+	cmp "$CODEX_HOME/config.toml" "$T/config.toml.before"
+	assert_file_not_exist "$P/.codex/hooks.json"
+	blocked call_c_hooks
+	blocked call_c_toml
+	blocked call_c_proj
+	log_verifies
+}
+
+# Codex reads exit 2 on Stop as "do not stop, go on" (the stderr becomes
+# the model's next input): a gate that answers its fail-closed deny there
+# would keep the session calling the model until something kills it.
+@test "10. a broken hook config blocks the tool and still lets the session end" {
+	[ -n "${NOSKIP:-}" ] || skip "core: jh-hook -H codex answers a failure it meets before reading the payload (here: hook.conf missing; also a non-JSON payload) with the PreToolUse deny and exit 2 whatever the event; on Codex's Stop that exit 2 means 'continue', so the session loops (seen: 1168 model calls in 120 s); on Stop/SessionEnd it should exit 0 (or {\"continue\":false,\"stopReason\":R})"
+	need_core
+	codex_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	turns "[{\"calls\": [$(exec_call 'touch broken' call_b_1)]}, {\"text\": \"finished\"}]"
+	user_config
+	jh_install
+	mv "$JH_HOME/hook.conf" "$JH_HOME/hook.conf.away"
+	CODEX_TIMEOUT=40 codex_run "do the task"
+	mv "$JH_HOME/hook.conf.away" "$JH_HOME/hook.conf"
+	[ "$CODEX_RC" -eq 0 ] || { codex_dump; false; }
+	assert_file_not_exist "$P/broken"
+	blocked call_b_1
+	run -0 sh -c "jq -c 'select(.method == \"POST\")' '$MOCK_LOG' | wc -l"
+	assert_output 2
 }
 
 @test "jh-install -H codex is idempotent, keeps the user's settings, refuses a clashing table, and -u takes out only what it added" {

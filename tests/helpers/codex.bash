@@ -23,7 +23,8 @@
 # What 0.171.0 needs to run offline (real-hosts.md 4.1, checked again here):
 #  - model_provider = a [model_providers.X] with wire_api = "responses"
 #    and base_url = the mock's /v1; env_key names the variable the key is
-#    read from (MOCK_API_KEY=sk-test here);
+#    read from (MOCK_API_KEY=sk-test here; OPENAI_API_KEY=sk-test too, for
+#    the metered provider jh-install -M adds);
 #  - the [features] block below: without it Codex tries github.com,
 #    api.github.com and chatgpt.com (curated plugin sync) at startup;
 #  - approval_policy = "never" and sandbox_mode = "danger-full-access":
@@ -169,7 +170,7 @@ codex_output() {
 
 # codex_run PROMPT [ARGS...]: `codex exec --skip-git-repo-check --json
 # ARGS PROMPT` in the current directory, HOME and CODEX_HOME the test's,
-# under timeout 120.  Sets CODEX_RC, CODEX_OUT, CODEX_ERR; returns 0 (look
+# under timeout ${CODEX_TIMEOUT:-120}.  Sets CODEX_RC, CODEX_OUT, CODEX_ERR; returns 0 (look
 # at CODEX_RC) so that a failing codex does not abort the test before its
 # output is shown.
 codex_run() {
@@ -184,12 +185,12 @@ codex_run() {
 	CODEX_RC=0
 	env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u CODEX_API_KEY -u RUST_LOG \
 	    -u CODEX_SANDBOX -u CODEX_SANDBOX_NETWORK_DISABLED \
-	    HOME="$HOME" CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test \
+	    HOME="$HOME" CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test OPENAI_API_KEY=sk-test \
 	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
-	    timeout -k 5 120 "$CODEX_BIN" exec --skip-git-repo-check --json "$@" "$prompt" \
+	    timeout -k 5 "${CODEX_TIMEOUT:-120}" "$CODEX_BIN" exec --skip-git-repo-check --json "$@" "$prompt" \
 	    </dev/null >"$CODEX_OUT" 2>"$CODEX_ERR" 3>&- || CODEX_RC=$?
 	if [ "$CODEX_RC" -eq 124 ] || [ "$CODEX_RC" -eq 137 ]; then
-		echo "codex_run: codex timed out after 120 s (stderr: $CODEX_ERR)" >&2
+		echo "codex_run: codex timed out after ${CODEX_TIMEOUT:-120} s (stderr: $CODEX_ERR)" >&2
 	fi
 	export CODEX_RC CODEX_OUT CODEX_ERR
 	return 0
