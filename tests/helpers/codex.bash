@@ -161,11 +161,10 @@ codex_requests() {
 # codex_output CALLID: what the model was sent back for call CALLID (the
 # function_call_output or custom_tool_call_output), as a string.
 codex_output() {
-	codex_requests | jq -r --arg id "$1" '[.body.input[]?
+	codex_requests | jq -rs --arg id "$1" '[.[] | .body.input[]?
 	    | select((.type == "function_call_output" or .type == "custom_tool_call_output")
 	             and .call_id == $id) | .output
-	    | if type == "string" then . else tostring end] | first // empty' |
-	    head -c 100000
+	    | if type == "string" then . else tostring end] | first // empty'
 }
 
 # codex_run PROMPT [ARGS...]: `codex exec --skip-git-repo-check --json
