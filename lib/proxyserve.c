@@ -508,8 +508,8 @@ dispatch(struct call *c)
 /*
  * Gemini's routes: /v1beta/models/MODEL:METHOD (also /v1 and /v1alpha).
  * Returns the method (1 generateContent, 2 streamGenerateContent, 3
- * countTokens), the model copied out; 0 for another path, -1 for the
- * model list (GET /v1beta/models[/MODEL]).
+ * countTokens, 4 another), the model copied out; -1 for the model list
+ * (GET /v1beta/models[/MODEL]); 0 for a path that is not Gemini's.
  */
 static int
 gemini_route(const char *path, char *model, size_t sz)
@@ -532,12 +532,12 @@ gemini_route(const char *path, char *model, size_t sz)
 	p++;
 	n = (size_t)(colon - p);
 	if (n == 0 || n >= sz || memchr(p, '/', n) != NULL)
-		return (0);
+		return (4);
 	for (i = 0; i < n; i++)
 		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' &&
 		    p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
 		    p[i] == '.' || p[i] == '_' || p[i] == '-'))
-			return (0);
+			return (4);
 	memcpy(model, p, n);
 	model[n] = '\0';
 	if (strcmp(colon, ":generateContent") == 0)
@@ -546,7 +546,7 @@ gemini_route(const char *path, char *model, size_t sz)
 		return (2);
 	if (strcmp(colon, ":countTokens") == 0)
 		return (3);
-	return (0);
+	return (4);
 }
 
 /* The caller presents the install's token, or came over the socket. */
