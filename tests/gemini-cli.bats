@@ -246,7 +246,7 @@ bind() {
 	turns "[{\"function_calls\": [$(shell 'echo one')], \"usage\": {\"thoughtsTokenCount\": 7, \"cachedContentTokenCount\": 100}},
 	        {\"text\": \"finished\", \"usage\": {\"cachedContentTokenCount\": 3000}}]"
 	gemini_mock_start "$T/script.json"
-	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start -C "$PROJECT_ROOT/lib/coefficients.json"
 	gemini_home
 	GEMINI_BASE_URL=$PROXY_URL GEMINI_HEADERS="X-Joulehook-Token: $TOKEN" gemini_run "run echo"
 	[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; cat "$PROXY_ERR" >&2; false; }
@@ -281,19 +281,19 @@ bind() {
 	grant_budget 1000000
 	turns '[{"text": "never reached"}]'
 	gemini_mock_start "$T/script.json"
-	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start -C "$PROJECT_ROOT/lib/coefficients.json"
 	gemini_home
 	GEMINI_BASE_URL=$PROXY_URL GEMINI_HEADERS="X-Joulehook-Token: $TOKEN" gemini_run "say hi"
 	[ "$GEMINI_RC" -ne 0 ] || { gemini_dump; false; }
 	n=$(grep -c 'refused/budget' "$PROXY_ERR")
 	echo "# 402: $n requests; exit $GEMINI_RC; $(jq -r '.error.message // empty' "$GEMINI_OUT" | head -c 120)" >&3
 	assert_equal "$n" 1
-	run -0 jq -r '.error.message' "$GEMINI_OUT"
-	assert_output --partial 'joulehook: the joule budget is spent'
+	grep -q 'joulehook: the joule budget is spent' "$GEMINI_OUT" "$GEMINI_ERR" ||
+	    { gemini_dump; false; }
 	run -0 jq -c 'select(.method == "POST")' "$GEMINI_MOCK_LOG"
 	assert_output ''
 	# no token: 401 UNAUTHENTICATED, not retried either, and no call upstream
-	gemini_run "say hi"
+	GEMINI_BASE_URL=$PROXY_URL gemini_run "say hi"
 	[ "$GEMINI_RC" -ne 0 ]
 	assert_equal "$(grep -c 'refused a caller without the token' "$PROXY_ERR")" 1
 	run -0 jq -c 'select(.method == "POST")' "$GEMINI_MOCK_LOG"
