@@ -299,3 +299,217 @@ bind() {
 	run -0 jq -c 'select(.method == "POST")' "$GEMINI_MOCK_LOG"
 	assert_output ''
 }
+
+# ----------------------------------------------------------------------
+# The gate: jh-install -H gemini-cli, then the real Gemini CLI.
+
+@test "1. a granted command runs, and its allow receipt is in the session's log" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	assert_output --partial "bound Gemini CLI in $HOME/.gemini/settings.json"
+	turns "[{\"function_calls\": [$(shell 'touch granted')]}]"
+	e2e
+	assert_file_exist "$P/granted"
+	run -0 answer 'touch granted'
+	refute_output --partial '"error"'
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.verdict, .core.code] | @tsv'"
+	assert_output "$(printf 'allow\tok')"
+	log_verifies
+}
+
+@test "2. a denied rm -rf does not run; the model is told joulehook's reason" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["rm *", "touch *"]}]' \
+	    '[{"id": "no-destruction", "when": {"class": "shell", "command": ["rm -rf*"]},
+	       "verdict": "deny", "reason": "destructive commands are never granted"}]'
+	jh_install
+	echo precious >"$P/victim"
+	turns "[{\"function_calls\": [$(shell 'rm -rf victim')]}, {\"text\": \"I was blocked\"}]"
+	e2e
+	run -0 cat "$P/victim"
+	assert_output precious
+	run -0 answer 'rm -rf victim'
+	assert_output --regexp '^\{"error":"Tool execution blocked: joulehook: blocked by policy no-destruction: destructive commands are never granted'
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.verdict, .core.code, .core.debited_uj] | @tsv'"
+	assert_output "$(printf 'deny\tpolicy-deny\t0')"
+	# the loop went on: the model's next turn was asked for and shown
+	run -0 jq -r .response "$GEMINI_OUT"
+	assert_output 'I was blocked'
+	log_verifies
+}
+
+@test "3. a write outside the project (shell) and outside the granted paths (write_file) is denied; one inside runs" {
+	gemini_install
+	grant '[{"class": ["read", "search"], "path": ["**"]},
+	        {"class": ["write", "edit"], "path": ["src/**"]},
+	        {"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	mkdir -p "$P/src" "$T/elsewhere"
+	turns "$(jq -nc --arg p "$P" --arg t "$T/elsewhere" '[{function_calls: [
+	    {name: "run_shell_command", args: {command: ("touch " + $t + "/escaped"), description: "e2e"}},
+	    {name: "write_file", args: {file_path: ($p + "/outside.txt"), content: "escaped\n"}},
+	    {name: "write_file", args: {file_path: ($p + "/src/new.txt"), content: "inside\n"}}]}]')"
+	e2e
+	assert_file_not_exist "$T/elsewhere/escaped"
+	assert_file_not_exist "$P/outside.txt"
+	run -0 cat "$P/src/new.txt"
+	assert_output inside
+	run -0 answer "$T/elsewhere/escaped"
+	assert_output --partial '"error":"Tool execution blocked: joulehook: not in your grant'
+	run -0 gemini_function_responses
+	assert_output --partial '"name":"write_file","response":{"error":"Tool execution blocked: joulehook: not in your grant'
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.verdict' | sort | tr '\n' ' '"
+	assert_output 'allow deny deny '
+	log_verifies
+}
+
+@test "4. a rewrite policy changes the command that runs" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]' \
+	    '[{"id": "redact-token", "when": {"class": "shell"},
+	       "rewrite": {"field": "command", "regex": "ghp_[A-Za-z0-9]{36}", "with": "REDACTED"}}]'
+	jh_install
+	tok=ghp_$(printf 'a%.0s' $(seq 36))
+	turns "[{\"function_calls\": [$(shell "touch $tok")]}]"
+	e2e
+	assert_file_not_exist "$P/$tok"
+	assert_file_exist "$P/REDACTED"
+	run -0 answer "touch $tok"
+	refute_output --partial '"error"'
+	run -0 gemini_requests
+	assert_output --partial 'Tool input parameters were modified by a hook before execution'
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.verdict, .core.code] | @tsv'"
+	assert_output "$(printf 'rewrite\tpolicy-rewrite')"
+	log_verifies
+}
+
+@test "5. a stage killed mid-pipeline blocks the tool (exit 2 is Gemini CLI's deny); the calls around it run" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	cat >"$T/seal-killed.sh" <<-EOF
+	#!/bin/sh
+	in=\$(cat)
+	case \$in in *'touch killed'*) kill -KILL \$\$ ;; esac
+	printf '%s\n' "\$in" | exec "$JH_BIN/jh-seal" "\$@"
+	EOF
+	chmod 755 "$T/seal-killed.sh"
+	echo "stage2=$T/seal-killed.sh" >>"$JH_HOME/hook.conf"
+	turns "[{\"function_calls\": [$(shell 'touch before')]},
+	        {\"function_calls\": [$(shell 'touch killed')]},
+	        {\"function_calls\": [$(shell 'touch after')]}]"
+	e2e
+	assert_file_exist "$P/before"
+	assert_file_not_exist "$P/killed"
+	assert_file_exist "$P/after"
+	run -0 answer 'touch killed'
+	assert_output --partial '"error":"Tool execution blocked: joulehook: '
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.verdict' | tr '\n' ' '"
+	assert_output 'allow allow '
+	log_verifies
+}
+
+@test "6. a jh-hook that cannot be executed blocks every tool (exit 126/127 with text is a deny)" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	# the installed copy the hook command names, made unexecutable
+	hook=$(jq -r '.hooks.BeforeTool[] | .hooks[] | select(.name == "joulehook") | .command' "$HOME/.gemini/settings.json")
+	bin=$(sed -n "s/^'\([^']*\)'.*/\1/p" <<<"$hook")
+	[ -x "$bin" ]
+	chmod 644 "$bin"
+	turns "[{\"function_calls\": [$(shell 'touch unhooked')]}]"
+	gemini_mock_start "$T/script.json"
+	gemini_run "do the task"
+	chmod 755 "$bin"
+	assert_file_not_exist "$P/unhooked"
+	run -0 answer 'touch unhooked'
+	assert_output --partial '"error":"Tool execution blocked'
+}
+
+@test "7. two run_shell_command calls in one turn are both decided (hooks run concurrently); one unforked chain" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	cat >"$T/chain-slow.sh" <<-EOF
+	#!/bin/sh
+	echo "\$\$ \$(date +%s%N)" >>"$T/chain-starts"
+	sleep 0.3
+	exec "$JH_BIN/jh-chain" "\$@"
+	EOF
+	chmod 755 "$T/chain-slow.sh"
+	echo "stage3=$T/chain-slow.sh" >>"$JH_HOME/hook.conf"
+	turns "[{\"function_calls\": [$(shell 'touch p1'), $(shell 'touch p2'), $(shell 'rm p0')]}]"
+	e2e
+	assert_file_exist "$P/p1"
+	assert_file_exist "$P/p2"
+	run -0 answer 'rm p0'
+	assert_output --partial '"error":"Tool execution blocked: joulehook: not in your grant'
+	run -0 sh -c "jh-verify '$LOG' | jq -s '[.[] | select(.chain) | .chain.seq] | . == [range(length)]'"
+	assert_output true
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.verdict' | sort | tr '\n' ' '"
+	assert_output 'allow allow deny '
+	# some jh-chain started while another was still in its 300 ms wait
+	run -0 sh -c "awk '{print \$2}' '$T/chain-starts' | sort -n |
+	    awk 'NR > 1 && \$1 - p < 300000000 {n++} {p = \$1} END {print n + 0}'"
+	[ "$output" -ge 1 ]
+	log_verifies
+}
+
+@test "8. the session's receipts chain and verify; AfterTool binds each result, AfterAgent seals a checkpoint" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *", "echo *"]}]'
+	jh_install
+	turns "[{\"function_calls\": [$(shell 'touch one')]}, {\"function_calls\": [$(shell 'echo two')]}, {\"text\": \"finished\"}]"
+	e2e
+	assert_file_exist "$P/one"
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.chain) | .kind' | sort | uniq -c | awk '{print \$2, \$1}'"
+	assert_line 'decision/1 2'
+	assert_line 'result/1 2'
+	assert_line --regexp '^checkpoint/1 [0-9]+$'
+	log_verifies
+}
+
+@test "9. through the installed meter (-M): one efficiency/1 per model call, beside the gate's receipts" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["echo *"]}]'
+	turns "[{\"function_calls\": [$(shell 'echo metered')], \"usage\": {\"thoughtsTokenCount\": 5}}, {\"text\": \"finished\"}]"
+	gemini_mock_start "$T/script.json"
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	jh_install -M "$GEMINI_MOCK_URL" -l "127.0.0.1:$port"
+	assert_output --partial "bound the meter: Gemini CLI's calls go to http://127.0.0.1:$port"
+	cmd=$(sed -n 's/^ExecStart=//p' "$HOME/.config/systemd/user/joulehook-proxy.service")
+	$cmd </dev/null 2>"$T/svc.err" 3>&- &
+	PROXY_PID=$!
+	PROXY_ERR="$T/svc.err"
+	for n in $(seq 50); do grep -q 'listening on' "$T/svc.err" && break; sleep 0.1; done
+	# the base URL and the token come from ~/.gemini/.env only
+	GEMINI_BASE_URL=none gemini_run "do the task"
+	[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; cat "$T/svc.err" >&2; false; }
+	calls=$(jq -c 'select(.method == "POST" and (.path | contains("enerateContent")))' "$GEMINI_MOCK_LOG" | wc -l)
+	[ "$calls" -ge 2 ]
+	own=$(jh-verify "$JH_STATE"/logs/*.jhl | jq -r 'select(.chain.session | startswith("jh-proxy-")) | .chain.session' | head -n 1)
+	run receipts "$own"
+	assert_equal "${#lines[@]}" "$calls"
+	run -0 sh -c "jh-verify '$JH_STATE'/logs/*.jhl | jq -r 'select(.kind == \"decision/1\") | .core.verdict'"
+	assert_output allow
+	proxy_stop
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H gemini-cli
+	assert_output --partial 'unbound the meter'
+	run grep -c Joulehook "$HOME/.gemini/.env"
+	refute_output 1
+}
+
+@test "jh-install -H gemini-cli is idempotent and -u removes only what it added" {
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	mkdir -p "$HOME/.gemini"
+	echo '{"theme": "dark", "mcpServers": {"other": {"command": "/bin/cat"}}}' >"$HOME/.gemini/settings.json"
+	jh_install
+	jh_install
+	run -0 jq -c '[.theme, (.mcpServers | keys), ([.hooks[][] | .hooks[] | select(.name == "joulehook")] | length)]' "$HOME/.gemini/settings.json"
+	assert_output '["dark",["joulehook","other"],4]'
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H gemini-cli
+	run -0 jq -c '[.theme, (.mcpServers | keys), .hooks]' "$HOME/.gemini/settings.json"
+	assert_output '["dark",["other"],null]'
+}
