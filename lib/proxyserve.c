@@ -489,8 +489,9 @@ dispatch(struct call *c)
 		snprintf(msg, sizeof(msg), "joulehook: the joule budget is "
 		    "spent: this call could use up to %s (an estimate) and the "
 		    "grant has %s left. Ask for a new grant, or a lower "
-		    "max_tokens.", jh_px_joules(b1, sizeof(b1), c->hold),
-		    jh_px_joules(b2, sizeof(b2), c->remaining));
+		    "%s.", jh_px_joules(b1, sizeof(b1), c->hold),
+		    jh_px_joules(b2, sizeof(b2), c->remaining),
+		    c->api == JH_API_GEMINI ? "maxOutputTokens" : "max_tokens");
 		return (refuse(c, 1, "budget", msg));
 	}
 	pthread_mutex_lock(&jh_px_mu);
