@@ -53,9 +53,11 @@ jh_bind() {
 	    --arg c "$_gm_cmd" --arg ms "$_gm_ms" || die "cannot edit $_gm_settings"
 	say "bound Gemini CLI in $_gm_settings: BeforeTool, AfterTool, AfterAgent and SessionEnd run $_gm_cmd (timeout ${_gm_ms} ms)"
 	if [ -x "$bindir/jh-status" ]; then
+		# No env: Gemini CLI refuses to set LD_PRELOAD, LD_AUDIT or
+		# LD_LIBRARY_PATH for a server ("Blocked dangerous environment
+		# variable override"); jh-status clears its own environment.
 		json_edit "$_gm_settings" '.mcpServers.joulehook = {command: $s,
-		    args: ["-c", $c, "-m"],
-		    env: {LD_PRELOAD: "", LD_AUDIT: "", LD_LIBRARY_PATH: ""}}' \
+		    args: ["-c", $c, "-m"]}' \
 		    --arg s "$bindir/jh-status" --arg c "$conf" || die "cannot edit $_gm_settings"
 		say "registered the receipt MCP server joulehook in $_gm_settings: $bindir/jh-status -c $conf -m"
 	fi
