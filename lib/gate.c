@@ -969,7 +969,8 @@ wellformed(struct jh_decision *d, struct event *x, json_t *ev)
 		    "needs session_id, tool, input (an object), an absolute "
 		    "cwd, class, host and tool_use_id"));
 	if ((v = json_object_get(x->in, "workdir")) != NULL &&
-	    strcmp(x->class, "shell") == 0) {
+	    strcmp(x->class, "shell") == 0 && !(json_is_string(v) &&
+	    json_string_length(v) == 0)) {	/* "": where it is */
 		/* the command runs there: its effects are read from there */
 		struct jh_err e;
 		if (!json_is_string(v) || json_string_length(v) == 0 ||
