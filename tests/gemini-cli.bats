@@ -339,6 +339,24 @@ bind() {
 	log_verifies
 }
 
+@test "2b. an ask policy is a deny (headless Gemini CLI hangs on ask): not run, the model told, no hang" {
+	gemini_install
+	grant '[{"class": "shell", "command": ["touch *"]}]' \
+	    '[{"id": "ask-secrets", "when": {"class": "shell", "command": ["touch *secret*"]},
+	       "verdict": "ask", "reason": "a human must approve secrets"}]'
+	jh_install
+	turns "[{\"function_calls\": [$(shell 'touch secret')]}, {\"text\": \"asked\"}]"
+	SECONDS=0
+	e2e
+	[ "$SECONDS" -lt 60 ]
+	assert_file_not_exist "$P/secret"
+	run -0 answer 'touch secret'
+	assert_output --partial '"error":"Tool execution blocked: joulehook: '
+	assert_output --partial 'a human must approve secrets'
+	run -0 jq -r .response "$GEMINI_OUT"
+	assert_output asked
+}
+
 @test "3. a write outside the project (shell) and outside the granted paths (write_file) is denied; one inside runs" {
 	gemini_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
