@@ -174,12 +174,13 @@ deny(const struct run *run, const char *fmt, ...)
 		finish(run, 0);
 	}
 	if (h != NULL && run->event[0] != '\0' &&
-	    strcmp(run->event, h->gate_event) != 0)
+	    strcmp(run->event, JH_GATE_EVENT) != 0)
 		finish(run, 1);
 	if (h != NULL) {
 		char r[600];
 		snprintf(r, sizeof(r), "joulehook: %s", why);
-		if (jh_host_answer(&b, h, JH_ANSWER_DENY, r, NULL, 0) != -1)
+		if (jh_host_answer(&b, h, JH_ANSWER_DENY, r, NULL, NULL,
+		    0) != -1)
 			fwrite(b.p, 1, b.len, stdout);
 	}
 	finish(run, h != NULL ? h->block_status : 2);
@@ -331,23 +332,77 @@ bad:
 	return (snprintf(why, whysz, "%s:%d: bad line", path, lineno), -1);
 }
 
+/*
+ * Whether a is shaped like b: the same keys, a string where b has one,
+ * every other value equal.
+ */
+static int
+same_shape(const json_t *a, const json_t *b)
+{
+	const char *k;
+	json_t *v;
+
+	if (json_is_string(b))
+		return (json_is_string(a));
+	if (!json_is_object(b))
+		return (json_equal(a, b));
+	if (!json_is_object(a) || json_object_size(a) != json_object_size(b))
+		return (0);
+	json_object_foreach((json_t *)b, k, v)
+		if (!same_shape(json_object_get(a, k), v))
+			return (0);
+	return (1);
+}
+
+/*
+ * Whether the reply stage's answer after a tool ran is the host's stop
+ * (or its stop that withholds the output): any other answer there is
+ * not one the reply stage gives, so it is not passed on.
+ */
+static int
+is_stop(const struct jh_host *h, const char *event, const json_t *j)
+{
+	struct jh_buf b;
+	struct jh_err e;
+	json_t *ref;
+	int what, ok = 0;
+
+	for (what = JH_POST_STOP; !ok && what <= JH_POST_WITHHOLD; what++) {
+		jh_buf_init(&b);
+		jh_host_post_answer(&b, h, event, what, "x", "/x");
+		ref = b.len > 0 ? jh_json_parse((const char *)b.p, b.len, &e) :
+		    NULL;
+		ok = ref != NULL && same_shape(j, ref);
+		json_decref(ref);
+		jh_buf_free(&b);
+	}
+	return (ok);
+}
+
 /* The call's binding for the reply stage, from the host's payload. */
 static int
 bind_call(struct run *r, char *why, size_t whysz)
 {
 	struct jh_err e;
-	json_t *j, *v;
+	json_t *j, *n, *v;
+	char defect[160];
 	int rc = -1;
 
-	if ((j = jh_json_parse((const char *)r->payload.p, r->payload.len,
+	if ((n = jh_json_parse((const char *)r->payload.p, r->payload.len,
 	    &e)) == NULL)
 		return (snprintf(why, whysz, "the payload is not JSON: %s",
 		    e.msg), -1);
-	if (!json_is_object(j)) {
-		snprintf(why, whysz, "the payload is not a JSON object");
-		goto out;
+	if (!json_is_object(n)) {
+		json_decref(n);
+		return (snprintf(why, whysz, "the payload is not a JSON "
+		    "object"), -1);
 	}
-	v = json_object_get(j, r->host->f_session);
+	/* the host's payload as the stages see it (jh-normalize(1)) */
+	j = jh_host_canon(r->host, n, defect, sizeof(defect));
+	json_decref(n);
+	if (j == NULL)
+		return (snprintf(why, whysz, "out of memory"), -1);
+	v = json_object_get(j, JH_HK_SESSION);
 	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) > JH_SESSION_MAX ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -355,7 +410,7 @@ bind_call(struct run *r, char *why, size_t whysz)
 		goto out;
 	}
 	strcpy(r->session, json_string_value(v));
-	v = json_object_get(j, r->host->f_event);
+	v = json_object_get(j, JH_HK_EVENT);
 	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) >= sizeof(r->event) ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -365,10 +420,10 @@ bind_call(struct run *r, char *why, size_t whysz)
 	strcpy(r->event, json_string_value(v));
 	r->post = jh_host_post_status(r->host, r->event) != NULL ?
 	    r->event : NULL;
-	if (strcmp(r->event, r->host->gate_event) != 0 && r->post == NULL) {
+	if (strcmp(r->event, JH_GATE_EVENT) != 0 && r->post == NULL) {
 		/* A session event: no tool call; at Stop, what to meter. */
 		v = json_object_get(j, "transcript_path");
-		if (json_is_string(v) && json_string_value(v)[0] == '/' &&
+		if (r->host->transcript && json_is_string(v) && json_string_value(v)[0] == '/' &&
 		    json_string_length(v) < sizeof(r->transcript) &&
 		    strlen(json_string_value(v)) == json_string_length(v))
 			strcpy(r->transcript, json_string_value(v));
@@ -380,7 +435,7 @@ bind_call(struct run *r, char *why, size_t whysz)
 		rc = 0;
 		goto out;
 	}
-	v = json_object_get(j, r->host->f_call);
+	v = json_object_get(j, JH_HK_CALL);
 	if (!json_is_string(v) || json_string_length(v) == 0 ||
 	    json_string_length(v) >= sizeof(r->call) ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -388,7 +443,7 @@ bind_call(struct run *r, char *why, size_t whysz)
 		goto out;
 	}
 	strcpy(r->call, json_string_value(v));
-	v = json_object_get(j, r->host->f_input);
+	v = json_object_get(j, JH_HK_INPUT);
 	if (!json_is_object(v) || jh_input_digest(r->digest, v, &e) == -1) {
 		snprintf(why, whysz, "the payload's tool input cannot be "
 		    "digested");
@@ -1036,7 +1091,7 @@ main(int argc, char *argv[])
 
 	snprintf(lockms, sizeof(lockms), "%u", c.lock_ms);
 	snprintf(dl, sizeof(dl), "%u", c.deadline_ms);
-	names = r.post != NULL || strcmp(r.event, r.host->gate_event) != 0 ?
+	names = r.post != NULL || strcmp(r.event, JH_GATE_EVENT) != 0 ?
 	    after : gate;
 	for (i = 0; i < NSTAGES; i++) {
 		stage_path(paths[i], &c, i, names[i]);
@@ -1096,6 +1151,13 @@ main(int argc, char *argv[])
 	args[4][n] = NULL;
 
 	deadline = mono_ms() + c.deadline_ms;
+	if (names == after && r.post == NULL && strcmp(r.event, "Stop") != 0 &&
+	    strcmp(r.event, "SessionEnd") != 0) {
+		/* an event of no tool call that ends nothing: no opinion */
+		jh_buf_free(&r.payload);
+		jh_buf_free(&r.answer);
+		finish(&r, 0);
+	}
 	if (names == after && r.post == NULL) {
 		/* Stop, SessionEnd: close the asks, then the checkpoint. */
 		nst = NSTAGES - 1;
@@ -1134,9 +1196,8 @@ main(int argc, char *argv[])
 	if (r.answer.len > 0) {
 		json_t *j = jh_json_parse((const char *)r.answer.p,
 		    r.answer.len, &e);
-		int ok = json_is_object(j) && (r.post != NULL ?
-		    json_is_false(json_object_get(j, "continue")) :
-		    json_object_get(j, "hookSpecificOutput") != NULL);
+		int ok = json_is_object(j) && (r.post == NULL ||
+		    is_stop(r.host, r.post, j));
 		json_decref(j);
 		if (!ok)
 			deny(&r, "the reply stage's answer is not valid");

@@ -47,6 +47,7 @@ struct answer {
 	int post;		/* JH_POST_*, for a post-tool event */
 	char *path;		/* the Read result to withhold */
 	char *hint;		/* jh-grant add's arguments that would grant it */
+	char *tool;		/* the decided call's tool */
 	int decided;		/* the reason is a decision's, not a failure */
 	int unprovable;		/* its code is unprovable-command */
 };
@@ -286,10 +287,10 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 		goto out;
 	}
 	if (!same(in.core, "host", o->host->name) || !same(in.core, "event",
-	    o->event != NULL ? o->event : o->host->gate_event)) {
+	    o->event != NULL ? o->event : JH_GATE_EVENT)) {
 		fail(a, "the receipt is not a %s on a %s %s", o->event !=
 		    NULL ? "result" : "decision", o->host->name,
-		    o->event != NULL ? o->event : o->host->gate_event);
+		    o->event != NULL ? o->event : JH_GATE_EVENT);
 		goto out;
 	}
 	now = jh_now_ms();
@@ -319,6 +320,7 @@ judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
 	}
 	verdict = jh_cbor_get(in.core, "verdict");
 	a->decided = 1;
+	a->tool = text_dup(jh_cbor_get(in.core, "tool"));
 	a->unprovable = jh_cbor_text_is(jh_cbor_get(in.core, "code"),
 	    "unprovable-command");
 	if (jh_cbor_get(in.core, "hint") != NULL)
@@ -388,7 +390,7 @@ static int
 reply(const struct opts *o)
 {
 	struct answer a = { JH_ANSWER_DENY, NULL, NULL, JH_POST_OK, NULL,
-	    NULL, 0, 0 };
+	    NULL, NULL, 0, 0 };
 	struct jh_keyset ks;
 	struct jh_buf in, out, why;
 	struct jh_err e;
@@ -426,7 +428,7 @@ reply(const struct opts *o)
 		    (char *)why.p, a.path);
 	} else
 		status = jh_host_answer(&out, o->host, a.verdict,
-		    (char *)why.p, a.updated, o->replace);
+		    (char *)why.p, a.tool, a.updated, o->replace);
 	if (out.oom)
 		errx(o->host->block_status, "out of memory");
 	if (a.verdict == JH_ANSWER_DENY || a.post != JH_POST_OK)
@@ -440,6 +442,7 @@ reply(const struct opts *o)
 	free(a.updated);
 	free(a.path);
 	free(a.hint);
+	free(a.tool);
 	jh_keyset_free(&ks);
 	jh_buf_free(&in);
 	jh_buf_free(&out);

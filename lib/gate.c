@@ -51,10 +51,12 @@ struct event {
 	const char *session;
 	const char *tool;
 	const char *cwd;
+	const char *wd;		/* where a command runs: cwd, or workdir */
 	const char *class;
 	const char *host;
 	const char *tuid;
 	const json_t *in;
+	char wdbuf[PATH_MAX + 1];
 };
 
 /* The targets of an action, resolved; freed by strs_free(). */
@@ -448,6 +450,7 @@ collect_targets(struct jh_decision *d, const struct jh_gate *g,
 		 */
 		static const char *const keys[] = { "file_path",
 		    "notebook_path", "path", NULL };
+		const json_t *a = json_object_get(in, "paths"), *v;
 		size_t k, n = 0;
 
 		for (k = 0; keys[k] != NULL; k++) {
@@ -455,6 +458,22 @@ collect_targets(struct jh_decision *d, const struct jh_gate *g,
 				continue;
 			n++;
 			if ((rc = add_target(d, g, root, cwd, p, t)) != 0)
+				return (rc);
+		}
+		/* a tool of several files (a patch, a read of many) */
+		if (a != NULL && !json_is_array(a))
+			return (jh_decision_fail(d, JH_D_MALFORMED,
+			    "%s: paths is not an array", tool));
+		json_array_foreach(a, k, v) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    strlen(json_string_value(v)) !=
+			    json_string_length(v))
+				return (jh_decision_fail(d, JH_D_MALFORMED,
+				    "%s names a path that is not a string",
+				    tool));
+			n++;
+			if ((rc = add_target(d, g, root, cwd,
+			    json_string_value(v), t)) != 0)
 				return (rc);
 		}
 		if (n == 0)
@@ -471,8 +490,8 @@ collect_targets(struct jh_decision *d, const struct jh_gate *g,
 			base = cwd;
 		if ((rc = add_target(d, g, root, cwd, base, t)) != 0)
 			return (rc);
-		if ((p = sget(in, "pattern")) != NULL && strcmp(tool,
-		    "Glob") == 0) {
+		if ((p = sget(in, "pattern")) != NULL && (strcmp(tool,
+		    "Glob") == 0 || strcmp(tool, "glob") == 0)) {
 			jh_glob_prefix(pre, sizeof(pre), p);
 			if (jh_path_resolve(bres, sizeof(bres), cwd, base,
 			    &e) == -1)
@@ -934,7 +953,7 @@ wellformed(struct jh_decision *d, struct event *x, json_t *ev)
 	x->ev = ev;
 	x->session = sget(ev, "session_id");
 	x->tool = sget(ev, "tool");
-	x->cwd = sget(ev, "cwd");
+	x->cwd = x->wd = sget(ev, "cwd");
 	x->class = sget(ev, "class");
 	x->host = sget(ev, "host");
 	x->tuid = sget(ev, "tool_use_id");
@@ -949,6 +968,20 @@ wellformed(struct jh_decision *d, struct event *x, json_t *ev)
 		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
 		    "needs session_id, tool, input (an object), an absolute "
 		    "cwd, class, host and tool_use_id"));
+	if ((v = json_object_get(x->in, "workdir")) != NULL &&
+	    strcmp(x->class, "shell") == 0) {
+		/* the command runs there: its effects are read from there */
+		struct jh_err e;
+		if (!json_is_string(v) || json_string_length(v) == 0 ||
+		    strlen(json_string_value(v)) != json_string_length(v))
+			return (jh_decision_fail(d, JH_D_MALFORMED, "malformed "
+			    "event: workdir is not a path"));
+		if (jh_path_resolve(x->wdbuf, sizeof(x->wdbuf), x->cwd,
+		    json_string_value(v), &e) == -1)
+			return (jh_decision_fail(d, JH_D_UNSAFE, "cannot "
+			    "resolve the command's workdir: %s", e.msg));
+		x->wd = x->wdbuf;
+	}
 	return (0);
 }
 
@@ -1026,7 +1059,7 @@ protection(struct jh_decision *d, const struct jh_gate *g,
 			    "does (%.300s), so it cannot be checked and is "
 			    "never granted", e.msg));
 		shck_init(&sc, d, g, root);
-		r = jh_shell_protected(&sc, x->cwd, &sh);
+		r = jh_shell_protected(&sc, x->wd, &sh);
 		jh_sh_free(&sh);
 		if (r != 0)
 			return (jh_decision_fail(d, sc.code, "%s", sc.reason));
@@ -1064,7 +1097,7 @@ capability(struct jh_decision *d, const struct jh_gate *g,
 	} else if ((v = json_object_get(x->ev, "content_id")) != NULL &&
 	    json_is_string(v))
 		act->content_id = json_string_value(v);
-	r = check_input(d, g, gr, act, x->in, x->cwd, root, &capidx, 1);
+	r = check_input(d, g, gr, act, x->in, x->wd, root, &capidx, 1);
 	if (r != 0 && r != JH_D_POLICY_ASK)
 		return (r);
 	d->cost = cap_cost(gr, capidx, x->class);
@@ -1094,7 +1127,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 	char rule[sizeof(d->rule)];
 	int cap2 = -1, r;
 
-	if ((r = apply_rewrites(d, g, gr, act, x->in, x->cwd, &rewritten)) != 1)
+	if ((r = apply_rewrites(d, g, gr, act, x->in, x->wd, &rewritten)) != 1)
 		return (r);
 	jh_decision_init(&d2);
 	t2.n = 0;
@@ -1105,7 +1138,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 	if (r == 0)
 		r = write_checks(&d2, x->class, &t2);
 	if (r == 0)
-		r = check_input(&d2, g, gr, &act2, rewritten, x->cwd, root,
+		r = check_input(&d2, g, gr, &act2, rewritten, x->wd, root,
 		    &cap2, 0);
 	strs_free(t2.p, &t2.n);
 	if (r != 0) {

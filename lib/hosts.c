@@ -1,8 +1,10 @@
 /*
- * joulehook: host adapters.  One table entry per host says where its
- * hook payload keeps each ActionEvent field, which class each of its
- * tools belongs to, which input field names a tool's target, and how the
- * host wants each answer; adding a host touches only this file.
+ * joulehook: host adapters.  Each host's entry (host-*.c) turns its
+ * native payload into the canonical one (Claude Code's shape, with the
+ * canonical tool input keys), says which class each of its tools
+ * belongs to, and how the host wants each answer; this file makes the
+ * ActionEvent of a canonical payload and degrades the verdicts a host
+ * lacks.  Adding a host is a host-*.c file and a line in hosts[].
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,33 +16,21 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "host.h"
 
-/*
- * Claude Code (real-hosts.md 2, hosts.md 1).  Tool names are matched
- * exactly, or by a pattern whose '*' matches any run of characters; a
- * tool no pattern matches is of class "other".
- */
-static const struct jh_host_tool cc_tools[] = {
-	{ "Bash", "shell" },
-	{ "PowerShell", "shell" },
-	{ "Write", "write" },
-	{ "Edit", "edit" },
-	{ "MultiEdit", "edit" },
-	{ "NotebookEdit", "edit" },
-	{ "Read", "read" },
-	{ "Glob", "search" },
-	{ "Grep", "search" },
-	{ "LS", "search" },
-	{ "WebFetch", "fetch" },
-	{ "WebSearch", "fetch" },
-	{ "Agent", "agent" },
-	{ "Task", "agent" },
-	{ "mcp__*", "mcp" },
-	{ NULL, NULL }
+static const struct jh_host *const hosts[] = {
+	&jh_host_claude_code, &jh_host_gemini_cli, &jh_host_codex,
+	&jh_host_cline, &jh_host_cursor, &jh_host_windsurf,
+	&jh_host_antigravity, NULL
 };
 
-/* Every other field Claude Code 2.1.328 sends, in ActionEvent order. */
-static const struct jh_host_field cc_fields[] = {
+/*
+ * Every other field of the canonical payload, in ActionEvent order:
+ * what Claude Code 2.1.328 sends, and what an adapter keeps of a native
+ * payload it renamed (the event, the tool and its input as the host
+ * sent them).
+ */
+static const struct jh_host_field canon_fields[] = {
 	{ "agent_id", "agent_id", JH_HF_NAME },
 	{ "agent_type", "agent_type", JH_HF_NAME },
 	{ "transcript_path", "transcript_path", JH_HF_NAME },
@@ -64,179 +54,34 @@ static const struct jh_host_field cc_fields[] = {
 	{ "notification_type", "notification_type", JH_HF_TEXT },
 	{ "model", "model", JH_HF_ANY },
 	{ "session_title", "session_title", JH_HF_TEXT },
+	{ "native_event", "native_event", JH_HF_NAME },
+	{ "native_tool", "native_tool", JH_HF_NAME },
+	{ "native_input", "native_input", JH_HF_ANY },
 	{ NULL, NULL, 0 }
 };
 
-static const char *const cc_tool_events[] = { "PreToolUse", "PostToolUse",
+static const char *const tool_events[] = { "PreToolUse", "PostToolUse",
     "PostToolUseFailure", "PermissionRequest", "PermissionDenied", NULL };
 
-static void
-hso_open(struct jh_buf *b, const char *decision, const char *reason)
-{
-	jh_buf_adds(b, "{\"hookSpecificOutput\":{\"hookEventName\":"
-	    "\"PreToolUse\"");
-	if (decision == NULL)
-		return;
-	jh_buf_addf(b, ",\"permissionDecision\":\"%s\","
-	    "\"permissionDecisionReason\":", decision);
-	jh_json_str(b, reason, strlen(reason));
-}
 
-/*
- * Claude Code's PreToolUse answers (real-hosts.md 2.4, SECURITY.md S5):
- * allow is "no opinion" (exit 0, nothing on stdout) so the host's own
- * permission flow still applies, unless the grant replaces the prompt;
- * a rewrite is updatedInput alone, which the host checks again; deny is
- * the deny JSON and exit 2, which blocks even if the JSON were not
- * understood.
- */
-static int
-cc_answer(struct jh_buf *b, int verdict, const char *reason,
-    const char *updated, int replace)
-{
-	switch (verdict) {
-	case JH_ANSWER_ALLOW:
-		if (!replace)
-			return (0);
-		hso_open(b, "allow", reason);
-		break;
-	case JH_ANSWER_REWRITE:
-		hso_open(b, replace ? "allow" : NULL, reason);
-		jh_buf_adds(b, ",\"updatedInput\":");
-		jh_buf_adds(b, updated);
-		break;
-	case JH_ANSWER_ASK:
-		/*
-		 * The REPL's dialogs for Write, Edit and Read do not show a
-		 * hook's permissionDecisionReason (tests/claude-session.bats);
-		 * a systemMessage is shown to the user for every tool.
-		 */
-		hso_open(b, "ask", reason);
-		jh_buf_adds(b, "},\"systemMessage\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, "}\n");
-		return (0);
-	default:
-		hso_open(b, "deny", reason);
-		jh_buf_adds(b, "}}\n");
-		return (2);
-	}
-	jh_buf_adds(b, "}}\n");
-	return (0);
-}
-
-/* Claude Code's events after a tool call, and what each says happened. */
-static const struct jh_host_post cc_post[] = {
+/* The canonical events after a tool call, and what each says happened. */
+static const struct {
+	const char *event;
+	const char *status;
+} post_events[] = {
 	{ "PostToolUse", "ok" },
 	{ "PostToolUseFailure", "failed" },
 	{ "PermissionDenied", "denied" },
 	{ NULL, NULL }
 };
-
-/*
- * Claude Code's answers after a tool ran (hosts.md 1.6, SECURITY.md 7b):
- * nothing when what ran is what was decided; otherwise continue:false,
- * which ends the run after this tool, with the reason for the user and
- * for the model; a Read whose bytes are not the ones decided on is
- * replaced (updatedToolOutput, in the Read result's own shape).
- */
-static int
-cc_post_answer(struct jh_buf *b, const char *event, int what,
-    const char *reason, const char *path)
-{
-	if (what == JH_POST_OK)
-		return (0);
-	jh_buf_adds(b, "{\"continue\":false,\"stopReason\":");
-	jh_json_str(b, reason, strlen(reason));
-	jh_buf_adds(b, ",\"systemMessage\":");
-	jh_json_str(b, reason, strlen(reason));
-	if (strcmp(event, "PostToolUse") == 0 ||
-	    strcmp(event, "PostToolUseFailure") == 0) {
-		jh_buf_addf(b, ",\"hookSpecificOutput\":{\"hookEventName\":"
-		    "\"%s\",\"additionalContext\":", event);
-		jh_json_str(b, reason, strlen(reason));
-		if (what == JH_POST_WITHHOLD && path != NULL &&
-		    strcmp(event, "PostToolUse") == 0) {
-			jh_buf_adds(b, ",\"updatedToolOutput\":{\"type\":"
-			    "\"text\",\"file\":{\"filePath\":");
-			jh_json_str(b, path, strlen(path));
-			jh_buf_adds(b, ",\"content\":");
-			jh_json_str(b, reason, strlen(reason));
-			jh_buf_adds(b, ",\"numLines\":1,\"startLine\":1,"
-			    "\"totalLines\":1}}");
-		}
-		jh_buf_adds(b, "}");
-	}
-	jh_buf_adds(b, "}\n");
-	return (0);
-}
-
-/*
- * A Read result's text when it is the whole file (1 with *p, *n),
- * 0 when it is not text or only part of the file, -1 when malformed.
- */
-static int
-cc_read_text(const json_t *resp, const char **p, size_t *n,
-    const char **path)
-{
-	const json_t *f, *c, *start, *nl, *tot, *fp;
-
-	if (!json_is_object(resp))
-		return (-1);
-	if (!json_is_string(json_object_get(resp, "type")) ||
-	    strcmp(json_string_value(json_object_get(resp, "type")),
-	    "text") != 0)
-		return (0);
-	f = json_object_get(resp, "file");
-	c = json_object_get(f, "content");
-	fp = json_object_get(f, "filePath");
-	start = json_object_get(f, "startLine");
-	nl = json_object_get(f, "numLines");
-	tot = json_object_get(f, "totalLines");
-	if (!json_is_string(c) || !json_is_string(fp))
-		return (-1);
-	*path = json_string_value(fp);
-	if (!json_is_integer(start) || !json_is_integer(nl) ||
-	    !json_is_integer(tot) || json_integer_value(start) != 1 ||
-	    json_integer_value(nl) != json_integer_value(tot))
-		return (0);
-	*p = json_string_value(c);
-	*n = json_string_length(c);
-	return (1);
-}
-
-/* The path a Write or Edit result says it wrote, or NULL. */
-static const char *
-cc_written_path(const json_t *resp)
-{
-	const json_t *fp = json_object_get(resp, "filePath");
-
-	return (json_is_string(fp) ? json_string_value(fp) : NULL);
-}
-
-static const struct jh_host hosts[] = {
-	{
-		"claude-code",
-		"session_id", "hook_event_name", "tool_name", "tool_input",
-		"cwd", "tool_use_id",
-		cc_tool_events, "PreToolUse",
-		cc_fields, cc_tools,
-		"command", "content", "url", "mcp__", "__",
-		2, cc_answer,
-		cc_post, cc_post_answer, cc_read_text, cc_written_path
-	},
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	    NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
-};
-
 const struct jh_host *
 jh_host_lookup(const char *name)
 {
-	const struct jh_host *h;
+	const struct jh_host *const *h;
 
-	for (h = hosts; h->name != NULL; h++)
-		if (strcmp(h->name, name) == 0)
-			return (h);
+	for (h = hosts; *h != NULL; h++)
+		if (strcmp((*h)->name, name) == 0)
+			return (*h);
 	return (NULL);
 }
 
@@ -244,13 +89,14 @@ jh_host_lookup(const char *name)
 const char *
 jh_host_names(char *out, size_t sz)
 {
-	const struct jh_host *h;
+	const struct jh_host *const *h;
 	size_t n = 0;
 	int w;
 
 	out[0] = '\0';
-	for (h = hosts; h->name != NULL; h++) {
-		w = snprintf(out + n, sz - n, "%s%s", n ? ", " : "", h->name);
+	for (h = hosts; *h != NULL; h++) {
+		w = snprintf(out + n, sz - n, "%s%s", n ? ", " : "",
+		    (*h)->name);
 		if (w < 0 || (size_t)w >= sz - n)
 			break;
 		n += (size_t)w;
@@ -310,19 +156,20 @@ jh_content_id(char *out, const struct jh_host *h, const char *cls,
 	const json_t *v = NULL;
 	const char *srv, *sep;
 	char *id;
-	size_t pl = strlen(h->mcp_prefix), sl = strlen(h->mcp_sep);
+	size_t pl = 5, sl = 2;
 
+	(void)h;
 	if (strcmp(cls, "shell") == 0)
-		v = json_object_get(input, h->f_command);
+		v = json_object_get(input, "command");
 	else if (strcmp(cls, "write") == 0)
-		v = json_object_get(input, h->f_content);
+		v = json_object_get(input, "content");
 	else if (strcmp(cls, "fetch") == 0)
-		v = json_object_get(input, h->f_url);
+		v = json_object_get(input, "url");
 	else if (strcmp(cls, "mcp") == 0) {
-		if (n <= pl || memcmp(tool, h->mcp_prefix, pl) != 0)
+		if (n <= pl || memcmp(tool, "mcp__", pl) != 0)
 			return (0);
 		srv = tool + pl;
-		sep = memmem(srv, n - pl, h->mcp_sep, sl);
+		sep = memmem(srv, n - pl, "__", sl);
 		if (sep == NULL || sep == srv || sep + sl == tool + n)
 			return (0);
 		if ((id = malloc(n)) == NULL)
@@ -475,7 +322,22 @@ put(json_t *ev, const char *k, json_t *v)
 }
 
 /*
- * The ActionEvent of one payload (DESIGN.md 2.1), keys in this order:
+ * The canonical payload of a host's native one: a new reference, NULL
+ * when out of memory.  The first defect the adapter found, if any, is
+ * left in why (the event is then malformed, and denied).
+ */
+json_t *
+jh_host_canon(const struct jh_host *h, const json_t *p, char *why,
+    size_t whysz)
+{
+	why[0] = '\0';
+	if (h->canon == NULL || !json_is_object(p))
+		return (json_incref((json_t *)p));
+	return (h->canon(p, why, whysz));
+}
+
+/*
+ * The ActionEvent of one payload (jh-normalize(1)), keys in this order:
  * session_id, tool, input, cwd, content_id, host, event, class,
  * tool_use_id, then the host's other fields in table order, then
  * "malformed" with the first defect, if any, then with keep_native the
@@ -483,8 +345,9 @@ put(json_t *ev, const char *k, json_t *v)
  * Tool fields appear only when the host gave them.  Returns NULL only
  * when out of memory.
  */
-json_t *
-jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
+static json_t *
+canon_event(const struct jh_host *h, const json_t *p, int keep_native,
+    const char *defect)
 {
 	const struct jh_host_field *hf;
 	struct flaw f;
@@ -496,6 +359,8 @@ jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
 	f.msg[0] = '\0';
 	if ((ev = json_object()) == NULL)
 		return (NULL);
+	if (defect != NULL)
+		snprintf(f.msg, sizeof(f.msg), "%s", defect);
 	if (!json_is_object(p)) {
 		json_object_set_new(ev, "host", json_string(h->name));
 		json_object_set_new(ev, "malformed",
@@ -506,20 +371,20 @@ jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
 		json_decref(ev);
 		return (NULL);
 	}
-	sess = take(rest, h->f_session, JH_HF_NAME, 1, &f);
-	evn = take(rest, h->f_event, JH_HF_NAME, 1, &f);
-	tev = evn != NULL && in_list(h->tool_events, evn);
-	gate = evn != NULL && str_is(evn, h->gate_event);
-	tool = take(rest, h->f_tool, JH_HF_NAME, tev, &f);
-	in = take(rest, h->f_input, JH_HF_OBJECT, tev, &f);
+	sess = take(rest, JH_HK_SESSION, JH_HF_NAME, 1, &f);
+	evn = take(rest, JH_HK_EVENT, JH_HF_NAME, 1, &f);
+	tev = evn != NULL && in_list(tool_events, evn);
+	gate = evn != NULL && str_is(evn, JH_GATE_EVENT);
+	tool = take(rest, JH_HK_TOOL, JH_HF_NAME, tev, &f);
+	in = take(rest, JH_HK_INPUT, JH_HF_OBJECT, tev, &f);
 	if (in != NULL && !depth_ok(in, 0)) {
-		flaw(&f, "%s nested deeper than %d levels", h->f_input,
+		flaw(&f, "%s nested deeper than %d levels", JH_HK_INPUT,
 		    JH_MAX_DEPTH);
 		json_decref(in);
 		in = NULL;
 	}
-	call = take(rest, h->f_call, JH_HF_NAME, gate, &f);
-	cwd = take(rest, h->f_cwd, JH_HF_NAME, gate, &f);
+	call = take(rest, JH_HK_CALL, JH_HF_NAME, gate, &f);
+	cwd = take(rest, JH_HK_CWD, JH_HF_NAME, gate, &f);
 
 	put(ev, "session_id", sess);
 	if (tool != NULL) {
@@ -540,7 +405,7 @@ jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
 		json_object_set_new(ev, "class", json_string(cls));
 	put(ev, "tool_use_id", call);
 	json_decref(tool);
-	for (hf = h->fields; hf->native != NULL; hf++)
+	for (hf = canon_fields; hf->native != NULL; hf++)
 		if ((v = take(rest, hf->native, hf->type, 0, &f)) != NULL)
 			json_object_set_new(ev, hf->name, v);
 	if (f.msg[0] != '\0')
@@ -551,29 +416,81 @@ jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
 	return (ev);
 }
 
+json_t *
+jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
+{
+	char why[160];
+	json_t *c, *ev;
+
+	if ((c = jh_host_canon(h, p, why, sizeof(why))) == NULL)
+		return (NULL);
+	ev = canon_event(h, c, keep_native, why[0] != '\0' ? why : NULL);
+	json_decref(c);
+	return (ev);
+}
+
 /*
  * The host's answer to a verdict: what to write on the standard output
  * (possibly nothing) into b, and the exit status to return.  reason is
- * shown by the host; updated is the compact JSON of the replacement
- * input (rewrite only); replace opts in to "the grant replaces the
- * prompt".
+ * shown by the host; updated is the compact JSON of the canonical
+ * replacement input (rewrite only) of the tool; replace opts in to "the
+ * grant replaces the prompt".  A verdict the host lacks becomes a deny
+ * that says so: an ask where the host cannot ask (or hangs on it), a
+ * rewrite it cannot take.
  */
 int
 jh_host_answer(struct jh_buf *b, const struct jh_host *h, int verdict,
-    const char *reason, const char *updated, int replace)
+    const char *reason, const char *tool, const char *updated, int replace)
 {
-	return (h->answer(b, verdict, reason, updated, replace));
+	struct jh_buf why;
+	json_t *u = NULL, *nat = NULL;
+	char *txt = NULL;
+	int rc;
+
+	jh_buf_init(&why);
+	if (verdict == JH_ANSWER_ASK && !h->can_ask) {
+		jh_buf_adds(&why, reason);
+		jh_buf_addf(&why, " (this needs your approval, which %s "
+		    "cannot be asked for here: it is denied; grant it with "
+		    "jh-grant to let it run)", h->name);
+		verdict = JH_ANSWER_DENY;
+		reason = jh_buf_cstr(&why);
+	} else if (verdict == JH_ANSWER_REWRITE) {
+		struct jh_err e;
+		if (h->can_rewrite && updated != NULL && tool != NULL &&
+		    (u = jh_json_parse(updated, strlen(updated), &e)) != NULL)
+			nat = h->native_input != NULL ?
+			    h->native_input(tool, u) :
+			    jh_hc_native_default(h, tool, u);
+		if (nat == NULL || (txt = json_dumps(nat, JSON_COMPACT |
+		    JSON_ENCODE_ANY)) == NULL) {
+			jh_buf_addf(&why, "%s cannot run this call with the "
+			    "input the grant rewrote it to, so it is denied "
+			    "(%s)", h->name, reason);
+			verdict = JH_ANSWER_DENY;
+			reason = jh_buf_cstr(&why);
+		}
+	}
+	if (reason == NULL)
+		reason = "joulehook: out of memory";
+	rc = h->answer(b, verdict, reason, txt, replace);
+	free(txt);
+	json_decref(u);
+	json_decref(nat);
+	jh_buf_free(&why);
+	return (rc);
 }
 
-/* What the host's post-tool event says happened, or NULL. */
+/* What a post-tool event says happened, or NULL. */
 const char *
 jh_host_post_status(const struct jh_host *h, const char *event)
 {
-	const struct jh_host_post *p;
+	size_t i;
 
-	for (p = h->post; p != NULL && p->event != NULL; p++)
-		if (strcmp(p->event, event) == 0)
-			return (p->status);
+	(void)h;
+	for (i = 0; post_events[i].event != NULL; i++)
+		if (strcmp(post_events[i].event, event) == 0)
+			return (post_events[i].status);
 	return (NULL);
 }
 
@@ -582,6 +499,189 @@ jh_host_post_answer(struct jh_buf *b, const struct jh_host *h,
     const char *event, int what, const char *reason, const char *path)
 {
 	return (h->post_answer(b, event, what, reason, path));
+}
+
+/* Adapters' helpers (host.h). */
+
+void
+jh_hc_move(json_t *o, const char *from, const char *to)
+{
+	json_t *v = json_object_get(o, from);
+
+	if (v == NULL || strcmp(from, to) == 0)
+		return;
+	json_object_set(o, to, v);
+	json_object_del(o, from);
+}
+
+/*
+ * The input with its keys renamed by keys ("a=b c=d": a becomes b), or
+ * with back, b becomes a; other keys are kept.  A new reference.
+ */
+json_t *
+jh_hc_rename(const json_t *in, const char *keys, int back)
+{
+	json_t *o = json_deep_copy(in);
+	char from[64], to[64];
+	const char *k = keys;
+	int n;
+
+	if (o == NULL || keys == NULL || !json_is_object(o))
+		return (o);
+	while (sscanf(k, " %63[^= ]=%63s%n", from, to, &n) == 2) {
+		if (back)
+			jh_hc_move(o, to, from);
+		else
+			jh_hc_move(o, from, to);
+		k += n;
+	}
+	return (o);
+}
+
+const struct jh_host_tool *
+jh_hc_tool(const struct jh_host *h, const char *tool)
+{
+	const struct jh_host_tool *t;
+
+	for (t = h->tools; t->pattern != NULL; t++)
+		if (glob_match(t->pattern, tool, strlen(tool)))
+			return (t);
+	return (NULL);
+}
+
+/*
+ * Sets the canonical tool_name and tool_input (in, a reference taken)
+ * of c: the input's keys renamed by the tool's entry; the host's own
+ * name and input are kept as native_tool and native_input where they
+ * differ.  Returns -1 when out of memory.
+ */
+int
+jh_hc_set_tool(json_t *c, const struct jh_host *h, const char *native,
+    const char *canon, json_t *in)
+{
+	const struct jh_host_tool *t = jh_hc_tool(h, canon);
+	json_t *ci;
+
+	if (in == NULL)
+		return (-1);
+	ci = json_is_object(in) ? jh_hc_rename(in, t ? t->keys : NULL, 0) :
+	    json_incref(in);
+	if (ci == NULL) {
+		json_decref(in);
+		return (-1);
+	}
+	if (strcmp(native, canon) != 0)
+		json_object_set_new(c, "native_tool", json_string(native));
+	if (!json_equal(ci, in))
+		json_object_set(c, "native_input", in);
+	json_object_set_new(c, JH_HK_TOOL, json_string(canon));
+	json_object_set_new(c, JH_HK_INPUT, ci);
+	json_decref(in);
+	return (0);
+}
+
+/*
+ * Renames the native event at key to its canonical name (kept when the
+ * map has none) as hook_event_name, the native one as native_event.
+ * Returns the canonical name, or NULL when there is no event.
+ */
+const char *
+jh_hc_event(json_t *c, const char *key, const struct jh_hc_event *map)
+{
+	const json_t *v = json_object_get(c, key);
+	const char *n, *canon;
+
+	if (!json_is_string(v))
+		return (NULL);
+	n = canon = json_string_value(v);
+	for (; map->native != NULL; map++)
+		if (strcmp(map->native, n) == 0) {
+			canon = map->canon;
+			break;
+		}
+	json_object_set_new(c, "native_event", json_string(n));
+	json_object_set_new(c, JH_HK_EVENT, json_string(canon));
+	if (strcmp(key, JH_HK_EVENT) != 0)
+		json_object_del(c, key);
+	return (json_string_value(json_object_get(c, JH_HK_EVENT)));
+}
+
+/*
+ * A call id for a host that sends none: "jh-" and 32 hex digits of the
+ * digest of session, tool and input, so the same call before and after
+ * it ran has the same id and another call has another (two identical
+ * calls in one session share it; each is still decided and sealed).
+ */
+int
+jh_hc_derive_id(json_t *c)
+{
+	const json_t *s = json_object_get(c, JH_HK_SESSION);
+	const json_t *t = json_object_get(c, JH_HK_TOOL);
+	const json_t *in = json_object_get(c, JH_HK_INPUT);
+	char id[JH_ID_LEN], out[40];
+	struct jh_buf b;
+	char *txt;
+
+	if (!json_is_string(s) || !json_is_string(t) || in == NULL ||
+	    json_object_get(c, JH_HK_CALL) != NULL)
+		return (0);
+	if ((txt = json_dumps(in, JSON_COMPACT | JSON_SORT_KEYS |
+	    JSON_ENCODE_ANY)) == NULL)
+		return (-1);
+	jh_buf_init(&b);
+	jh_buf_add(&b, json_string_value(s), json_string_length(s) + 1);
+	jh_buf_add(&b, json_string_value(t), json_string_length(t) + 1);
+	jh_buf_adds(&b, txt);
+	free(txt);
+	if (b.oom) {
+		jh_buf_free(&b);
+		return (-1);
+	}
+	jh_sha256_id(id, b.p, b.len);
+	jh_buf_free(&b);
+	snprintf(out, sizeof(out), "jh-%.32s", id + 7);
+	json_object_set_new(c, JH_HK_CALL, json_string(out));
+	return (0);
+}
+
+/* A value a host sent as a JSON text in a string, decoded; else itself. */
+json_t *
+jh_hc_unstring(const json_t *v)
+{
+	struct jh_err e;
+	json_t *j;
+
+	if (json_is_string(v) && json_string_length(v) > 0 &&
+	    (json_string_value(v)[0] == '{' ||
+	    json_string_value(v)[0] == '[') &&
+	    (j = jh_json_parse(json_string_value(v), json_string_length(v),
+	    &e)) != NULL)
+		return (j);
+	return (json_incref((json_t *)v));
+}
+
+/* "mcp__<server>__<tool>", the canonical name of an MCP tool. */
+char *
+jh_hc_mcp_name(const char *server, const char *tool)
+{
+	size_t n = strlen(server) + strlen(tool) + 8;
+	char *s = malloc(n);
+
+	if (s != NULL)
+		snprintf(s, n, "mcp__%s__%s", server, tool);
+	return (s);
+}
+
+/* The native input of a rewrite: the tool's renames undone. */
+json_t *
+jh_hc_native_default(const struct jh_host *h, const char *tool,
+    const json_t *upd)
+{
+	const struct jh_host_tool *t = jh_hc_tool(h, tool);
+
+	if (!json_is_object(upd))
+		return (NULL);
+	return (jh_hc_rename(upd, t ? t->keys : NULL, 1));
 }
 
 static int

@@ -788,9 +788,11 @@ int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
 	    struct jh_err *);
 
 /*
- * hosts.c: host adapters, one table entry per host (hosts.md 11-12):
- * where its hook payload keeps each ActionEvent field, the class of each
- * of its tools, and its answer to each verdict.
+ * hosts.c: host adapters (host.h, host-*.c), one table entry per host:
+ * how its native payload becomes the canonical one (Claude Code's
+ * shape: session_id, hook_event_name, tool_name, tool_input with the
+ * canonical keys, cwd, tool_use_id), the class of each of its tools,
+ * and its answer to each verdict.  jh-normalize(1) "HOSTS".
  */
 #define JH_HF_ANY	0	/* any JSON value */
 #define JH_HF_TEXT	1	/* a string */
@@ -801,7 +803,7 @@ int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
 #define JH_HF_ARRAY	6
 
 struct jh_host_field {
-	const char *native;	/* the host's key */
+	const char *native;	/* the canonical payload's key */
 	const char *name;	/* the ActionEvent's */
 	int type;		/* JH_HF_* */
 };
@@ -810,6 +812,7 @@ struct jh_host_tool {
 	const char *pattern;	/* a tool name; '*' matches any run */
 	const char *cls;	/* shell read write edit fetch search mcp
 				   agent (other when nothing matches) */
+	const char *keys;	/* "native=canonical ..." input renames */
 };
 
 #define JH_ANSWER_ALLOW		0
@@ -821,38 +824,39 @@ struct jh_host_tool {
 #define JH_POST_STOP		1	/* end the run after this tool */
 #define JH_POST_WITHHOLD	2	/* and replace the tool's output */
 
-struct jh_host_post {
-	const char *event;	/* a post-tool event of the host's */
-	const char *status;	/* result/1 status: ok failed denied */
-};
+#define JH_HOST_RUN	0	/* tested against the real host */
+#define JH_HOST_DOCS	1	/* from documentation, not run */
 
 struct jh_host {
 	const char *name;		/* -H name, the event's "host" */
-	const char *f_session;		/* payload keys of the core fields */
-	const char *f_event;
-	const char *f_tool;
-	const char *f_input;
-	const char *f_cwd;
-	const char *f_call;		/* the host's id of the tool call */
-	const char *const *tool_events;	/* events that carry a tool */
-	const char *gate_event;		/* the pre-tool event -r answers */
-	const struct jh_host_field *fields;	/* the others, in order */
+	int from;			/* JH_HOST_RUN, JH_HOST_DOCS */
+	/* the canonical payload of a native one (NULL: it is canonical) */
+	json_t *(*canon)(const json_t *, char *, size_t);
 	const struct jh_host_tool *tools;
-	const char *f_command;		/* input keys content_id hashes */
-	const char *f_content;
-	const char *f_url;
-	const char *mcp_prefix;		/* "mcp__" */
-	const char *mcp_sep;		/* "__" between server and tool */
+	int can_ask;			/* else ask is answered deny */
+	int can_rewrite;		/* else rewrite is answered deny */
 	int block_status;		/* the exit status that blocks */
+	/* verdict, reason, the native updated input (rewrite), replace */
 	int (*answer)(struct jh_buf *, int, const char *, const char *,
 	    int);
-	const struct jh_host_post *post;	/* post-tool events */
+	/* the native input of a rewrite, NULL when it has none */
+	json_t *(*native_input)(const char *, const json_t *);
 	int (*post_answer)(struct jh_buf *, const char *, int, const char *,
 	    const char *);
 	int (*read_text)(const json_t *, const char **, size_t *,
 	    const char **);
 	const char *(*written_path)(const json_t *);
+	int transcript;			/* transcript_path is Claude Code's */
 };
+
+/* The canonical payload's keys, the same for every host. */
+#define JH_HK_SESSION	"session_id"
+#define JH_HK_EVENT	"hook_event_name"
+#define JH_HK_TOOL	"tool_name"
+#define JH_HK_INPUT	"tool_input"
+#define JH_HK_CWD	"cwd"
+#define JH_HK_CALL	"tool_use_id"
+#define JH_GATE_EVENT	"PreToolUse"
 
 #define JH_JSON_TOOLONG	(-1)	/* a value over JH_MAX_RECORD, skipped */
 #define JH_JSON_BROKEN	(-2)	/* input ends inside a value; read error */
@@ -862,9 +866,11 @@ const char *jh_host_names(char *, size_t);
 const char *jh_host_class(const struct jh_host *, const char *, size_t);
 int	jh_content_id(char *, const struct jh_host *, const char *,
 	    const char *, size_t, const json_t *);
+json_t	*jh_host_canon(const struct jh_host *, const json_t *, char *,
+	    size_t);
 json_t	*jh_host_event(const struct jh_host *, const json_t *, int);
 int	jh_host_answer(struct jh_buf *, const struct jh_host *, int,
-	    const char *, const char *, int);
+	    const char *, const char *, const char *, int);
 const char *jh_host_post_status(const struct jh_host *, const char *);
 int	jh_host_post_answer(struct jh_buf *, const struct jh_host *,
 	    const char *, int, const char *, const char *);

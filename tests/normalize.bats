@@ -334,8 +334,8 @@ deny_of() {
 	assert_line --index 0 'usage: jh-normalize -H host [-n] [file ...]'
 	run -2 jh-normalize
 	assert_output --partial "-H host is required"
-	run -2 jh-normalize -H cursor
-	assert_output --partial "unknown host cursor (known: claude-code)"
+	run -2 jh-normalize -H vscode
+	assert_output --partial "unknown host vscode (known: claude-code, gemini-cli, codex, cline, cursor, windsurf, antigravity)"
 	run -2 jh-normalize -H claude-code -A
 	assert_output --partial "belong to -r"
 	run -2 jh-normalize -H claude-code -x

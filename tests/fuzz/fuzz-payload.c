@@ -150,7 +150,7 @@ answers(const json_t *ev)
 	struct jh_buf b;
 	char *upd = NULL;
 	size_t n;
-	int verdict, what, r;
+	int verdict, what, r, rc;
 
 	reason = str(ev, "malformed") ? str(ev, "malformed") :
 	    str(ev, "tool") ? str(ev, "tool") : "reason";
@@ -162,8 +162,10 @@ answers(const json_t *ev)
 			if (verdict == JH_ANSWER_REWRITE && upd == NULL)
 				continue;
 			jh_buf_reset(&b);
-			if (jh_host_answer(&b, host, verdict, reason, upd, r) !=
-			    (verdict == JH_ANSWER_DENY ? host->block_status : 0))
+			rc = jh_host_answer(&b, host, verdict, reason,
+			    str(ev, "tool"), upd, r);
+			if (verdict == JH_ANSWER_DENY ? rc != host->block_status :
+			    rc != 0 && rc != host->block_status)
 				abort();
 			answer_ok(&b);
 		}

@@ -1,0 +1,45 @@
+/*
+ * joulehook: what a host adapter (host-*.c) needs from hosts.c to turn
+ * its native payload into the canonical one.  Only the adapters and
+ * hosts.c include this.
+ */
+#ifndef JH_HOST_H
+#define JH_HOST_H
+
+/* One native event name and the canonical one it becomes. */
+struct jh_hc_event {
+	const char *native;
+	const char *canon;
+};
+
+extern const struct jh_host jh_host_claude_code, jh_host_codex,
+    jh_host_gemini_cli, jh_host_cline, jh_host_cursor, jh_host_windsurf,
+    jh_host_antigravity;
+
+/* Claude Code's answers, which Codex shares in part. */
+void	jh_hc_hso(struct jh_buf *, const char *, const char *);
+
+/* Renames the keys of a tool input ("native=canonical ..."), or back. */
+json_t	*jh_hc_rename(const json_t *, const char *, int);
+const struct jh_host_tool *jh_hc_tool(const struct jh_host *,
+	    const char *);
+/* Sets tool_name and tool_input; the native ones kept where they differ. */
+int	jh_hc_set_tool(json_t *, const struct jh_host *, const char *,
+	    const char *, json_t *);
+/* Renames the event at key to its canonical name, kept as native_event. */
+const char *jh_hc_event(json_t *, const char *, const struct jh_hc_event *);
+void	jh_hc_move(json_t *, const char *, const char *);
+/* A tool_use_id for a host that sends none: session, tool and input. */
+int	jh_hc_derive_id(json_t *);
+/* A JSON value a host sent as a string of JSON, decoded. */
+json_t	*jh_hc_unstring(const json_t *);
+/* "mcp__<server>__<tool>" */
+char	*jh_hc_mcp_name(const char *, const char *);
+/* The canonical input of a tool with the default rename back. */
+json_t	*jh_hc_native_default(const struct jh_host *, const char *,
+	    const json_t *);
+
+/* patch.c: the files an apply_patch text adds, updates, moves, deletes. */
+int	jh_patch_paths(const char *, size_t, json_t *, char *, size_t);
+
+#endif
