@@ -180,14 +180,14 @@ cline_hub_pids() {
 	{
 		if [ -f "$lock" ]; then
 			p=$(jq -r '.pid // empty' "$lock" 2>/dev/null)
-			if [ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+			if [ -n "$p" ] && tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" |
 			    grep -q -- '--cline-hub-daemon'; then
 				echo "$p"
 			fi
 		fi
 		for p in /proc/[0-9]*; do
-			tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- '--cline-hub-daemon' || continue
-			tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "HOME=$home" || continue
+			tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- '--cline-hub-daemon' || continue
+			tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "HOME=$home" || continue
 			echo "${p#/proc/}"
 		done
 	} | sort -u
