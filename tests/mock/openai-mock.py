@@ -43,6 +43,21 @@ Script (a JSON object, re-read on every request), all keys optional:
                                 call_<k>_<j>)
       "usage": {...}            this turn's usage in response.completed
                                 After the turns: text "done".
+  "chat_turns": [turn, ...]     chat only: scripted assistant turns.  Turn k
+                                answers a request whose `messages` already
+                                hold k assistant messages; after the last,
+                                the "text" above.  A turn is an object with
+                                any of
+      "text": "..."             content before the calls
+      "tool_calls": [{"name": "run_commands", "arguments": {...} or "...",
+                      "id"?: "call_..."}, ...]
+                                one function call each (several = parallel
+                                calls in one message), streamed the way
+                                OpenAI does: a delta with index, id, type,
+                                name and empty arguments, then the
+                                arguments in pieces; finish_reason
+                                "tool_calls"
+      "usage": {...}, "finish_reason": "..."   overrides for this turn
 
 Every request is appended to --log as one JSON line: time, t_in, method,
 path, headers (authorization redacted), body, response {status, id}.
@@ -183,21 +198,55 @@ class Handler(mockhttp.Handler):
         return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c,
                 "prompt_tokens_details": {"cached_tokens": 0}}
 
+    def _chat_turn(self, req, sc):
+        """The "chat_turns" entry for this request: (turn index, text,
+        tool calls as [{"id", "name", "arguments" (a string)}], the turn's
+        overrides); (None, ...) without "chat_turns"."""
+        turns = sc.get("chat_turns")
+        if not isinstance(turns, list):
+            return None, sc.get("text", "done"), [], {}
+        k = sum(1 for m in req.get("messages") or []
+                if isinstance(m, dict) and m.get("role") == "assistant")
+        turn = turns[k] if k < len(turns) and isinstance(turns[k], dict) else None
+        if turn is None:
+            return k, sc.get("text", "done"), [], {}
+        calls = []
+        for i, tc in enumerate(turn.get("tool_calls") or []):
+            args = tc.get("arguments", {})
+            if not isinstance(args, str):
+                args = json.dumps(args)
+            calls.append({"id": tc.get("id") or "call_%d_%d%s" % (
+                k, i, secrets.token_hex(4)), "name": tc["name"], "arguments": args})
+        text = turn.get("text", "" if calls else sc.get("text", "done"))
+        over = {key: turn[key] for key in ("usage", "finish_reason") if key in turn}
+        if calls and "finish_reason" not in over:
+            over["finish_reason"] = "tool_calls"
+        return k, text, calls, over
+
     def _chat(self, req, raw, sc, rid):
-        text = sc.get("text", "done")
+        k, text, calls, over = self._chat_turn(req, sc)
+        if over:
+            sc = dict(sc, **over)
         cid = new_id("chatcmpl-")
         model = req.get("model") or "gpt-5.5"
-        usage = None if sc.get("no_usage") else self._usage_chat(raw, text, sc)
+        usage = None if sc.get("no_usage") else self._usage_chat(
+            raw, text + "".join(c["name"] + c["arguments"] for c in calls), sc)
         fin = sc.get("finish_reason", "stop")
         stream = bool(req.get("stream"))
         include = bool((req.get("stream_options") or {}).get("include_usage"))
         pause = float(sc.get("chunk_pause_ms") or 0) / 1000.0
-        self._log(raw, {"status": 200, "id": cid, "stream": stream,
-                        "include_usage": include})
+        logged = {"status": 200, "id": cid, "stream": stream, "include_usage": include}
+        if k is not None:
+            logged.update(turn=k, tool_call_ids=[c["id"] for c in calls], usage=usage)
+        self._log(raw, logged)
         if not stream:
+            msg = {"role": "assistant", "content": text or None}
+            if calls:
+                msg["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
+                    "name": c["name"], "arguments": c["arguments"]}} for c in calls]
             body = {"id": cid, "object": "chat.completion", "created": int(time.time()),
-                    "model": model, "choices": [{"index": 0, "message": {
-                        "role": "assistant", "content": text}, "finish_reason": fin}]}
+                    "model": model, "choices": [{"index": 0, "message": msg,
+                                                 "finish_reason": fin}]}
             if usage is not None:
                 body["usage"] = usage
             self._send_json(200, body, rid)
@@ -228,6 +277,7 @@ class Handler(mockhttp.Handler):
                 self._data(ch)
                 if pause:
                     time.sleep(pause)
+            self._chat_tool_deltas(base, calls, include, pause)
             last = dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": fin}])
             if include:
                 last["usage"] = None
@@ -238,6 +288,21 @@ class Handler(mockhttp.Handler):
             self._chunk(b"")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _chat_tool_deltas(self, base, calls, include, pause):
+        """SSE deltas for the turn's tool calls, as OpenAI streams them."""
+        for i, c in enumerate(calls):
+            head = {"index": i, "id": c["id"], "type": "function",
+                    "function": {"name": c["name"], "arguments": ""}}
+            pieces = [c["arguments"][j:j + 16] for j in range(0, len(c["arguments"]), 16)]
+            for d in [head] + [{"index": i, "function": {"arguments": a}} for a in pieces]:
+                ch = dict(base, choices=[{"index": 0, "delta": {"tool_calls": [d]},
+                                          "finish_reason": None}])
+                if include:
+                    ch["usage"] = None
+                self._data(ch)
+                if pause:
+                    time.sleep(pause)
 
     def _responses(self, req, raw, sc, rid):
         k, turn = responses_turn(req, sc)
