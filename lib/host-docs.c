@@ -242,11 +242,12 @@ windsurf_canon(const json_t *p, char *why, size_t whysz)
 		    json_string_value(json_object_get(ti, "mcp_tool_name")));
 	if (tool == NULL)
 		return (c);
+	(void)why;
+	(void)whysz;
 	if (json_is_string(json_object_get(ti, "cwd")))
 		json_object_set(c, JH_HK_CWD, json_object_get(ti, "cwd"));
-	else if (strcmp(windsurf_events[i].canon, "PreToolUse") == 0)
-		snprintf(why, whysz, "Windsurf sent no working directory "
-		    "with %s, so the project it acts in is not known", ev);
+	else	/* its file and MCP events: the session's project */
+		json_object_set_new(c, "cwd_unknown", json_true());
 	in = mcp != NULL ? jh_hc_unstring(json_object_get(ti,
 	    "mcp_tool_arguments")) : json_incref(ti);
 	if (!json_is_object(in)) {
