@@ -451,7 +451,7 @@ bind() {
 	assert_output --partial '"error":"Tool execution blocked'
 }
 
-@test "7. two run_shell_command calls in one turn are both decided (hooks run concurrently); one unforked chain" {
+@test "7. three run_shell_command calls in one turn (two granted, one not) are each decided, hooks concurrent; one unforked chain" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
 	jh_install
@@ -525,8 +525,11 @@ bind() {
 	proxy_stop
 	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H gemini-cli
 	assert_output --partial 'unbound the meter'
-	run grep -c Joulehook "$HOME/.gemini/.env"
-	refute_output 1
+	# the .env held only what jh-install wrote
+	assert_file_not_exist "$HOME/.gemini/.env"
+	run -0 jq -c '[.hooks, .mcpServers, .security]' "$HOME/.gemini/settings.json"
+	assert_output --regexp '^\[null,null,'
+
 }
 
 @test "jh-install -H gemini-cli is idempotent and -u removes only what it added" {
