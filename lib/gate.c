@@ -178,8 +178,9 @@ jh_protect_add(struct jh_protect *p, const char *path, struct jh_err *e)
 
 /*
  * The paths never grantable: our own files (home, the state directory),
- * the install (this program's directory) and the host's configuration
- * ($HOME/.claude and $HOME/.claude.json, when HOME is absolute).  One
+ * the install (this program's directory) and the hosts' configuration
+ * ($HOME/.claude, .claude.json, .codex, .gemini, .cline, .cursor and
+ * .codeium when HOME is absolute, and CODEX_HOME).  One
  * that cannot be resolved is left out, as the gate has always done.
  */
 void
@@ -200,11 +201,18 @@ jh_protect_builtin(struct jh_protect *p, const char *home,
 		}
 	}
 	if ((uhome = getenv("HOME")) != NULL && uhome[0] == '/') {
-		snprintf(buf, sizeof(buf), "%s/.claude", uhome);
-		(void)protect_put(p, buf);
-		snprintf(buf, sizeof(buf), "%s/.claude.json", uhome);
-		(void)protect_put(p, buf);
+		/* every host's own configuration, where its hooks live */
+		static const char *const conf[] = { ".claude", ".claude.json",
+		    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
+		    NULL };
+		size_t i;
+		for (i = 0; conf[i] != NULL; i++) {
+			snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);
+			(void)protect_put(p, buf);
+		}
 	}
+	if ((uhome = getenv("CODEX_HOME")) != NULL && uhome[0] == '/')
+		(void)protect_put(p, uhome);
 }
 
 /* --- the grant -------------------------------------------------------- */
@@ -291,6 +299,57 @@ jh_project_top(char *out, size_t sz, const char *dir)
 			n--;		/* the parent, without its slash */
 	}
 	snprintf(out, sz, "%s", dir);
+}
+
+/*
+ * A session stopped after a tool ran that was not what was decided, on
+ * a host that cannot end a run then (jh_host can_stop): the gate denies
+ * the session's every later call.  The mark is <statedir>/stopped/<hex
+ * of the session's SHA-256>.
+ */
+static void
+stop_name(char *name, const char *session)
+{
+	uint8_t h[JH_HASH_LEN];
+
+	crypto_hash_sha256(h, (const uint8_t *)session, strlen(session));
+	jh_hex(name, h, sizeof(h));
+}
+
+int
+jh_session_stop(const char *statedir, const char *session, struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1];
+	int sfd, dfd, fd;
+
+	stop_name(name, session);
+	if (mkdir(statedir, 0755) == -1 && errno != EEXIST)
+		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
+	if ((sfd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
+	dfd = jh_open_dir(sfd, "stopped", 1, e);
+	close(sfd);
+	if (dfd == -1)
+		return (-1);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	close(dfd);
+	if (fd == -1)
+		return (jh_errf(e, "stopped/%s: %s", name, strerror(errno)));
+	close(fd);
+	return (0);
+}
+
+static int
+session_stopped(const struct jh_gate *g, const char *session)
+{
+	char p[PATH_MAX * 2], name[2 * JH_HASH_LEN + 1];
+	struct stat st;
+
+	stop_name(name, session);
+	snprintf(p, sizeof(p), "%s/stopped/%s", g->statedir, name);
+	return (lstat(p, &st) == 0);
 }
 
 static int
@@ -1179,6 +1238,11 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	if (wellformed(d, &x, ev) != 0 ||
 	    root_and_grant(d, g, &x, root, sizeof(root)) != 0)
 		return (d->code);
+	if (session_stopped(g, x.session))
+		return (jh_decision_fail(d, JH_D_UNSAFE, "this session was "
+		    "stopped after a tool ran that was not what the gate "
+		    "decided, and %s cannot end a run then: every later call "
+		    "of the session is denied; start a new session", x.host));
 	act.class = x.class;
 	act.tool = x.tool;
 	act.root = root;

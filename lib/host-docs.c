@@ -175,7 +175,7 @@ cursor_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_cursor = {
 	"cursor", JH_HOST_DOCS, cursor_canon, cursor_tools, 0, 0, 2,
-	cursor_answer, NULL, cursor_post_answer, NULL, NULL, 0
+	cursor_answer, NULL, cursor_post_answer, NULL, NULL, 0, 0
 };
 
 /*
@@ -290,7 +290,7 @@ windsurf_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_windsurf = {
 	"windsurf", JH_HOST_DOCS, windsurf_canon, windsurf_tools, 0, 0, 2,
-	windsurf_answer, NULL, windsurf_post_answer, NULL, NULL, 0
+	windsurf_answer, NULL, windsurf_post_answer, NULL, NULL, 0, 0
 };
 
 /*
@@ -405,5 +405,5 @@ agy_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_antigravity = {
 	"antigravity", JH_HOST_DOCS, agy_canon, agy_tools, 0, 0, 2,
-	agy_answer, NULL, agy_post_answer, NULL, NULL, 0
+	agy_answer, NULL, agy_post_answer, NULL, NULL, 0, 0
 };

@@ -255,3 +255,25 @@ EOF
 	got=$(verdict gemini-cli "$(jq -nc --arg d "$P" '{session_id:"s-gemini-cli",hook_event_name:"BeforeTool",cwd:$d,tool_name:"run_shell_command",tool_input:{command:"echo x > id_rsa",dir_path:"../../.ssh"}}')")
 	[ "${got%% *}" != allow ] || { echo "gemini dir_path: $got"; return 1; }
 }
+
+@test "a host that cannot end a run after a tool: a mismatch denies the rest of the session" {
+	local pre post rc out
+	# Codex: a PostToolUse stop does not end its run (it goes on), so
+	# what ran not being what was decided must stop the session here.
+	pre=$(jq -nc --arg d "$P" '{session_id:"s-stop",hook_event_name:"PreToolUse",cwd:$d,tool_name:"Bash",tool_input:{command:"npm test"},tool_use_id:"c1"}')
+	post=$(jq -nc --arg d "$P" '{session_id:"s-stop",hook_event_name:"PostToolUse",cwd:$d,tool_name:"Bash",tool_input:{command:"rm -rf src"},tool_use_id:"c1",tool_response:"done"}')
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$pre" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$post" "$HOOK" "$CONF"
+	assert_output --partial '"continue":false'
+	run -2 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex 2>/dev/null' _ "$(jq -c '.tool_use_id = "c2"' <<<"$pre")" "$HOOK" "$CONF"
+	assert_output --partial "this session was stopped"
+	# another session is not
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$(jq -c '.session_id = "s-other" | .tool_use_id = "c3"' <<<"$pre")" "$HOOK" "$CONF"
+	# Claude Code ends its own run on the stop: its session is not marked
+	pre=${pre//s-stop/s-cc}
+	post=${post//s-stop/s-cc}
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$pre" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$post" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$(jq -c '.tool_use_id = "c4"' <<<"$pre")" "$HOOK" "$CONF"
+	refute_output --partial "stopped"
+}
