@@ -2,8 +2,10 @@
  * fuzz-payload: bytes -> the host payload normalizer as jh-normalize
  * runs it (lib/hosts.c, lib/json.c): a stream of JSON values framed by
  * jh_reader_json, each with its lone surrogates replaced, parsed by
- * jh_json_parse and mapped by jh_host_event (Claude Code) to an
- * ActionEvent; then the host's answers to each verdict built from what
+ * jh_json_parse and mapped by jh_host_event to an ActionEvent, each
+ * value by another host (every host of lib/hosts.c in turn, starting
+ * where the first byte says); then the host's answers to each verdict
+ * built from what
  * the event says.  The payload is what the host (and through it, the
  * agent) writes.  Checked:
  *
@@ -25,15 +27,23 @@
 
 #define MAXVALUES	64
 
+static const char *const names_of_hosts[] = { "claude-code", "gemini-cli",
+    "codex", "cline", "cursor", "windsurf", "antigravity" };
+#define NHOSTS	(sizeof(names_of_hosts) / sizeof(names_of_hosts[0]))
+static const struct jh_host *all[NHOSTS];
 static const struct jh_host *host;
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc; (void)argv;
-	if ((host = jh_host_lookup("claude-code")) == NULL)
-		abort();
-	fz_world("fuzz-payload", "stream framing, JSON, the Claude Code "
+	size_t i;
+
+	for (i = 0; i < NHOSTS; i++)
+		if ((all[i] = jh_host_lookup(names_of_hosts[i])) == NULL)
+			abort();
+	host = all[0];
+	fz_world("fuzz-payload", "stream framing, JSON, every host's "
 	    "mapping and answers");
 	return (0);
 }
@@ -89,7 +99,7 @@ check_event(const json_t *ev, int native)
 	int malformed;
 
 	if (!json_is_object(ev) || str(ev, "host") == NULL ||
-	    strcmp(str(ev, "host"), "claude-code") != 0)
+	    strcmp(str(ev, "host"), host->name) != 0)
 		abort();
 	malformed = json_object_get(ev, "malformed") != NULL;
 	if (malformed && str(ev, "malformed") == NULL)
@@ -242,6 +252,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		free(fix);
 		if (j == NULL)
 			continue;
+		host = all[((size_t)k + (n > 0 ? d[0] : 0)) % NHOSTS];
 		if ((ev = jh_host_event(host, j, (int)(k & 1))) != NULL) {
 			check_event(ev, (int)(k & 1));
 			answers(ev);
