@@ -299,9 +299,9 @@ codex_canon(const json_t *p, char *why, size_t whysz)
 }
 
 /*
- * Codex's answers (observed): allow is nothing (or "allow" when the
- * grant replaces the prompt); a rewrite is "allow" with updatedInput,
- * which alone Codex ignores; deny is the deny JSON and exit 2.  Codex
+ * Codex's answers (observed) are Claude Code's but that a rewrite must
+ * be "allow" with updatedInput, which alone Codex ignores; an ask never
+ * comes here (the core denies it: Codex runs the tool on one).  Codex
  * treats a field it does not support as a failed hook and runs the
  * tool, so nothing else is ever written.
  */
@@ -309,24 +309,8 @@ static int
 codex_answer(struct jh_buf *b, int verdict, const char *reason,
     const char *updated, int replace)
 {
-	switch (verdict) {
-	case JH_ANSWER_ALLOW:
-		if (!replace)
-			return (0);
-		jh_hc_hso(b, "allow", reason);
-		break;
-	case JH_ANSWER_REWRITE:
-		jh_hc_hso(b, "allow", reason);
-		jh_buf_adds(b, ",\"updatedInput\":");
-		jh_buf_adds(b, updated);
-		break;
-	default:
-		jh_hc_hso(b, "deny", reason);
-		jh_buf_adds(b, "}}\n");
-		return (2);
-	}
-	jh_buf_adds(b, "}}\n");
-	return (0);
+	return (cc_answer(b, verdict, reason, updated, replace ||
+	    verdict == JH_ANSWER_REWRITE));
 }
 
 /* A rewrite Codex can take: the shell command; never a patch. */
@@ -345,12 +329,7 @@ codex_post_answer(struct jh_buf *b, const char *event, int what,
 {
 	(void)event;
 	(void)path;
-	if (what == JH_POST_OK)
-		return (0);
-	jh_buf_adds(b, "{\"continue\":false,\"stopReason\":");
-	jh_json_str(b, reason, strlen(reason));
-	jh_buf_adds(b, "}\n");
-	return (0);
+	return (jh_hc_stop(b, what, reason, 0));
 }
 
 const struct jh_host jh_host_codex = {

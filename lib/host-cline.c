@@ -220,6 +220,15 @@ cline_canon(const json_t *p, char *why, size_t whysz)
 	return (c);
 }
 
+/* Cline's only block: it aborts the whole run. */
+static void
+cancel(struct jh_buf *b, const char *reason)
+{
+	jh_buf_adds(b, "{\"cancel\":true,\"errorMessage\":");
+	jh_json_str(b, reason, strlen(reason));
+	jh_buf_adds(b, "}\n");
+}
+
 /*
  * Cline's answers (observed): allow is cancel:false; a rewrite is
  * overrideInput; deny cancels, which aborts Cline's whole run (its only
@@ -241,9 +250,7 @@ cline_answer(struct jh_buf *b, int verdict, const char *reason,
 		jh_buf_adds(b, "}\n");
 		return (0);
 	default:
-		jh_buf_adds(b, "{\"cancel\":true,\"errorMessage\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, "}\n");
+		cancel(b, reason);
 		return (2);
 	}
 }
@@ -284,11 +291,8 @@ cline_post_answer(struct jh_buf *b, const char *event, int what,
 {
 	(void)event;
 	(void)path;
-	if (what == JH_POST_OK)
-		return (0);
-	jh_buf_adds(b, "{\"cancel\":true,\"errorMessage\":");
-	jh_json_str(b, reason, strlen(reason));
-	jh_buf_adds(b, "}\n");
+	if (what != JH_POST_OK)
+		cancel(b, reason);
 	return (0);
 }
 

@@ -109,14 +109,7 @@ gemini_post_answer(struct jh_buf *b, const char *event, int what,
 {
 	(void)event;
 	(void)path;
-	if (what == JH_POST_OK)
-		return (0);
-	jh_buf_adds(b, "{\"continue\":false,\"stopReason\":");
-	jh_json_str(b, reason, strlen(reason));
-	jh_buf_adds(b, ",\"systemMessage\":");
-	jh_json_str(b, reason, strlen(reason));
-	jh_buf_adds(b, "}\n");
-	return (0);
+	return (jh_hc_stop(b, what, reason, 1));
 }
 
 const struct jh_host jh_host_gemini_cli = {

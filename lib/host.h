@@ -18,6 +18,9 @@ extern const struct jh_host jh_host_claude_code, jh_host_codex,
 
 /* Claude Code's answers, which Codex shares in part. */
 void	jh_hc_hso(struct jh_buf *, const char *, const char *);
+/* After a tool: nothing, or continue:false with the reason (and as the
+ * systemMessage).  Returns 0. */
+int	jh_hc_stop(struct jh_buf *, int, const char *, int);
 
 /* Renames the keys of a tool input ("native=canonical ..."), or back. */
 json_t	*jh_hc_rename(const json_t *, const char *, int);

@@ -506,6 +506,21 @@ jh_host_post_answer(struct jh_buf *b, const struct jh_host *h,
 
 /* Adapters' helpers (host.h). */
 
+int
+jh_hc_stop(struct jh_buf *b, int what, const char *reason, int sysmsg)
+{
+	if (what == JH_POST_OK)
+		return (0);
+	jh_buf_adds(b, "{\"continue\":false,\"stopReason\":");
+	jh_json_str(b, reason, strlen(reason));
+	if (sysmsg) {
+		jh_buf_adds(b, ",\"systemMessage\":");
+		jh_json_str(b, reason, strlen(reason));
+	}
+	jh_buf_adds(b, "}\n");
+	return (0);
+}
+
 void
 jh_hc_move(json_t *o, const char *from, const char *to)
 {
