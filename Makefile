@@ -117,6 +117,11 @@ $(O)/tests/cmdtab-lint: tests/cmdtab-lint.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA)
 
+$(O)/tests/host-answer: tests/host-answer.c $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	    $(shell pkg-config --libs libsodium jansson) -lm
+
 $(O)/tests/energy-probe: tests/energy-probe.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
@@ -132,13 +137,15 @@ deps:
 check: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
-	    build/test/tests/energy-probe build/test/tests/cmdtab-lint
+	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
+	    build/test/tests/host-answer
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
 	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
 	    build/asan/tests/sh-parse build/asan/tests/sh-effects \
-	    build/asan/tests/energy-probe build/asan/tests/cmdtab-lint
+	    build/asan/tests/energy-probe build/asan/tests/cmdtab-lint \
+	    build/asan/tests/host-answer
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) BUILD=asan test-suites
@@ -146,7 +153,8 @@ check-asan: deps
 check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
-	    build/test/tests/energy-probe build/test/tests/cmdtab-lint
+	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
+	    build/test/tests/host-answer
 	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
 	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
 

@@ -149,6 +149,37 @@ finish(const struct run *r, int status)
 }
 
 /*
+ * A failure before the payload was read: read it now, to answer its
+ * event as that event wants.  A host may take the pre-tool deny's exit
+ * status after a tool ran, or at the end of a turn, for something else
+ * (Codex reads exit 2 at Stop as "go on", and loops).
+ */
+static void
+learn_event(struct run *r)
+{
+	struct jh_err e;
+	char defect[160];
+	json_t *n, *c;
+	const char *ev;
+
+	if (r->payload.len == 0 && r->conn == -1)
+		(void)jh_read_all(&r->payload, STDIN_FILENO, JH_MAX_RECORD, &e);
+	if (r->payload.len == 0 || (n = jh_json_parse((const char *)
+	    r->payload.p, r->payload.len, &e)) == NULL)
+		return;
+	c = json_is_object(n) ? jh_host_canon(r->host, n, defect,
+	    sizeof(defect)) : NULL;
+	ev = json_string_value(json_object_get(c, JH_HK_EVENT));
+	if (ev != NULL && strlen(ev) < sizeof(r->event) && ev[0] != '\0') {
+		strcpy(r->event, ev);
+		if (jh_host_post_status(r->host, r->event) != NULL)
+			r->post = r->event;
+	}
+	json_decref(c);
+	json_decref(n);
+}
+
+/*
  * The host's deny, on stdout, with the reason on stderr; exit blocking.
  * After a tool ran: the host's "stop the run".  At the end of a session:
  * the reason, and a status the host shows without blocking anything.
@@ -165,6 +196,8 @@ deny(const struct run *run, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", PROG, why);
+	if (h != NULL && run->event[0] == '\0')
+		learn_event((struct run *)run);
 	jh_buf_init(&b);
 	if (h != NULL && run->post != NULL) {
 		char r[600];

@@ -158,6 +158,51 @@ jh_usage_responses(struct jh_usage *u, const json_t *usage, struct jh_err *e)
 	    "input_tokens_details", e));
 }
 
+/*
+ * Gemini usageMetadata (generateContent, every streamGenerateContent
+ * chunk; the last one is the call's total): promptTokenCount includes
+ * cachedContentTokenCount, so uncached input is the difference, plus
+ * toolUsePromptTokenCount (the prompt of a server-side tool's result);
+ * output is candidatesTokenCount plus thoughtsTokenCount.  A count that
+ * is 0 is left out on the wire (proto3 JSON), so an absent one is 0 when
+ * the object names the side at all; each object replaces the last.
+ */
+int
+jh_usage_gemini(struct jh_usage *u, const json_t *usage, struct jh_err *e)
+{
+	struct jh_usage t = *u;
+	uint64_t p = 0, cached = 0, tool = 0, cand = 0, th = 0, tot = 0;
+	int hp, hc, ht, hd, hth, htot;
+
+	if (!json_is_object(usage))
+		return (jh_errf(e, "usageMetadata is not an object"));
+	if (count(&p, &hp, usage, "promptTokenCount", e) == -1 ||
+	    count(&cached, &hc, usage, "cachedContentTokenCount", e) == -1 ||
+	    count(&tool, &ht, usage, "toolUsePromptTokenCount", e) == -1 ||
+	    count(&cand, &hd, usage, "candidatesTokenCount", e) == -1 ||
+	    count(&th, &hth, usage, "thoughtsTokenCount", e) == -1 ||
+	    count(&tot, &htot, usage, "totalTokenCount", e) == -1)
+		return (-1);
+	if (cached > p)
+		return (jh_errf(e, "usageMetadata: %llu cached of %llu prompt "
+		    "tokens", (unsigned long long)cached,
+		    (unsigned long long)p));
+	if (p - cached + tool > JH_TOKENS_MAX || cand + th > JH_TOKENS_MAX)
+		return (jh_errf(e, "usageMetadata: more than %llu tokens in "
+		    "one call is absurd", (unsigned long long)JH_TOKENS_MAX));
+	if (hp || hc || ht) {
+		t.in = p - cached + tool;
+		t.cache_read = cached;
+		t.have_in = 1;
+	}
+	if (hd || hth || htot) {
+		t.out = cand + th;
+		t.have_out = 1;
+	}
+	*u = t;
+	return (0);
+}
+
 /* --- coefficients ----------------------------------------------------- */
 
 void

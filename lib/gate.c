@@ -178,8 +178,9 @@ jh_protect_add(struct jh_protect *p, const char *path, struct jh_err *e)
 
 /*
  * The paths never grantable: our own files (home, the state directory),
- * the install (this program's directory) and the host's configuration
- * ($HOME/.claude and $HOME/.claude.json, when HOME is absolute).  One
+ * the install (this program's directory) and the hosts' configuration
+ * ($HOME/.claude, .claude.json, .codex, .gemini, .cline, .cursor and
+ * .codeium when HOME is absolute, and CODEX_HOME).  One
  * that cannot be resolved is left out, as the gate has always done.
  */
 void
@@ -200,11 +201,18 @@ jh_protect_builtin(struct jh_protect *p, const char *home,
 		}
 	}
 	if ((uhome = getenv("HOME")) != NULL && uhome[0] == '/') {
-		snprintf(buf, sizeof(buf), "%s/.claude", uhome);
-		(void)protect_put(p, buf);
-		snprintf(buf, sizeof(buf), "%s/.claude.json", uhome);
-		(void)protect_put(p, buf);
+		/* every host's own configuration, where its hooks live */
+		static const char *const conf[] = { ".claude", ".claude.json",
+		    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
+		    NULL };
+		size_t i;
+		for (i = 0; conf[i] != NULL; i++) {
+			snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);
+			(void)protect_put(p, buf);
+		}
 	}
+	if ((uhome = getenv("CODEX_HOME")) != NULL && uhome[0] == '/')
+		(void)protect_put(p, uhome);
 }
 
 /* --- the grant -------------------------------------------------------- */
@@ -969,7 +977,8 @@ wellformed(struct jh_decision *d, struct event *x, json_t *ev)
 		    "needs session_id, tool, input (an object), an absolute "
 		    "cwd, class, host and tool_use_id"));
 	if ((v = json_object_get(x->in, "workdir")) != NULL &&
-	    strcmp(x->class, "shell") == 0) {
+	    strcmp(x->class, "shell") == 0 && !(json_is_string(v) &&
+	    json_string_length(v) == 0)) {	/* "": where it is */
 		/* the command runs there: its effects are read from there */
 		struct jh_err e;
 		if (!json_is_string(v) || json_string_length(v) == 0 ||

@@ -38,8 +38,12 @@ permission(struct jh_buf *b, const char *perm, const char *reason)
 static void
 cwd_from_roots(json_t *c, const char *key)
 {
-	const json_t *r = json_object_get(c, key);
+	const json_t *r = json_object_get(c, key), *w;
 
+	/* an empty cwd is none (Cursor sends "") */
+	if ((w = json_object_get(c, JH_HK_CWD)) != NULL &&
+	    json_is_string(w) && json_string_length(w) == 0)
+		json_object_del(c, JH_HK_CWD);
 	if (json_object_get(c, JH_HK_CWD) == NULL && json_is_array(r) &&
 	    json_is_string(json_array_get(r, 0)))
 		json_object_set(c, JH_HK_CWD, json_array_get(r, 0));
@@ -66,7 +70,7 @@ static const struct jh_hc_event cursor_events[] = {
 };
 
 static const struct jh_host_tool cursor_tools[] = {
-	{ "Shell", "shell", "working_directory=workdir" },
+	{ "Shell", "shell", "working_directory=workdir cwd=workdir" },
 	{ "Read", "read", "path=file_path target_file=file_path" },
 	{ "Write", "write", "path=file_path target_file=file_path" },
 	{ "Edit", "edit", "path=file_path target_file=file_path" },
@@ -163,7 +167,7 @@ cursor_post_answer(struct jh_buf *b, const char *event, int what,
 	(void)path;
 	if (what == JH_POST_OK)
 		return (0);
-	jh_buf_adds(b, "{\"continue\":false,\"additional_context\":");
+	jh_buf_adds(b, "{\"additional_context\":");
 	jh_json_str(b, reason, strlen(reason));
 	jh_buf_adds(b, "}\n");
 	return (0);
@@ -221,6 +225,8 @@ windsurf_canon(const json_t *p, char *why, size_t whysz)
 	for (i = 0; windsurf_events[i].event != NULL; i++)
 		if (strcmp(windsurf_events[i].event, ev) == 0)
 			break;
+	if (windsurf_events[i].event != NULL)
+		ev = windsurf_events[i].event;	/* outlives the payload's */
 	json_object_set_new(c, "native_event", json_string(ev));
 	json_object_set_new(c, JH_HK_EVENT, json_string(
 	    windsurf_events[i].canon ? windsurf_events[i].canon : ev));
@@ -332,10 +338,17 @@ agy_canon(const json_t *p, char *why, size_t whysz)
 	jh_hc_move(c, "conversationId", JH_HK_SESSION);
 	jh_hc_move(c, "hookEventName", JH_HK_EVENT);
 	call = json_object_get(c, "toolCall");
-	if (json_object_get(c, JH_HK_EVENT) == NULL && call != NULL)
+	/*
+	 * No event name: a tool call with a result (or an error) is the
+	 * post-tool one, without one the pre-tool one; no tool call at all
+	 * is neither, and gets no opinion.
+	 */
+	if (json_object_get(c, JH_HK_EVENT) == NULL)
 		json_object_set_new(c, JH_HK_EVENT, json_string(
+		    !json_is_object(call) ? "ToolEvent" :
 		    json_object_get(c, "toolResult") != NULL ||
-		    json_object_get(c, "result") != NULL ? "PostToolUse" :
+		    json_object_get(c, "result") != NULL ||
+		    json_object_get(c, "error") != NULL ? "PostToolUse" :
 		    "PreToolUse"));
 	jh_hc_event(c, JH_HK_EVENT, agy_events);
 	if ((v = json_object_get(c, "toolResult")) != NULL ||

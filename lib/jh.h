@@ -534,6 +534,7 @@ struct jh_usage {
 int	jh_usage_anthropic(struct jh_usage *, const json_t *, struct jh_err *);
 int	jh_usage_chat(struct jh_usage *, const json_t *, struct jh_err *);
 int	jh_usage_responses(struct jh_usage *, const json_t *, struct jh_err *);
+int	jh_usage_gemini(struct jh_usage *, const json_t *, struct jh_err *);
 
 struct jh_coeff {		/* one model family, microjoules per token */
 	char family[64];
@@ -628,6 +629,7 @@ void	jh_ladder_energy(struct jh_energy *, const struct jh_ladder *,
 #define JH_API_ANTHROPIC	1	/* Messages */
 #define JH_API_CHAT		2	/* OpenAI Chat Completions */
 #define JH_API_RESPONSES	3	/* OpenAI Responses */
+#define JH_API_GEMINI		4	/* Gemini generateContent */
 
 /* name NULL: raw bytes of an event too large to read, to pass on */
 typedef int (*jh_sse_cb)(void *, const char *, const char *, size_t,
@@ -652,7 +654,8 @@ struct jh_wire {
 	char usage_err[128];
 	char id[128];		/* message or response id */
 	char model[128];
-	char stop[48];		/* stop_reason, finish_reason or status */
+	char stop[48];		/* stop_reason, finish_reason, finishReason
+				   or status */
 	char err[96];		/* error type from the body or an event */
 	int started;		/* the model began answering */
 	int done;		/* the answer's end was seen */
@@ -667,7 +670,7 @@ int	jh_sse_feed(struct jh_sse *, const uint8_t *, size_t, jh_sse_cb,
 int	jh_wire_event(struct jh_wire *, const char *, const char *, size_t);
 void	jh_wire_body(struct jh_wire *, const uint8_t *, size_t, int);
 int	jh_wire_accepted(const struct jh_wire *);
-void	jh_wire_error(struct jh_buf *, int, const char *, const char *);
+void	jh_wire_error(struct jh_buf *, int, int, const char *, const char *);
 
 /* decide.c: grants, capabilities, policies (DESIGN.md 4). */
 enum jh_dcode {

@@ -25,7 +25,8 @@
 #define POOL_MAX	64
 
 enum route {
-	R_NONE, R_PROBE, R_MESSAGES, R_COUNT, R_MODELS, R_CHAT, R_RESPONSES
+	R_NONE, R_PROBE, R_MESSAGES, R_COUNT, R_MODELS, R_CHAT, R_RESPONSES,
+	R_GEMINI	/* generateContent, streamGenerateContent */
 };
 
 struct opts {

@@ -64,15 +64,49 @@ respond(struct call *c, int status, const char *body, size_t len)
 	return (ret);
 }
 
-/* An answer of our own, in the shape of the API the client speaks. */
+/* google.rpc.Code names for the statuses the proxy answers itself. */
+static const char *
+gemini_status(int status)
+{
+	switch (status) {
+	case 400:
+	case 413:
+		return ("INVALID_ARGUMENT");
+	case 401:
+		return ("UNAUTHENTICATED");
+	case 402:
+		return ("FAILED_PRECONDITION");
+	case 403:
+		return ("PERMISSION_DENIED");
+	case 404:
+		return ("NOT_FOUND");
+	case 429:
+		return ("RESOURCE_EXHAUSTED");
+	case 500:
+		return ("INTERNAL");
+	case 502:
+	case 503:
+		return ("UNAVAILABLE");
+	default:
+		return ("UNKNOWN");
+	}
+}
+
+/*
+ * An answer of our own, in the shape of the API the client speaks.  For
+ * Gemini the type is a google.rpc.Code name: one given in capitals is
+ * kept, any other is the status's own.
+ */
 static enum MHD_Result
 reply_error(struct call *c, int status, const char *type, const char *msg)
 {
 	struct jh_buf b;
 	enum MHD_Result r;
 
+	if (c->api == JH_API_GEMINI && !(type[0] >= 'A' && type[0] <= 'Z'))
+		type = gemini_status(status);
 	jh_buf_init(&b);
-	jh_wire_error(&b, c->api, type, msg);
+	jh_wire_error(&b, c->api, status, type, msg);
 	r = b.oom ? MHD_NO : respond(c, status, (const char *)b.p, b.len);
 	jh_buf_free(&b);
 	return (r);
@@ -82,6 +116,13 @@ reply_error(struct call *c, int status, const char *type, const char *msg)
 static const char *
 refusal_type(struct call *c, int budget)
 {
+	/*
+	 * Gemini CLI retries 429, 499 and 5xx only; FAILED_PRECONDITION is
+	 * what Google answers when billing stands in the way.
+	 */
+	if (c->api == JH_API_GEMINI)
+		return (O->refuse_status == 403 ? "PERMISSION_DENIED" :
+		    "FAILED_PRECONDITION");
 	if (c->api != JH_API_ANTHROPIC)
 		return (budget ? "budget_exceeded" : "permission_denied");
 	switch (O->refuse_status) {
@@ -192,12 +233,36 @@ tokens_field(const json_t *o, const char *k, uint64_t *v)
 static int
 worst_case(struct call *c, json_t *req, char *why, size_t sz)
 {
-	uint64_t out = 0, n = 1, cin;
+	uint64_t out = 0, n = 1, cin, think = 0;
+	json_t *gc, *tb;
 	int r;
 
 	switch (c->api) {
 	case JH_API_ANTHROPIC:
 		r = tokens_field(req, "max_tokens", &out);
+		break;
+	case JH_API_GEMINI:
+		/*
+		 * generationConfig.maxOutputTokens, times candidateCount; a
+		 * thinkingConfig.thinkingBudget is added, whether the model
+		 * counts its thoughts within the limit or beside it.
+		 */
+		gc = json_object_get(req, "generationConfig");
+		if (gc != NULL && !json_is_null(gc) && !json_is_object(gc)) {
+			snprintf(why, sz, "generationConfig is not an object");
+			return (-1);
+		}
+		r = tokens_field(gc, "maxOutputTokens", &out);
+		if (r >= 0 && tokens_field(gc, "candidateCount", &n) == -1)
+			r = -1;
+		if (n == 0)
+			n = 1;
+		/* -1 asks for a dynamic budget, 0 for none: nothing added */
+		tb = json_object_get(json_object_get(gc, "thinkingConfig"),
+		    "thinkingBudget");
+		if (json_is_integer(tb) && json_integer_value(tb) > 0 &&
+		    (uint64_t)json_integer_value(tb) <= JH_TOKENS_MAX)
+			think = (uint64_t)json_integer_value(tb);
 		break;
 	case JH_API_CHAT:
 		if ((r = tokens_field(req, "max_completion_tokens", &out)) == 0)
@@ -219,7 +284,7 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		out = O->default_out;
 		c->clamped = 1;
 	}
-	c->out_worst = jh_mul_sat(out, n);
+	c->out_worst = jh_mul_sat(jh_add_sat(out, think), n);
 	c->in_est = (c->body.len + 3) / 4;
 	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
 	    c->fam->in;
@@ -255,11 +320,15 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "the request body is not a JSON object");
 		return (-1);
 	}
-	if (json_is_string(v = json_object_get(req, "model")))
-		snprintf(c->model, sizeof(c->model), "%s",
-		    json_string_value(v));
+	/* Gemini names the model and the stream in the path (begin). */
+	if (c->api != JH_API_GEMINI) {
+		if (json_is_string(v = json_object_get(req, "model")))
+			snprintf(c->model, sizeof(c->model), "%s",
+			    json_string_value(v));
+		c->client_stream = json_is_true(json_object_get(req,
+		    "stream"));
+	}
 	c->fam = jh_coeffs_find(&O->coeffs, c->model);
-	c->client_stream = json_is_true(json_object_get(req, "stream"));
 	if (worst_case(c, req, why, sz) == -1)
 		rc = -1;
 	else if (c->api == JH_API_CHAT && c->client_stream) {
@@ -420,8 +489,9 @@ dispatch(struct call *c)
 		snprintf(msg, sizeof(msg), "joulehook: the joule budget is "
 		    "spent: this call could use up to %s (an estimate) and the "
 		    "grant has %s left. Ask for a new grant, or a lower "
-		    "max_tokens.", jh_px_joules(b1, sizeof(b1), c->hold),
-		    jh_px_joules(b2, sizeof(b2), c->remaining));
+		    "%s.", jh_px_joules(b1, sizeof(b1), c->hold),
+		    jh_px_joules(b2, sizeof(b2), c->remaining),
+		    c->api == JH_API_GEMINI ? "maxOutputTokens" : "max_tokens");
 		return (refuse(c, 1, "budget", msg));
 	}
 	pthread_mutex_lock(&jh_px_mu);
@@ -434,6 +504,50 @@ dispatch(struct call *c)
 	else
 		c->s0.t_ns = jh_px_mono_ms() * 1000000;
 	return (forward(c));
+}
+
+/*
+ * Gemini's routes: /v1beta/models/MODEL:METHOD (also /v1 and /v1alpha).
+ * Returns the method (1 generateContent, 2 streamGenerateContent, 3
+ * countTokens, 4 another), the model copied out; -1 for the model list
+ * (GET /v1beta/models[/MODEL]); 0 for a path that is not Gemini's.
+ */
+static int
+gemini_route(const char *path, char *model, size_t sz)
+{
+	static const char *const ver[] = { "/v1beta/models", "/v1/models",
+	    "/v1alpha/models", NULL };
+	const char *p = NULL, *colon;
+	size_t i, n;
+
+	for (i = 0; ver[i] != NULL && p == NULL; i++) {
+		n = strlen(ver[i]);
+		if (strncmp(path, ver[i], n) == 0 && (path[n] == '\0' ||
+		    path[n] == '/'))
+			p = path + n;
+	}
+	if (p == NULL)
+		return (0);
+	if (*p == '\0' || (colon = strchr(p, ':')) == NULL)
+		return (-1);
+	p++;
+	n = (size_t)(colon - p);
+	if (n == 0 || n >= sz || memchr(p, '/', n) != NULL)
+		return (4);
+	for (i = 0; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' &&
+		    p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
+		    p[i] == '.' || p[i] == '_' || p[i] == '-'))
+			return (4);
+	memcpy(model, p, n);
+	model[n] = '\0';
+	if (strcmp(colon, ":generateContent") == 0)
+		return (1);
+	if (strcmp(colon, ":streamGenerateContent") == 0)
+		return (2);
+	if (strcmp(colon, ":countTokens") == 0)
+		return (3);
+	return (4);
 }
 
 /* The caller presents the install's token, or came over the socket. */
@@ -464,6 +578,7 @@ begin(struct call *c, const char *method)
 	uint64_t now;
 	int post = strcmp(method, "POST") == 0;
 	int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	int gm;
 
 	q = strchr(c->uri, '?');
 	n = q ? (size_t)(q - c->uri) : strlen(c->uri);
@@ -488,6 +603,19 @@ begin(struct call *c, const char *method)
 	} else if (post && strcmp(c->path, "/v1/responses") == 0) {
 		c->route = R_RESPONSES;
 		c->api = JH_API_RESPONSES;
+	} else if ((gm = gemini_route(c->path, c->model,
+	    sizeof(c->model))) != 0) {
+		c->api = JH_API_GEMINI;
+		if (gm == -1 && get)
+			c->route = R_MODELS;
+		else if (gm == 3 && post)
+			c->route = R_COUNT;
+		else if ((gm == 1 || gm == 2) && post) {
+			c->route = R_GEMINI;
+			c->client_stream = gm == 2;
+		}
+		if (c->route != R_GEMINI)
+			c->model[0] = '\0';
 	}
 	c->w.api = c->api;
 	if (!authorized(c)) {
@@ -509,10 +637,10 @@ begin(struct call *c, const char *method)
 		    "not_found_error" : "not_found", "joulehook: no such route "
 		    "through this proxy"));
 	if (atomic_load(&jh_px_stopping))
-		return (reply_error(c, 529, "overloaded_error", "joulehook: "
-		    "the proxy is stopping"));
+		return (reply_error(c, c->api == JH_API_GEMINI ? 503 : 529,
+		    "overloaded_error", "joulehook: the proxy is stopping"));
 	c->metered = c->route == R_MESSAGES || c->route == R_CHAT ||
-	    c->route == R_RESPONSES;
+	    c->route == R_RESPONSES || c->route == R_GEMINI;
 	if (c->metered) {
 		s = NULL;
 		for (i = 0; sess_hdr[i] != NULL && s == NULL; i++)

@@ -49,9 +49,15 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 		if (jh_path_under_fold(path, protect[i]))
 			return (1);
 	if (root != NULL) {
-		snprintf(p, sizeof(p), "%s/.claude", root);
-		if (jh_path_under_fold(path, p))
-			return (1);
+		/* every bound host's project configuration: its hooks */
+		static const char *const dirs[] = { ".claude", ".codex",
+		    ".gemini", ".cursor", ".windsurf", ".clinerules",
+		    ".agents", ".agent", NULL };
+		for (i = 0; dirs[i] != NULL; i++) {
+			snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
+			if (jh_path_under_fold(path, p))
+				return (1);
+		}
 		snprintf(p, sizeof(p), "%s/.mcp.json", root);
 		if (strcasecmp(path, p) == 0)
 			return (1);

@@ -1,12 +1,14 @@
 /*
  * joulehook: the model APIs' wire formats as jh-proxy meets them
- * (meter.md 1-2): SSE framing, what each API's events and bodies say
- * about usage, ids and the end of a call, and each API's error shape.
+ * (meter.md 1-2, and Gemini's generateContent): SSE framing, what each
+ * API's events and bodies say about usage, ids and the end of a call,
+ * and each API's error shape.
  *
  * The SSE parser works on a copy of the bytes being relayed; it never
  * holds back the stream.  Events are bounded: one larger than the limit
  * is passed through unread (and the call's usage is then an estimate).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -162,6 +164,9 @@ usage_into(struct jh_wire *w, const json_t *u)
 	case JH_API_CHAT:
 		r = jh_usage_chat(&w->u, u, &e);
 		break;
+	case JH_API_GEMINI:
+		r = jh_usage_gemini(&w->u, u, &e);
+		break;
 	default:
 		r = jh_usage_responses(&w->u, u, &e);
 		break;
@@ -185,6 +190,8 @@ error_of(struct jh_wire *w, const json_t *err)
 	t = json_object_get(err, "type");
 	if (!json_is_string(t))
 		t = json_object_get(err, "code");
+	if (!json_is_string(t))
+		t = json_object_get(err, "status");	/* Gemini's */
 	if (json_is_string(t))
 		copy_str(w->err, sizeof(w->err), t);
 	else if (w->err[0] == '\0')
@@ -285,6 +292,72 @@ responses_event(struct jh_wire *w, const json_t *j, const char *type)
 		    "error") : (json_t *)j);
 }
 
+/* The string leaves of a function call's arguments, for estimates. */
+static void
+add_args(struct jh_wire *w, const json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (depth > 16)
+		return;
+	if (json_is_string(v))
+		add_len(w, v);
+	else if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x)
+			add_args(w, x, depth + 1);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			add_args(w, x, depth + 1);
+	}
+}
+
+/*
+ * One Gemini GenerateContentResponse: a whole answer, or one chunk of a
+ * stream (each may carry usageMetadata; the last is the total).  The
+ * answer has ended when a candidate names its finishReason or the prompt
+ * was blocked (promptFeedback.blockReason); an SSE stream has no other
+ * end marker.
+ */
+static void
+gemini_chunk(struct jh_wire *w, const json_t *j)
+{
+	json_t *ch, *c, *parts, *p, *fb;
+	size_t i, k;
+
+	if (json_object_get(j, "error") != NULL) {
+		error_of(w, json_object_get(j, "error"));
+		return;
+	}
+	copy_str(w->id, sizeof(w->id), json_object_get(j, "responseId"));
+	copy_str(w->model, sizeof(w->model), json_object_get(j,
+	    "modelVersion"));
+	usage_into(w, json_object_get(j, "usageMetadata"));
+	w->started = 1;
+	ch = json_object_get(j, "candidates");
+	json_array_foreach(ch, i, c) {
+		parts = json_object_get(json_object_get(c, "content"), "parts");
+		json_array_foreach(parts, k, p) {
+			add_len(w, json_object_get(p, "text"));
+			fb = json_object_get(p, "functionCall");
+			add_len(w, json_object_get(fb, "name"));
+			add_args(w, json_object_get(fb, "args"), 0);
+		}
+		if (json_is_string(json_object_get(c, "finishReason"))) {
+			copy_str(w->stop, sizeof(w->stop), json_object_get(c,
+			    "finishReason"));
+			w->done = 1;
+		}
+	}
+	fb = json_object_get(j, "promptFeedback");
+	if (json_is_string(json_object_get(fb, "blockReason"))) {
+		copy_str(w->stop, sizeof(w->stop), json_object_get(fb,
+		    "blockReason"));
+		w->done = 1;
+	}
+}
+
 /*
  * One SSE event of the call's API.  Returns 1 to relay it, 0 when it is
  * the usage chunk the proxy asked for and the client did not.
@@ -318,6 +391,9 @@ jh_wire_event(struct jh_wire *w, const char *name, const char *data,
 	case JH_API_CHAT:
 		fwd = chat_event(w, j);
 		break;
+	case JH_API_GEMINI:
+		gemini_chunk(w, j);
+		break;
 	default:
 		type = json_string_value(json_object_get(j, "type"));
 		if (type == NULL)
@@ -337,8 +413,18 @@ jh_wire_body(struct jh_wire *w, const uint8_t *p, size_t n, int status)
 	json_t *j, *c;
 	size_t i;
 
-	if ((j = json_loadb((const char *)p, n, 0, NULL)) == NULL ||
-	    !json_is_object(j)) {
+	j = json_loadb((const char *)p, n, 0, NULL);
+	if (w->api == JH_API_GEMINI && status < 400 && json_is_array(j)) {
+		/* streamGenerateContent without alt=sse: an array of chunks */
+		json_array_foreach(j, i, c)
+			if (json_is_object(c))
+				gemini_chunk(w, c);
+		if (w->err[0] == '\0' && !w->done)
+			w->lost = 1;
+		json_decref(j);
+		return;
+	}
+	if (j == NULL || !json_is_object(j)) {
 		json_decref(j);
 		w->lost = 1;
 		if (status >= 400 && w->err[0] == '\0')
@@ -347,6 +433,13 @@ jh_wire_body(struct jh_wire *w, const uint8_t *p, size_t n, int status)
 	}
 	if (status >= 400 || json_object_get(j, "error") != NULL) {
 		error_of(w, json_object_get(j, "error"));
+		json_decref(j);
+		return;
+	}
+	if (w->api == JH_API_GEMINI) {
+		gemini_chunk(w, j);
+		/* a whole answer has ended, whether it names why or not */
+		w->done = 1;
 		json_decref(j);
 		return;
 	}
@@ -386,7 +479,7 @@ jh_wire_accepted(const struct jh_wire *w)
 {
 	static const char *const ok[] = { "end_turn", "tool_use",
 	    "stop_sequence", "stop", "tool_calls", "function_call",
-	    "completed", NULL };
+	    "completed", "STOP", NULL };
 	size_t i;
 
 	if (!w->done || w->err[0] != '\0')
@@ -397,12 +490,28 @@ jh_wire_accepted(const struct jh_wire *w)
 	return (0);
 }
 
-/* An error body in the API's own shape. */
+/*
+ * An error body in the API's own shape, for an answer of this HTTP
+ * status.  Gemini's (google.rpc.Status) carries the status as its code,
+ * and type as its status name.
+ */
 void
-jh_wire_error(struct jh_buf *b, int api, const char *type, const char *msg)
+jh_wire_error(struct jh_buf *b, int api, int status, const char *type,
+    const char *msg)
 {
 	jh_buf_reset(b);
-	if (api == JH_API_ANTHROPIC) {
+	if (api == JH_API_GEMINI) {
+		char code[16];
+
+		snprintf(code, sizeof(code), "%d", status);
+		jh_buf_adds(b, "{\"error\":{\"code\":");
+		jh_buf_adds(b, code);
+		jh_buf_adds(b, ",\"message\":");
+		jh_json_str(b, msg, strlen(msg));
+		jh_buf_adds(b, ",\"status\":");
+		jh_json_str(b, type, strlen(type));
+		jh_buf_adds(b, "}}");
+	} else if (api == JH_API_ANTHROPIC) {
 		jh_buf_adds(b, "{\"type\":\"error\",\"error\":{\"type\":");
 		jh_json_str(b, type, strlen(type));
 		jh_buf_adds(b, ",\"message\":");

@@ -7,6 +7,7 @@
 load test_helper/common
 load helpers/claude
 load helpers/proxy
+load helpers/gemini
 
 setup() {
 	_common_setup
@@ -21,6 +22,7 @@ teardown() {
 	proxy_stop || rc=1
 	mock_stop
 	openai_stop
+	gemini_mock_stop
 	return $rc
 }
 
@@ -694,4 +696,179 @@ claude_through_proxy() {
 	run jq -c '.env' "$HOME/.claude/settings.json"
 	assert_output '{"ANTHROPIC_CUSTOM_HEADERS":"X-Team: blue"}'
 	assert_file_not_exist "$HOME/.config/systemd/user/joulehook-proxy.service"
+}
+
+# --- Gemini (generateContent), in front of tests/mock/gemini-mock.py -------
+
+# gbody MAX_OUTPUT [JQ]: a Gemini request body (no limit when MAX is 0)
+gbody() {
+	jq -nc --argjson m "${1:-0}" '{contents: [{role: "user", parts: [{text: "hello"}]}],
+	    generationConfig: ({temperature: 0} + (if $m > 0 then {maxOutputTokens: $m} else {} end))}' |
+	    jq -c "${2:-.}"
+}
+
+gemini_calls() {
+	jq -c 'select(.method == "POST" and (.path | contains("enerateContent")))' \
+	    "$GEMINI_MOCK_LOG" | wc -l
+}
+
+@test "Gemini: SSE, JSON-array and whole answers are metered from the last usageMetadata; the model comes from the path" {
+	grant_budget 20000000000000
+	jq -nc '[{text: "hello from gemini, in several chunks of sixteen bytes",
+	    usage: {promptTokenCount: 1200, cachedContentTokenCount: 1000,
+	            candidatesTokenCount: 30, thoughtsTokenCount: 12}}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	gbody 500 >"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	# relayed as sent: four chunks, each with a growing usageMetadata
+	run -0 grep -c '^data: ' <<<"$output"
+	assert_output 4
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	run -0 jq -r 'length' <<<"$output"
+	assert_output 4
+	run -0 ph '/v1/models/gemini-2.5-flash:generateContent' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	assert_output --partial '"finishReason": "STOP"'
+	# in = prompt - cached, out = candidates + thoughts
+	want=$(uj default 200 42 1000 0)
+	rid=$(jq -r 'select(.method == "POST") | .response.response_id' "$GEMINI_MOCK_LOG" | paste -sd ' ')
+	run receipts g1
+	run jq -c --argjson want "$want" '[.verdict, .tokens_in, .tokens_out,
+	    .tokens_cache_read, .accepted_tokens, .debited_uj == $want,
+	    .energy.provenance, .model, .unit, .enforced, .completed, .status]' <<<"$output"
+	r=($rid)
+	assert_output "$(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-pro","%s",1,1,200]\n' "${r[0]}" "${r[1]}")
+$(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]' "${r[2]}")"
+	run ledger_json
+	assert_output "{\"budget\": 20000000000000, \"spent\": $((want * 3)), \"held\": 0, \"nholds\": 0}"
+	run -0 jh-verify -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+}
+
+@test "Gemini: the API key (x-goog-api-key, ?key=) reaches the provider untouched and is never logged" {
+	grant_budget 20000000000000
+	echo '[{"text":"hi"}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	gbody 100 >"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' \
+	    -H 'x-goog-api-key: AIza-header-secret-1' -H 'X-Joulehook-Session: g1' \
+	    --data-binary @"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent?key=AIza-query-secret-2' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	run jq -c 'select(.method == "POST") | [.path, .headers["x-goog-api-key"], .headers["X-Joulehook-Token"]]' "$GEMINI_MOCK_LOG"
+	assert_output $'["/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse","AIza-header-secret-1",null]\n["/v1beta/models/gemini-2.5-pro:generateContent?key=AIza-query-secret-2",null,null]'
+	run receipts g1
+	assert_equal "${#lines[@]}" 2
+	run grep -rlc 'AIza-' "$PROXY_ERR" "$JH_STATE"
+	assert_output ''
+	grep -q 'POST /v1beta/models/gemini-2.5-pro:generateContent 200 ok' "$PROXY_ERR"
+}
+
+@test "Gemini: the hold is maxOutputTokens x candidateCount + thinkingBudget; over budget is refused in Google's shape, never forwarded" {
+	# room for 1000 output tokens and the small body's input, not for 2000
+	grant_budget $((1000 * 2000000 + 200 * 250000))
+	echo '[{"text":"hi", "usage": {"promptTokenCount": 1, "candidatesTokenCount": 1}}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	for b in '.generationConfig.candidateCount = 2' \
+	    '.generationConfig.thinkingConfig = {thinkingBudget: 1000}' '.'; do
+		gbody 1000 "$b" >"$T/body"
+		run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+		    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+		echo "$b: $output"
+		case $b in
+		.)	assert_output --partial '"finishReason": "STOP"' ;;
+		*)	assert_output --partial ' 402'
+			jq -e '.error.code == 402 and .error.status == "FAILED_PRECONDITION" and
+			    (.error.message | startswith("joulehook: the joule budget is spent"))' \
+			    <<<"${output% *}" ;;
+		esac
+	done
+	# a dynamic thinking budget (-1) adds nothing; no limit at all is held at -m
+	gbody 1000 '.generationConfig.thinkingConfig = {thinkingBudget: -1}' >"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	assert_output --partial ' 200'
+	gbody 0 >"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+	assert_output --partial ' 402'
+	run gemini_calls
+	assert_output 2
+	run receipts g1
+	run jq -r '[.verdict, .note // "-", .enforced] | join(" ")' <<<"$output"
+	assert_output $'refused budget 1\nrefused budget 1\nok - 1\nok - 1\nrefused budget 1'
+	# the malformed: a limit that is not a count, a generationConfig that is not an object
+	for b in '.generationConfig.maxOutputTokens = "many"' '.generationConfig = 3'; do
+		gbody 10 "$b" >"$T/body"
+		run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+		    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
+		assert_output --partial '"status":"INVALID_ARGUMENT"'
+		assert_output --partial ' 400'
+	done
+	run gemini_calls
+	assert_output 2
+}
+
+@test "Gemini: errors in Google's shape; upstream errors, a mid-stream error and a cut stream are sealed as such; countTokens and the model list pass unmetered" {
+	grant_budget 20000000000000
+	echo '[{"text":"hi"}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	gbody 100 >"$T/body"
+	run -0 curl -sS -w ' %{http_code}' "$PROXY_URL/v1beta/models/gemini-2.5-pro:generateContent" -d '{}'
+	assert_output '{"error":{"code":401,"message":"joulehook: this proxy needs its X-Joulehook-Token header","status":"UNAUTHENTICATED"}} 401'
+	run -0 ph '/v1beta/models/gemini-2.5-pro:embedContent' -w ' %{http_code}' -d '{}'
+	assert_output '{"error":{"code":404,"message":"joulehook: no such route through this proxy","status":"NOT_FOUND"}} 404'
+	run -0 ph '/v1beta/models/gemini-2.5-pro:countTokens' -w ' %{http_code}' --data-binary @"$T/body"
+	assert_output --partial '"totalTokens"'
+	assert_output --partial ' 200'
+	run -0 curl -sS -H "X-Joulehook-Token: $TOKEN" -w ' %{http_code}' "$PROXY_URL/v1beta/models"
+	assert_output --partial '"models"'
+	assert_output --partial ' 200'
+	assert_file_not_exist "$JH_STATE/logs"
+	# 429 passed on as sent
+	jq -nc '[{error: {status: 429, status_name: "RESOURCE_EXHAUSTED", message: "mock: quota"}}]' >"$T/g.json"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' -w ' %{http_code}' \
+	    -H 'X-Joulehook-Session: e1' --data-binary @"$T/body"
+	assert_output --partial '"status": "RESOURCE_EXHAUSTED"'
+	assert_output --partial ' 429'
+	# an error chunk after HTTP 200
+	jq -nc '[{text: "a longer answer in chunks", stream_error: {message: "mid-stream"}}]' >"$T/g.json"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' \
+	    -H 'X-Joulehook-Session: e1' --data-binary @"$T/body"
+	assert_output --partial '"mid-stream"'
+	# the upstream dies after two chunks: no finishReason
+	jq -nc '[{text: "a longer answer that will not finish at all", disconnect_after: 2}]' >"$T/g.json"
+	run ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' \
+	    -H 'X-Joulehook-Session: e1' --data-binary @"$T/body"
+	refute_output --partial 'finishReason'
+	# no usageMetadata at all: estimated, never 0 J
+	jq -nc '[{text: "no usage here", no_usage: true}]' >"$T/g.json"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' \
+	    -H 'X-Joulehook-Session: e1' --data-binary @"$T/body"
+	run receipts e1
+	run jq -c '[.verdict, .note, .status, .completed, .debited_uj > 0, .tokens_in > 0]' <<<"$output"
+	assert_output $'["error","upstream-error",429,0,true,true]\n["error","stream-error",200,0,true,true]\n["partial","upstream-disconnected",200,0,true,true]\n["usage-estimated",null,200,1,true,true]'
+	run ledger_json
+	assert_output --partial '"held": 0, "nholds": 0'
+}
+
+@test "Gemini: no session header names the proxy's own log; X-Joulehook-Session names another" {
+	grant_budget 20000000000000
+	echo '[{"text":"hi"}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	gbody 100 >"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' --data-binary @"$T/body"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse' -H 'X-Joulehook-Session: mine' --data-binary @"$T/body"
+	own=$(jh-verify "$JH_STATE"/logs/*.jhl | jq -r 'select(.chain.session | startswith("jh-proxy-")) | .chain.session' | head -n 1)
+	[ -n "$own" ]
+	run receipts "$own"
+	assert_equal "${#lines[@]}" 1
+	run receipts mine
+	assert_equal "${#lines[@]}" 1
 }

@@ -29,7 +29,7 @@
 #include "proxy.h"
 
 static const int apis[4] = { JH_API_ANTHROPIC, JH_API_CHAT,
-    JH_API_RESPONSES, JH_API_ANTHROPIC };
+    JH_API_RESPONSES, JH_API_GEMINI };
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -129,8 +129,8 @@ answer(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 	if (n >= 5 && memcmp(d, "HTTP/", 5) == 0)
 		at = headers(c, d, n);
 	else {
-		h = c->api == JH_API_ANTHROPIC && (ctl & 0x04) ? default_json :
-		    default_sse;
+		h = (c->api == JH_API_ANTHROPIC || c->api == JH_API_GEMINI) &&
+		    (ctl & 0x04) ? default_json : default_sse;
 		(void)headers(c, (const uint8_t *)h, strlen(h));
 		at = 0;
 	}

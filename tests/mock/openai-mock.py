@@ -10,6 +10,7 @@ Routes
                               a usage chunk (choices: []) before [DONE] only
                               when stream_options.include_usage is true
   POST /v1/responses          JSON, or SSE response.created,
+                              response.output_item.added/.done (tool calls),
                               response.output_text.delta..., response.completed
   GET  /v1/models             one model list page
   anything else               404, OpenAI error shape
@@ -38,6 +39,25 @@ Script (a JSON object, re-read on every request), all keys optional:
                                 arguments in pieces; finish_reason
                                 "tool_calls"
       "usage": {...}, "finish_reason": "..."   overrides for this turn
+  "turns": [{...}, ...]         Responses only: scripted assistant turns.
+                                Turn k answers a request whose `input`
+                                already holds k assistant turns (runs of
+                                message/function_call/custom_tool_call/
+                                reasoning items; a call id the script gave
+                                marks its turn too).  A turn is an object
+                                with any of
+      "text": "..."             the assistant message
+      "calls": [{"name": "exec_command", "arguments": {"cmd": "...",
+                 "workdir": "..."}}, {"name": "apply_patch",
+                 "input": "*** Begin Patch..."}, ...]
+                                one output item each, in one response
+                                (several = parallel calls): "input" makes a
+                                custom_tool_call (freeform), else a
+                                function_call ("arguments" an object or a
+                                JSON string); "call_id" optional (default
+                                call_<k>_<j>)
+      "usage": {...}            this turn's usage in response.completed
+                                After the turns: text "done".
 
 Every request is appended to --log as one JSON line: time, t_in, method,
 path, headers (authorization redacted), body, response {status, id}.
@@ -58,6 +78,53 @@ _counter = itertools.count(1)
 
 def new_id(prefix):
     return "%s%04d%s" % (prefix, next(_counter), secrets.token_hex(6))
+
+
+def responses_turn(req, sc):
+    """The scripted Responses turn for this request: (k, turn) where k
+    counts the assistant turns already in req["input"] (see "turns" in
+    the module docstring); turn is {} past the script or without one."""
+    turns = sc.get("turns")
+    if not isinstance(turns, list):
+        return None, None
+    owner = {}
+    for k, t in enumerate(turns):
+        for j, c in enumerate((t or {}).get("calls") or []):
+            owner[c.get("call_id") or "call_%d_%d" % (k, j)] = k
+    items = req.get("input")
+    items = items if isinstance(items, list) else []
+    runs, inrun, marked = 0, False, -1
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        ty = it.get("type", "message")
+        mine = (ty in ("function_call", "custom_tool_call", "reasoning")
+                or (ty == "message" and it.get("role") == "assistant"))
+        if mine and not inrun:
+            runs += 1
+        inrun = mine
+        if ty in ("function_call", "custom_tool_call") and it.get("call_id") in owner:
+            marked = max(marked, owner[it["call_id"]])
+    k = max(runs, marked + 1)
+    return k, (turns[k] if k < len(turns) and isinstance(turns[k], dict) else {})
+
+
+def responses_items(k, turn):
+    """The output items of scripted turn k: its calls, then its text."""
+    out = []
+    for j, c in enumerate(turn.get("calls") or []):
+        cid = c.get("call_id") or "call_%d_%d" % (k, j)
+        if "input" in c:
+            out.append({"type": "custom_tool_call", "id": new_id("ctc_"),
+                        "status": "completed", "call_id": cid,
+                        "name": c.get("name", "apply_patch"), "input": c["input"]})
+        else:
+            a = c.get("arguments", {})
+            out.append({"type": "function_call", "id": new_id("fc_"),
+                        "status": "completed", "call_id": cid,
+                        "name": c.get("name", "exec_command"),
+                        "arguments": a if isinstance(a, str) else json.dumps(a)})
+    return out
 
 
 class Handler(mockhttp.Handler):
@@ -238,14 +305,19 @@ class Handler(mockhttp.Handler):
                     time.sleep(pause)
 
     def _responses(self, req, raw, sc, rid):
-        text = sc.get("text", "done")
+        k, turn = responses_turn(req, sc)
+        calls = responses_items(k, turn) if turn else []
+        text = (turn.get("text", "" if calls else "done") if turn is not None
+                else sc.get("text", "done"))
         resp_id = new_id("resp_")
         model = req.get("model") or "gpt-5.5"
-        if "usage" in sc:
+        if turn and "usage" in turn:
+            usage = turn["usage"]
+        elif "usage" in sc:
             usage = sc["usage"]
         else:
             i = max(1, len(raw) // 4)
-            o = max(1, len(text) // 4)
+            o = max(1, (len(text) + (len(json.dumps(calls)) if calls else 0)) // 4)
             usage = {"input_tokens": i, "input_tokens_details": {"cached_tokens": 0},
                      "output_tokens": o, "output_tokens_details": {"reasoning_tokens": 0},
                      "total_tokens": i + o}
@@ -253,10 +325,16 @@ class Handler(mockhttp.Handler):
             usage = None
         stream = bool(req.get("stream"))
         pause = float(sc.get("chunk_pause_ms") or 0) / 1000.0
-        self._log(raw, {"status": 200, "id": resp_id, "stream": stream})
-        out = [{"type": "message", "id": new_id("msg_"), "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": text, "annotations": []}]}]
+        logged = {"status": 200, "id": resp_id, "stream": stream}
+        if turn is not None:
+            logged.update(turn=k, call_ids=[c["call_id"] for c in calls], usage=usage)
+        self._log(raw, logged)
+        out = list(calls)
+        if text or not calls:
+            out.append({"type": "message", "id": new_id("msg_"), "status": "completed",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": text,
+                                     "annotations": []}]})
         full = {"id": resp_id, "object": "response", "created_at": int(time.time()),
                 "status": "completed", "model": model, "output": out, "usage": usage}
         if not stream:
@@ -278,13 +356,28 @@ class Handler(mockhttp.Handler):
                            "response.failed")
                 self._chunk(b"")
                 return
-            for i in range(0, len(text), 8):
-                self._data({"type": "response.output_text.delta",
-                            "sequence_number": next(seq), "item_id": out[0]["id"],
-                            "output_index": 0, "content_index": 0,
-                            "delta": text[i:i + 8]}, "response.output_text.delta")
-                if pause:
-                    time.sleep(pause)
+            for n, item in enumerate(out):
+                if item["type"] == "message":
+                    if turn is not None:
+                        self._data({"type": "response.output_item.added",
+                                    "sequence_number": next(seq), "output_index": n,
+                                    "item": dict(item, status="in_progress", content=[])},
+                                   "response.output_item.added")
+                    for i in range(0, len(text), 8):
+                        self._data({"type": "response.output_text.delta",
+                                    "sequence_number": next(seq), "item_id": item["id"],
+                                    "output_index": n, "content_index": 0,
+                                    "delta": text[i:i + 8]}, "response.output_text.delta")
+                        if pause:
+                            time.sleep(pause)
+                else:
+                    self._data({"type": "response.output_item.added",
+                                "sequence_number": next(seq), "output_index": n,
+                                "item": item}, "response.output_item.added")
+                if item["type"] != "message" or turn is not None:
+                    self._data({"type": "response.output_item.done",
+                                "sequence_number": next(seq), "output_index": n,
+                                "item": item}, "response.output_item.done")
             self._data({"type": "response.completed", "sequence_number": next(seq),
                         "response": full}, "response.completed")
             self._chunk(b"")
