@@ -474,15 +474,7 @@ meter_e2e() {
 	METER_AUD_CHECK=1 meter_e2e
 }
 
-@test "11. no hub daemon of this file's tests is left running" {
-	local h pids=""
-	while IFS= read -r h; do
-		pids="$pids$(cline_hub_pids "$h")"
-	done <"$BATS_FILE_TMPDIR/homes"
-	assert_equal "$pids" ""
-}
-
-@test "12. the agent cannot unhook the gate: even a grant of every command and path leaves ~/.cline to the user" {
+@test "11. the agent cannot unhook the gate: even a grant of every command and path leaves ~/.cline to the user" {
 	cline_install
 	grant '[{"class": "shell", "command": ["*"]},
 	        {"class": ["read", "search", "write", "edit"], "path": ["/**"]}]'
@@ -498,7 +490,7 @@ meter_e2e() {
 	log_verifies
 }
 
-@test "13. a user's hook that rewrites the input after joulehook allowed it: jh-result sees the mismatch and stops the run" {
+@test "12. a user's hook that rewrites the input after joulehook allowed it: jh-result sees the mismatch and stops the run" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
 	jh_install
@@ -522,4 +514,13 @@ meter_e2e() {
 	assert_output "call_swap ok input-mismatch"
 	run -0 grep -c "joulehook: .*another hook or the host changed it after the decision" "$HOME/.cline/data/logs/cline.log"
 	log_verifies
+}
+
+# Last in the file (bats runs a file in order): every HOME a test used.
+@test "13. no hub daemon of this file's tests is left running" {
+	local h pids=""
+	while IFS= read -r h; do
+		pids="$pids$(cline_hub_pids "$h")"
+	done <"$BATS_FILE_TMPDIR/homes"
+	assert_equal "$pids" ""
 }

@@ -197,10 +197,10 @@ cline_hub_pids() {
 				echo "$p"
 			fi
 		fi
-		for p in /proc/[0-9]*; do
-			tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- '--cline-hub-daemon' || continue
-			tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "HOME=$home" || continue
-			echo "${p#/proc/}"
+		# the candidates by their arguments, then each one's HOME
+		for p in $(pgrep -f -- '--cline-hub-daemon' 2>/dev/null); do
+			tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "HOME=$home" || continue
+			echo "$p"
 		done
 	} | sort -u
 }
