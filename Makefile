@@ -250,7 +250,7 @@ install: all
 	install -m 644 lib/coefficients.json \
 	    $(DESTDIR)$(PREFIX)/share/joulehook/coefficients.json
 	mkdir -p $(DESTDIR)$(PREFIX)/share/joulehook/hosts
-	cp -R hosts/claude-code $(DESTDIR)$(PREFIX)/share/joulehook/hosts/
+	for h in hosts/*/; do cp -R $$h $(DESTDIR)$(PREFIX)/share/joulehook/hosts/ || exit 1; done
 	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance
 
 uninstall:

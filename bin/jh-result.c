@@ -194,6 +194,7 @@ struct find_ctx {
 	const struct opts *o;
 	const char *session;
 	const char *call;
+	const char *rewritten;	/* or: the rewrite whose updated_digest */
 	struct found *f;
 	int results;		/* result/1 receipts already for the call */
 };
@@ -209,7 +210,10 @@ find_one(void *arg, const uint8_t *p, size_t n)
 
 	jh_arena_init(&a);
 	if (entry_parse(&a, &ent, &in, p, n) == -1 ||
-	    !jh_cbor_text_is(jh_cbor_get(in.core, "tool_use_id"), c->call) ||
+	    (c->rewritten != NULL ? !jh_cbor_text_is(jh_cbor_get(in.core,
+	    "updated_digest"), c->rewritten) || !jh_cbor_text_is(
+	    jh_cbor_get(in.core, "verdict"), "rewrite") :
+	    !jh_cbor_text_is(jh_cbor_get(in.core, "tool_use_id"), c->call)) ||
 	    !jh_cbor_text_is(jh_cbor_get(in.core, "session"), c->session) ||
 	    !jh_cbor_text_is(jh_cbor_get(ent.core, "session"), c->session))
 		goto out;
@@ -409,7 +413,18 @@ post(const struct opts *o, const json_t *ev, const struct jh_host *h,
 	c.call = call;
 	c.f = &f;
 	c.results = 0;
+	c.rewritten = NULL;
 	log_each(&l, call, strlen(call), find_one, &c);
+	if (!f.have && strncmp(call, "jh-", 3) == 0) {
+		/*
+		 * A call id derived from the input (a host that sends none):
+		 * after a rewrite the host reports the input it ran, the
+		 * rewritten one, whose id is another; its decision is the
+		 * rewrite to exactly that input.
+		 */
+		c.rewritten = dg;
+		log_each(&l, dg, strlen(dg), find_one, &c);
+	}
 	if (!f.have) {
 		rsay(&r, "no-receipt", "%s ran with no decision receipt for "
 		    "its tool_use_id in the session's log: the gate did not "
@@ -482,6 +497,18 @@ settle:
 		    jh_cbor_get(f.in.core, "cost_uj")->u,
 		    strcmp(status, "denied") == 0);
 done:
+	{
+		/*
+		 * What ran is not what was decided, on a host that cannot end
+		 * the run now: the gate denies the session from here on.
+		 */
+		const struct jh_host *h = sget(ev, "host") != NULL ?
+		    jh_host_lookup(sget(ev, "host")) : NULL;
+		if (r.check != NULL && strcmp(r.check, "match") != 0 &&
+		    h != NULL && !h->can_stop &&
+		    jh_session_stop(o->statedir, session, &e) == -1)
+			warnx("cannot stop the session: %s", e.msg);
+	}
 	emit(ev, tool, cls, dg, &f, &r, event);
 	if (f.have)
 		jh_arena_free(&f.a);

@@ -301,6 +301,57 @@ jh_project_top(char *out, size_t sz, const char *dir)
 	snprintf(out, sz, "%s", dir);
 }
 
+/*
+ * A session stopped after a tool ran that was not what was decided, on
+ * a host that cannot end a run then (jh_host can_stop): the gate denies
+ * the session's every later call.  The mark is <statedir>/stopped/<hex
+ * of the session's SHA-256>.
+ */
+static void
+stop_name(char *name, const char *session)
+{
+	uint8_t h[JH_HASH_LEN];
+
+	crypto_hash_sha256(h, (const uint8_t *)session, strlen(session));
+	jh_hex(name, h, sizeof(h));
+}
+
+int
+jh_session_stop(const char *statedir, const char *session, struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1];
+	int sfd, dfd, fd;
+
+	stop_name(name, session);
+	if (mkdir(statedir, 0755) == -1 && errno != EEXIST)
+		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
+	if ((sfd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
+	dfd = jh_open_dir(sfd, "stopped", 1, e);
+	close(sfd);
+	if (dfd == -1)
+		return (-1);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	close(dfd);
+	if (fd == -1)
+		return (jh_errf(e, "stopped/%s: %s", name, strerror(errno)));
+	close(fd);
+	return (0);
+}
+
+static int
+session_stopped(const struct jh_gate *g, const char *session)
+{
+	char p[PATH_MAX * 2], name[2 * JH_HASH_LEN + 1];
+	struct stat st;
+
+	stop_name(name, session);
+	snprintf(p, sizeof(p), "%s/stopped/%s", g->statedir, name);
+	return (lstat(p, &st) == 0);
+}
+
 static int
 pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
     char *out, size_t sz, struct jh_err *e)
@@ -951,9 +1002,31 @@ out:
 	return (rc);
 }
 
+/* The root a session's first call pinned: 0, or -1 when none yet. */
+static int
+session_root(const struct jh_gate *g, const char *session, char *out,
+    size_t sz)
+{
+	char p[PATH_MAX * 2], name[2 * JH_HASH_LEN + 1];
+	ssize_t n;
+	int fd;
+
+	stop_name(name, session);
+	snprintf(p, sizeof(p), "%s/roots/%s", g->statedir, name);
+	if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return (-1);
+	n = pread(fd, out, sz - 1, 0);
+	close(fd);
+	if (n <= 0 || out[0] != '/' || memchr(out, '\0', (size_t)n) != NULL)
+		return (-1);
+	out[n] = '\0';
+	return (0);
+}
+
 /* 1. well-formed */
 static int
-wellformed(struct jh_decision *d, struct event *x, json_t *ev)
+wellformed(struct jh_decision *d, const struct jh_gate *g, struct event *x,
+    json_t *ev)
 {
 	json_t *v;
 
@@ -969,6 +1042,23 @@ wellformed(struct jh_decision *d, struct event *x, json_t *ev)
 	if ((v = json_object_get(ev, "malformed")) != NULL)
 		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
 		    "%.200s", json_is_string(v) ? json_string_value(v) : "?"));
+	if (x->cwd == NULL && x->session != NULL && *x->session != '\0' &&
+	    json_is_true(json_object_get(ev, "cwd_unknown"))) {
+		/*
+		 * A host that sends no working directory with some events:
+		 * they act in the project the session's first call pinned,
+		 * and before one there is none to act in.
+		 */
+		if (session_root(g, x->session, x->wdbuf,
+		    sizeof(x->wdbuf)) == -1)
+			return (jh_decision_fail(d, JH_D_MALFORMED, "%s sent "
+			    "no working directory with this call and the "
+			    "session has no project yet (its calls so far "
+			    "named none), so what it acts on is not known",
+			    x->host != NULL ? x->host : "the host"));
+		json_object_set_new(ev, "cwd", json_string(x->wdbuf));
+		x->cwd = x->wd = sget(ev, "cwd");
+	}
 	if (x->session == NULL || *x->session == '\0' || x->tool == NULL ||
 	    x->cwd == NULL || x->cwd[0] != '/' || x->class == NULL ||
 	    x->host == NULL || x->tuid == NULL || *x->tuid == '\0' ||
@@ -1184,9 +1274,14 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 
 	t.n = 0;
 	memset(&act, 0, sizeof(act));
-	if (wellformed(d, &x, ev) != 0 ||
+	if (wellformed(d, g, &x, ev) != 0 ||
 	    root_and_grant(d, g, &x, root, sizeof(root)) != 0)
 		return (d->code);
+	if (session_stopped(g, x.session))
+		return (jh_decision_fail(d, JH_D_UNSAFE, "this session was "
+		    "stopped after a tool ran that was not what the gate "
+		    "decided, and %s cannot end a run then: every later call "
+		    "of the session is denied; start a new session", x.host));
 	act.class = x.class;
 	act.tool = x.tool;
 	act.root = root;

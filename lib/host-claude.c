@@ -176,7 +176,7 @@ cc_written_path(const json_t *resp)
 
 const struct jh_host jh_host_claude_code = {
 	"claude-code", JH_HOST_RUN, NULL, cc_tools, 1, 1, 2,
-	cc_answer, NULL, cc_post_answer, cc_read_text, cc_written_path, 1
+	cc_answer, NULL, cc_post_answer, cc_read_text, cc_written_path, 1, 1
 };
 
 /*
@@ -355,5 +355,5 @@ codex_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_codex = {
 	"codex", JH_HOST_RUN, codex_canon, codex_tools, 0, 1, 2,
-	codex_answer, codex_native_input, codex_post_answer, NULL, NULL, 0
+	codex_answer, codex_native_input, codex_post_answer, NULL, NULL, 0, 0
 };

@@ -294,5 +294,5 @@ cline_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_cline = {
 	"cline", JH_HOST_RUN, cline_canon, cline_tools, 0, 1, 2,
-	cline_answer, cline_native_input, cline_post_answer, NULL, NULL, 0
+	cline_answer, cline_native_input, cline_post_answer, NULL, NULL, 0, 1
 };

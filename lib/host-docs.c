@@ -175,7 +175,7 @@ cursor_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_cursor = {
 	"cursor", JH_HOST_DOCS, cursor_canon, cursor_tools, 0, 0, 2,
-	cursor_answer, NULL, cursor_post_answer, NULL, NULL, 0
+	cursor_answer, NULL, cursor_post_answer, NULL, NULL, 0, 0
 };
 
 /*
@@ -242,11 +242,12 @@ windsurf_canon(const json_t *p, char *why, size_t whysz)
 		    json_string_value(json_object_get(ti, "mcp_tool_name")));
 	if (tool == NULL)
 		return (c);
+	(void)why;
+	(void)whysz;
 	if (json_is_string(json_object_get(ti, "cwd")))
 		json_object_set(c, JH_HK_CWD, json_object_get(ti, "cwd"));
-	else if (strcmp(windsurf_events[i].canon, "PreToolUse") == 0)
-		snprintf(why, whysz, "Windsurf sent no working directory "
-		    "with %s, so the project it acts in is not known", ev);
+	else	/* its file and MCP events: the session's project */
+		json_object_set_new(c, "cwd_unknown", json_true());
 	in = mcp != NULL ? jh_hc_unstring(json_object_get(ti,
 	    "mcp_tool_arguments")) : json_incref(ti);
 	if (!json_is_object(in)) {
@@ -290,7 +291,7 @@ windsurf_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_windsurf = {
 	"windsurf", JH_HOST_DOCS, windsurf_canon, windsurf_tools, 0, 0, 2,
-	windsurf_answer, NULL, windsurf_post_answer, NULL, NULL, 0
+	windsurf_answer, NULL, windsurf_post_answer, NULL, NULL, 0, 0
 };
 
 /*
@@ -405,5 +406,5 @@ agy_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_antigravity = {
 	"antigravity", JH_HOST_DOCS, agy_canon, agy_tools, 0, 0, 2,
-	agy_answer, NULL, agy_post_answer, NULL, NULL, 0
+	agy_answer, NULL, agy_post_answer, NULL, NULL, 0, 0
 };

@@ -121,5 +121,5 @@ gemini_post_answer(struct jh_buf *b, const char *event, int what,
 
 const struct jh_host jh_host_gemini_cli = {
 	"gemini-cli", JH_HOST_RUN, gemini_canon, gemini_tools, 0, 1, 2,
-	gemini_answer, NULL, gemini_post_answer, NULL, NULL, 0
+	gemini_answer, NULL, gemini_post_answer, NULL, NULL, 0, 1
 };

@@ -55,6 +55,7 @@ static const struct jh_host_field canon_fields[] = {
 	{ "model", "model", JH_HF_ANY },
 	{ "session_title", "session_title", JH_HF_TEXT },
 	{ "native_event", "native_event", JH_HF_NAME },
+	{ "cwd_unknown", "cwd_unknown", JH_HF_BOOL },
 	{ "native_tool", "native_tool", JH_HF_NAME },
 	{ "native_input", "native_input", JH_HF_ANY },
 	{ NULL, NULL, 0 }
@@ -384,7 +385,9 @@ canon_event(const struct jh_host *h, const json_t *p, int keep_native,
 		in = NULL;
 	}
 	call = take(rest, JH_HK_CALL, JH_HF_NAME, gate, &f);
-	cwd = take(rest, JH_HK_CWD, JH_HF_NAME, gate, &f);
+	/* a host that says it sends none gets the session's root */
+	cwd = take(rest, JH_HK_CWD, JH_HF_NAME, gate &&
+	    !json_is_true(json_object_get(rest, "cwd_unknown")), &f);
 
 	put(ev, "session_id", sess);
 	if (tool != NULL) {

@@ -694,6 +694,8 @@ enum jh_dcode {
 	JH_D_GATEFAIL		/* gate-failure */
 };
 
+int	jh_session_stop(const char *, const char *, struct jh_err *);
+
 struct jh_grant {
 	struct jh_arena arena;
 	uint8_t *bytes;
@@ -850,6 +852,7 @@ struct jh_host {
 	    const char **);
 	const char *(*written_path)(const json_t *);
 	int transcript;			/* transcript_path is Claude Code's */
+	int can_stop;			/* it ends a run after a tool */
 };
 
 /* The canonical payload's keys, the same for every host. */

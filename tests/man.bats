@@ -323,9 +323,9 @@ run_examples() {
 	assert_line --partial 'jh-install: usage: jh-install [-ASW]'
 	run usage_lines jh-install
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 1 'jh-install -u [-U user]'
+	assert_line --index 1 'jh-install -u [-H host] ... [-U user]'
 	run getopt_string jh-install
-	assert_output 'ASWb:C:D:d:g:l:M:p:uU:X'
+	assert_output 'ASWb:C:D:d:g:H:l:M:p:uU:X'
 }
 
 @test "the synopsis check notices a drifted page" {

@@ -93,7 +93,7 @@ readf() {
 		jq -nc --arg f "$f" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
 		    '{conversation_id:"s-cursor",hook_event_name:"preToolUse",workspace_roots:[$d],cwd:$d,tool_name:"Read",tool_input:{file_path:$f},tool_use_id:$i}' ;;
 	windsurf)
-		# documented without a working directory (see below)
+		# documented without a working directory: the session's
 		jq -nc --arg f "$f" \
 		    '{agent_action_name:"pre_read_code",trajectory_id:"s-windsurf",execution_id:"e",tool_info:{file_path:$f}}' ;;
 	antigravity)
@@ -198,10 +198,6 @@ blocked() {
 	while IFS='|' read -r a want; do
 		[ -n "$a" ] || continue
 		for h in $HOSTS; do
-			# Windsurf documents no working directory for its file
-			# events, so the project they act in is unknown: they
-			# are denied (the next test); its commands are decided.
-			case $h:$a in windsurf:read:* | windsurf:write:*) continue ;; esac
 			case $a in
 			shell:*) got=$(verdict "$h" "$(shell "$h" "${a#shell:}")") ;;
 			read:*) got=$(verdict "$h" "$(readf "$h" "${a#read:}")") ;;
@@ -236,22 +232,45 @@ EOF
 	local h got first=""
 	for h in $HOSTS; do
 		# a git hook is code git runs: never allowed, the same everywhere
+		verdict "$h" "$(shell "$h" "git status")" >/dev/null
 		got=$(verdict "$h" "$(writef "$h" "$P/.git/hooks/pre-commit")")
 		[ "${got%% *}" != allow ] || { echo "$h .git/hooks: $got"; return 1; }
 		first=${first:-$got}
-		[ "$h" = windsurf ] || [ "$got" = "$first" ] || { echo "$h .git/hooks: $got, not $first"; return 1; }
+		[ "$got" = "$first" ] || { echo "$h .git/hooks: $got, not $first"; return 1; }
 		got=$(verdict "$h" "$(writef "$h" "$HOME/.config/joulehook/grant")")
 		[ "$got" = "deny blocked" ] || { echo "$h joulehook's grant: $got"; return 1; }
 	done
-	# Windsurf's file events, documented without a working directory
-	got=$(verdict windsurf "$(readf windsurf "$P/src/a.c")")
-	[ "$got" = "deny blocked" ]
-	run -2 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H windsurf' _ "$(writef windsurf "$P/src/b.c")" "$HOOK" "$CONF"
-	assert_output --partial "Windsurf sent no working directory"
+	# Windsurf's file events, documented without a working directory,
+	# act in the project the session's first command pinned: before
+	# one there is none
+	run -2 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H windsurf' _ "$(writef windsurf "$P/src/b.c" | jq -c '.trajectory_id = "s-new"')" "$HOOK" "$CONF"
+	assert_output --partial "windsurf sent no working directory"
 	# Cline runs its commands in turn: a cd before the next one is refused
 	got=$(verdict cline "$(jq -nc --arg d "$P" '{taskId:"s-cline",hookName:"tool_call",workspaceRoots:[$d],tool_call:{id:"c-cd",name:"run_commands",input:{commands:["cd /tmp","echo x > .git/hooks/pre-commit"]}}}')")
 	[ "$got" = "deny blocked" ]
 	# a Gemini shell call's dir_path is where its effects are read from
 	got=$(verdict gemini-cli "$(jq -nc --arg d "$P" '{session_id:"s-gemini-cli",hook_event_name:"BeforeTool",cwd:$d,tool_name:"run_shell_command",tool_input:{command:"echo x > id_rsa",dir_path:"../../.ssh"}}')")
 	[ "${got%% *}" != allow ] || { echo "gemini dir_path: $got"; return 1; }
+}
+
+@test "a host that cannot end a run after a tool: a mismatch denies the rest of the session" {
+	local pre post rc out
+	# Codex: a PostToolUse stop does not end its run (it goes on), so
+	# what ran not being what was decided must stop the session here.
+	pre=$(jq -nc --arg d "$P" '{session_id:"s-stop",hook_event_name:"PreToolUse",cwd:$d,tool_name:"Bash",tool_input:{command:"npm test"},tool_use_id:"c1"}')
+	post=$(jq -nc --arg d "$P" '{session_id:"s-stop",hook_event_name:"PostToolUse",cwd:$d,tool_name:"Bash",tool_input:{command:"rm -rf src"},tool_use_id:"c1",tool_response:"done"}')
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$pre" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$post" "$HOOK" "$CONF"
+	assert_output --partial '"continue":false'
+	run -2 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex 2>/dev/null' _ "$(jq -c '.tool_use_id = "c2"' <<<"$pre")" "$HOOK" "$CONF"
+	assert_output --partial "this session was stopped"
+	# another session is not
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H codex' _ "$(jq -c '.session_id = "s-other" | .tool_use_id = "c3"' <<<"$pre")" "$HOOK" "$CONF"
+	# Claude Code ends its own run on the stop: its session is not marked
+	pre=${pre//s-stop/s-cc}
+	post=${post//s-stop/s-cc}
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$pre" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$post" "$HOOK" "$CONF"
+	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$(jq -c '.tool_use_id = "c4"' <<<"$pre")" "$HOOK" "$CONF"
+	refute_output --partial "stopped"
 }

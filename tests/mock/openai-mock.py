@@ -24,21 +24,6 @@ Script (a JSON object, re-read on every request), all keys optional:
                                 chunk (chat) or a response.failed (responses)
   "delay_ms": N, "chunk_pause_ms": N, "first_pause_ms": N
   "finish_reason": "..."        chat (default "stop")
-  "chat_turns": [turn, ...]     chat only: scripted assistant turns.  Turn k
-                                answers a request whose `messages` already
-                                hold k assistant messages; after the last,
-                                the "text" above.  A turn is an object with
-                                any of
-      "text": "..."             content before the calls
-      "tool_calls": [{"name": "run_commands", "arguments": {...} or "...",
-                      "id"?: "call_..."}, ...]
-                                one function call each (several = parallel
-                                calls in one message), streamed the way
-                                OpenAI does: a delta with index, id, type,
-                                name and empty arguments, then the
-                                arguments in pieces; finish_reason
-                                "tool_calls"
-      "usage": {...}, "finish_reason": "..."   overrides for this turn
   "turns": [{...}, ...]         Responses only: scripted assistant turns.
                                 Turn k answers a request whose `input`
                                 already holds k assistant turns (runs of
@@ -58,6 +43,21 @@ Script (a JSON object, re-read on every request), all keys optional:
                                 call_<k>_<j>)
       "usage": {...}            this turn's usage in response.completed
                                 After the turns: text "done".
+  "chat_turns": [turn, ...]     chat only: scripted assistant turns.  Turn k
+                                answers a request whose `messages` already
+                                hold k assistant messages; after the last,
+                                the "text" above.  A turn is an object with
+                                any of
+      "text": "..."             content before the calls
+      "tool_calls": [{"name": "run_commands", "arguments": {...} or "...",
+                      "id"?: "call_..."}, ...]
+                                one function call each (several = parallel
+                                calls in one message), streamed the way
+                                OpenAI does: a delta with index, id, type,
+                                name and empty arguments, then the
+                                arguments in pieces; finish_reason
+                                "tool_calls"
+      "usage": {...}, "finish_reason": "..."   overrides for this turn
 
 Every request is appended to --log as one JSON line: time, t_in, method,
 path, headers (authorization redacted), body, response {status, id}.
