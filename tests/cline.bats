@@ -204,10 +204,11 @@ model_calls() {
 # ----------------------------------------------------------------------
 # The real Cline.
 
-@test "1. a granted command runs; its allow receipt is chained and verifies" {
+@test "1. a granted command runs; its allow and its result are chained; TaskComplete checkpoints the log" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
-	jh_install
+	mkdir -p "$T/sink"
+	jh_install -C "$T/sink/checkpoints"
 	turns "[{\"tool_calls\": [$(cmd call_ok "touch $P/granted")]}]"
 	e2e
 	assert_file_exist "$P/granted"
@@ -217,11 +218,18 @@ model_calls() {
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\")
 	    | [.core.host, .core.tool, .core.event, .core.cwd, .core.session] | @tsv'"
 	assert_output "$(printf 'cline\trun_commands\tPreToolUse\t%s\t%s' "$P" "$TASK")"
-	# after the tool: a result/1 bound to the decision; at the task's end
-	# (TaskComplete) whatever the host's Stop seals
-	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | .core.tool_use_id'"
-	assert_output call_ok
+	# after the tool: a result/1 that found what ran was what was decided
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | [.core.tool_use_id, .core.event, .core.status, .core.check] | join(\" \")'"
+	assert_output "call_ok PostToolUse ok match"
 	log_verifies
+	# TaskComplete (Cline's end of a task) appended a checkpoint that
+	# vouches for the whole log, and not for a truncated copy
+	[ -s "$T/sink/checkpoints" ] || fail "no checkpoint in the sink"
+	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
+	assert_output --partial "matches the checkpoint"
+	/usr/bin/python3 "$PROJECT_ROOT/tests/helpers/cborseq.py" droplast "$LOG" "$T/short.jhl"
+	run -1 jh-verify -c "$T/sink/checkpoints" "$T/short.jhl"
+	assert_output --partial "truncated"
 }
 
 @test "2. a denied rm -rf does not run, Cline's run is aborted, and nothing after it runs" {
@@ -229,7 +237,8 @@ model_calls() {
 	grant '[{"class": "shell", "command": ["rm *", "touch *"]}]' \
 	    '[{"id": "no-destruction", "when": {"class": "shell", "command": ["rm -rf*"]},
 	       "verdict": "deny", "reason": "destructive commands are never granted"}]'
-	jh_install
+	mkdir -p "$T/sink"
+	jh_install -C "$T/sink/checkpoints"
 	echo precious >"$P/victim"
 	turns "[{\"tool_calls\": [$(cmd call_rm "rm -rf $P/victim")]},
 	        {\"tool_calls\": [$(cmd call_after "touch $P/after")]}]"
@@ -245,6 +254,10 @@ model_calls() {
 	run -0 grep -c "joulehook: blocked by policy no-destruction: destructive commands are never granted" \
 	    "$HOME/.cline/data/logs/cline.log"
 	log_verifies
+	# the aborted run still ends with SessionShutdown, which checkpoints
+	[ -s "$T/sink/checkpoints" ] || fail "no checkpoint in the sink"
+	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
+	assert_output --partial "matches the checkpoint"
 }
 
 @test "3. an editor write outside the project is denied; the file is not made" {
@@ -258,7 +271,7 @@ model_calls() {
 	assert_file_not_exist "$T/outside.txt"
 	assert_equal "$(cline_finish)" aborted
 	run -0 decided
-	assert_output --regexp "^call_out deny "
+	assert_output "call_out deny not-granted"
 	log_verifies
 }
 
@@ -329,7 +342,7 @@ model_calls() {
 	log_verifies
 }
 
-@test "7. two tool calls in one message are both decided, one after the other, in one chain" {
+@test "7. two tool calls in one message are both decided, in call order, in one unforked chain" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
 	jh_install
@@ -355,7 +368,7 @@ model_calls() {
 	assert_file_not_exist "$P/two"
 	assert_equal "$(cline_finish)" aborted
 	run -0 decided
-	assert_output --regexp "^call_d1 deny "
+	assert_output "call_d1 deny not-granted"
 	log_verifies
 }
 
@@ -461,7 +474,50 @@ meter_e2e() {
 	METER_AUD_CHECK=1 meter_e2e
 }
 
-@test "11. no hub daemon of this file's tests is left running" {
+@test "11. the agent cannot unhook the gate: even a grant of every command and path leaves ~/.cline to the user" {
+	cline_install
+	grant '[{"class": "shell", "command": ["*"]},
+	        {"class": ["read", "search", "write", "edit"], "path": ["/**"]}]'
+	jh_install
+	turns "[{\"tool_calls\": [$(cmd call_unhook "rm -f $HOME/.cline/hooks/PreToolUse")]},
+	        {\"tool_calls\": [$(cmd call_after "touch $P/after")]}]"
+	e2e
+	assert_file_exist "$HOME/.cline/hooks/PreToolUse"
+	assert_file_not_exist "$P/after"
+	assert_equal "$(cline_finish)" aborted
+	run -0 decided
+	assert_output "call_unhook deny protected-path"
+	log_verifies
+}
+
+@test "12. a user's hook that rewrites the input after joulehook allowed it: jh-result sees the mismatch and stops the run" {
+	cline_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	jh_install
+	# sorts after joulehook's PreToolUse, so its overrideInput is the one
+	# Cline applies
+	cat >"$HOME/.cline/hooks/PreToolUse.sh" <<-EOF
+	#!/bin/sh
+	cat >/dev/null
+	echo '{"cancel":false,"overrideInput":{"commands":["touch $P/swapped"]}}'
+	EOF
+	chmod 755 "$HOME/.cline/hooks/PreToolUse.sh"
+	turns "[{\"tool_calls\": [$(cmd call_swap "touch $P/decided")]},
+	        {\"tool_calls\": [$(cmd call_after "touch $P/after")]}]"
+	e2e
+	# the swapped command ran (the tool had run when PostToolUse came)
+	assert_file_exist "$P/swapped"
+	assert_file_not_exist "$P/decided"
+	assert_file_not_exist "$P/after"
+	assert_equal "$(cline_finish)" aborted
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | [.core.tool_use_id, .core.status, .core.check] | join(\" \")'"
+	assert_output "call_swap ok input-mismatch"
+	run -0 grep -c "joulehook: .*another hook or the host changed it after the decision" "$HOME/.cline/data/logs/cline.log"
+	log_verifies
+}
+
+# Last in the file (bats runs a file in order): every HOME a test used.
+@test "13. no hub daemon of this file's tests is left running" {
 	local h pids=""
 	while IFS= read -r h; do
 		pids="$pids$(cline_hub_pids "$h")"

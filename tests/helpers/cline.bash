@@ -130,19 +130,31 @@ cline_requests() {
 	jq -c 'select(.method=="POST" and .path=="/v1/chat/completions")' "$CMOCK_LOG"
 }
 
-# cline_auth [URL [ARGS...]]: the openai-compatible provider at URL
-# (default $CMOCK_URL/v1), key sk-test, model mock-model, in CLINE_HOME.
+# cline_auth [URL]: the openai-compatible provider at URL (default
+# $CMOCK_URL/v1), key sk-test, model mock-model, in CLINE_HOME.  The real
+# `cline auth` takes 4 s, so it runs once per file (into
+# $BATS_FILE_TMPDIR/cline-auth) and each test gets a copy of the
+# providers.json it wrote, with its base URL.
 cline_auth() {
 	local url="${1:-${CMOCK_URL:?cline_mock_start first}/v1}"
-	[ $# -gt 0 ] && shift
+	local tdir="${BATS_FILE_TMPDIR:-$BATS_TEST_TMPDIR}/cline-auth"
+	local tmpl="$tdir/.cline/data/settings/providers.json"
+	local pj
 	CLINE_HOME="${CLINE_HOME:-$HOME}"
-	HOME="$CLINE_HOME" NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
-	    timeout -k 5 60 "$CLINE_BIN" auth -p openai-compatible -k sk-test \
-	    -m mock-model -b "$url" "$@" </dev/null >"$BATS_TEST_TMPDIR/cline-auth.out" 2>&1 3>&- || {
-		echo "cline auth failed:" >&2
-		cat "$BATS_TEST_TMPDIR/cline-auth.out" >&2
-		return 1
-	}
+	pj="$CLINE_HOME/.cline/data/settings/providers.json"
+	if [ ! -s "$tmpl" ]; then
+		mkdir -p "$tdir"
+		HOME="$tdir" timeout -k 5 60 "$CLINE_BIN" auth -p openai-compatible -k sk-test \
+		    -m mock-model -b http://127.0.0.1:9/v1 </dev/null >"$tdir/auth.out" 2>&1 3>&- &&
+		    [ -s "$tmpl" ] || {
+			echo "cline auth failed:" >&2
+			cat "$tdir/auth.out" >&2
+			return 1
+		}
+	fi
+	mkdir -p "${pj%/*}"
+	jq --arg u "$url" '.providers["openai-compatible"].settings.baseUrl = $u' "$tmpl" >"$pj"
+	chmod 600 "$pj"
 }
 
 # cline_run PROMPT [ARGS...]: `cline --json ARGS PROMPT` in the current
@@ -185,10 +197,10 @@ cline_hub_pids() {
 				echo "$p"
 			fi
 		fi
-		for p in /proc/[0-9]*; do
-			tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- '--cline-hub-daemon' || continue
-			tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "HOME=$home" || continue
-			echo "${p#/proc/}"
+		# the candidates by their arguments, then each one's HOME
+		for p in $(pgrep -f -- '--cline-hub-daemon' 2>/dev/null); do
+			tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "HOME=$home" || continue
+			echo "$p"
 		done
 	} | sort -u
 }
