@@ -1066,7 +1066,7 @@ wellformed(struct jh_decision *d, const struct jh_gate *g, struct event *x,
 		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
 		    "needs session_id, tool, input (an object), an absolute "
 		    "cwd, class, host and tool_use_id"));
-	if ((v = json_object_get(x->in, "workdir")) != NULL &&
+	if ((v = json_object_get(ev, "workdir")) != NULL &&
 	    strcmp(x->class, "shell") == 0 && !(json_is_string(v) &&
 	    json_string_length(v) == 0)) {	/* "": where it is */
 		/* the command runs there: its effects are read from there */

@@ -353,6 +353,7 @@ canon_event(const struct jh_host *h, const json_t *p, int keep_native,
 	const struct jh_host_field *hf;
 	struct flaw f;
 	json_t *ev, *rest, *sess, *evn, *tool, *in, *call, *cwd, *v;
+	json_t *wd = NULL;
 	char cid[JH_ID_LEN];
 	const char *cls = NULL;
 	int tev, gate;
@@ -395,8 +396,23 @@ canon_event(const struct jh_host *h, const json_t *p, int keep_native,
 		    json_string_length(tool));
 		json_object_set(ev, "tool", tool);
 	}
+	if (tool != NULL && in != NULL) {
+		/*
+		 * A working directory is the tool's only where the host's
+		 * tool has one (its entry renames a key to workdir): a
+		 * "workdir" the model adds to another tool's input is not
+		 * where the host runs it.
+		 */
+		const struct jh_host_tool *t = jh_hc_tool(h,
+		    json_string_value(tool));
+		const json_t *w = json_object_get(in, "workdir");
+		if (t != NULL && t->keys != NULL &&
+		    strstr(t->keys, "=workdir") != NULL && json_is_string(w))
+			wd = json_incref((json_t *)w);
+	}
 	put(ev, "input", in);
 	put(ev, "cwd", cwd);
+	put(ev, "workdir", wd);
 	if (tool != NULL)
 		json_object_set_new(ev, "content_id", in != NULL &&
 		    jh_content_id(cid, h, cls, json_string_value(tool),
@@ -549,8 +565,23 @@ jh_hc_rename(const json_t *in, const char *keys, int back)
 	while (sscanf(k, " %63[^= ]=%63s%n", from, to, &n) == 2) {
 		if (back)
 			jh_hc_move(o, to, from);
-		else
+		else {
+			/*
+			 * Two of the tool's names for one path (the model may
+			 * send both): both are targets, whichever the tool reads.
+			 */
+			const json_t *had = json_object_get(o, to);
+			if (had != NULL && json_object_get(o, from) != NULL &&
+			    strcmp(to, "file_path") == 0) {
+				json_t *a = json_object_get(o, "paths");
+				if (!json_is_array(a)) {
+					a = json_array();
+					json_object_set_new(o, "paths", a);
+				}
+				json_array_append(a, (json_t *)had);
+			}
 			jh_hc_move(o, from, to);
+		}
 		k += n;
 	}
 	return (o);

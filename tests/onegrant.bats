@@ -274,3 +274,24 @@ EOF
 	run -0 sh -c 'printf "%s\n" "$1" | "$2" -c "$3" -H claude-code' _ "$(jq -c '.tool_use_id = "c4"' <<<"$pre")" "$HOOK" "$CONF"
 	refute_output --partial "stopped"
 }
+
+@test "attack: a working directory or a second path the model adds to a tool's input moves nothing" {
+	local got
+	verdict claude-code "$(shell claude-code "git status")" >/dev/null
+	# Claude Code's Bash has no working directory: a "workdir" the model
+	# puts in its input is not where the command runs (the project is),
+	# so it cannot move the effects to /tmp, which is granted
+	got=$(verdict claude-code "$(jq -nc --arg d "$P" '{session_id:"s-claude-code",hook_event_name:"PreToolUse",cwd:$d,tool_name:"Bash",tool_input:{command:"rm -rf .git",workdir:"/tmp"},tool_use_id:"w1"}')")
+	[ "${got%% *}" != allow ] || { echo "Bash workdir: $got"; return 1; }
+	# Codex's exec_command has one: it is honoured, and checked
+	got=$(verdict codex "$(jq -nc --arg d "$P" '{session_id:"s-codex",hook_event_name:"PreToolUse",cwd:$d,tool_name:"exec_command",tool_input:{cmd:"echo x > id_rsa",workdir:"../../.ssh"},tool_use_id:"w2"}')")
+	[ "${got%% *}" != allow ] || { echo "exec_command workdir: $got"; return 1; }
+	# two names of one path (Antigravity's view_file reads AbsolutePath):
+	# both are targets, whichever the tool reads
+	verdict antigravity "$(shell antigravity "git status")" >/dev/null
+	got=$(verdict antigravity "$(jq -nc --arg d "$P" --arg s "$HOME/.ssh/id_rsa" --arg f "$P/src/a.c" '{conversationId:"s-antigravity",stepIdx:9,workspacePaths:[$d],toolCall:{name:"view_file",args:{AbsolutePath:$s,TargetFile:$f}}}')")
+	[ "${got%% *}" != allow ] || { echo "view_file two paths: $got"; return 1; }
+	# Cline's editor writes path: a file_path beside it changes nothing
+	got=$(verdict cline "$(jq -nc --arg d "$P" --arg f "$P/src/ok.c" '{taskId:"s-cline",hookName:"tool_call",workspaceRoots:[$d],tool_call:{id:"w3",name:"editor",input:{path:"/etc/cron.d/x",file_path:$f,new_text:"y"}}}')")
+	[ "$got" = "deny blocked" ] || { echo "editor path: $got"; return 1; }
+}
