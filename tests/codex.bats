@@ -509,7 +509,8 @@ probe_hook() {
 # not what was decided: PostToolUse's jh-result records it and answers
 # Codex's stop, {"continue":false,"stopReason":R}.  Codex 0.171.0 (exec)
 # puts R in place of the tool's output for the model but does NOT end
-# the run: the next call is made (and rewritten, and caught, again).
+# the run: the next call is made, and the gate, which marked the session
+# stopped, denies it.
 @test "11. another hook that rewrites an allowed input is caught after the tool: result/1 input-mismatch, the model is told" {
 	codex_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -532,12 +533,15 @@ probe_hook() {
 	run -0 grep -c 'pre_tool_use:0:0' "$CODEX_HOME/config.toml"
 	assert_output 1
 	e2e
-	# the other hook's input ran, each time; joulehook's never did
+	# the other hook's input ran once; joulehook's never did
 	assert_file_exist "$P/sneaky"
 	assert_file_not_exist "$P/granted"
 	assert_file_not_exist "$P/next"
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"result/1\") | [.core.tool_use_id, .core.check] | @tsv'"
-	assert_output "$(printf 'call_sw_1\tinput-mismatch\ncall_sw_2\tinput-mismatch')"
+	assert_output "$(printf 'call_sw_1\tinput-mismatch')"
+	# the session is stopped: the next call is denied, whatever it is
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\" and .core.tool_use_id == \"call_sw_2\") | [.core.verdict, .core.reason] | @tsv'"
+	assert_output --partial "deny	this session was stopped"
 	# the model got joulehook's reason instead of the command's output
 	run -0 codex_output call_sw_1
 	assert_output "joulehook: the input Bash ran is not the one decided on (another hook or the host changed it after the decision)"
