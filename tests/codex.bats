@@ -139,16 +139,7 @@ blocked() {
 bind_shim() {
 	(
 		set -eu
-		PROG=jh-install
-		say() { printf '%s: %s\n' "$PROG" "$*"; }
-		die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 1; }
-		q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-		json_edit() {
-			local f=$1 flt=$2
-			shift 2
-			[ -f "$f" ] || echo '{}' >"$f"
-			jq "$@" "$flt" "$f" >"$f.new" && mv "$f.new" "$f"
-		}
+		. "$PROJECT_ROOT/tests/helpers/bindstub.sh"
 		bindir="$T/bin" conf="$T/hook.conf" deadline=8000 url="" token="" upstream=""
 		. "$PROJECT_ROOT/hosts/codex/bind.sh"
 		"$1"

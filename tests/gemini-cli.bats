@@ -147,17 +147,7 @@ bind() {
 	local fn=$1
 	shift
 	cat >"$T/stub.sh" <<-'EOF'
-	PROG=jh-install
-	say() { printf '%s: %s\n' "$PROG" "$*"; }
-	die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 1; }
-	q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-	json_edit() {
-		f=$1 flt=$2
-		shift 2
-		[ -f "$f" ] || echo '{}' >"$f"
-		jq -e . "$f" >/dev/null 2>&1 || die "$f is not valid JSON; fix it first"
-		jq "$@" "$flt" "$f" >"$f.new" && mv "$f.new" "$f"
-	}
+	. "$STUBS"
 	bindir=$BINDIR conf="$JH_HOME/hook.conf" deadline=8000 hostdir=$1
 	. "$hostdir/bind.sh"
 	"$2"
@@ -165,7 +155,8 @@ bind() {
 	mkdir -p "$T/jh bin"
 	printf '#!/bin/sh\n' >"$T/jh bin/jh-status"
 	chmod 755 "$T/jh bin/jh-status"
-	run env "$@" HOME="$HOME" JH_HOME="$JH_HOME" BINDIR="$T/jh bin" sh "$T/stub.sh" \
+	run env "$@" HOME="$HOME" JH_HOME="$JH_HOME" BINDIR="$T/jh bin" \
+	    STUBS="$PROJECT_ROOT/tests/helpers/bindstub.sh" sh "$T/stub.sh" \
 	    "$PROJECT_ROOT/hosts/gemini-cli" "$fn"
 }
 

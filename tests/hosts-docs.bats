@@ -23,18 +23,7 @@ setup() {
 	chmod +x "$B/jh-hook"
 	C="$JH_HOME/hook.conf"
 	: >"$C"
-	cat >"$T/stubs.sh" <<-'EOF'
-	say() { printf 'jh-install: %s\n' "$*"; }
-	die() { printf 'jh-install: %s\n' "$*" >&2; exit 1; }
-	q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-	json_edit() {
-		je_f=$1 je_x=$2
-		shift 2
-		[ -e "$je_f" ] || printf '{}\n' >"$je_f"
-		jq -e . "$je_f" >/dev/null 2>&1 || die "$je_f is not JSON"
-		jq "$@" "$je_x" "$je_f" >"$je_f.jh.new" && mv -f "$je_f.jh.new" "$je_f"
-	}
-	EOF
+	cp "$PROJECT_ROOT/tests/helpers/bindstub.sh" "$T/stubs.sh"
 }
 
 # bind HOST FUNC [VAR=VALUE...]: sources the stubs and hosts/HOST/bind.sh
