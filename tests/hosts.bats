@@ -88,3 +88,24 @@ setup() {
 		esac || { echo "$h: $rc $out"; return 1; }
 	done
 }
+
+@test "jh-install: -H binds several hosts from one install, -u -H unbinds one, -u alone the rest" {
+	export HOME="$T/home"
+	mkdir -p "$HOME"
+	unset XDG_CONFIG_HOME XDG_STATE_HOME JH_HOME JH_STATE
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -H cursor -H windsurf
+	assert_output --partial "the gate is bound for cursor windsurf"
+	jq -e '.hooks.preToolUse[0].failClosed == true' "$HOME/.cursor/hooks.json"
+	jq -e '.hooks.pre_run_command | length == 1' "$HOME/.codeium/windsurf/hooks.json"
+	[ ! -e "$HOME/.claude/settings.json" ]	# Claude Code only when named
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H cursor
+	[ ! -e "$HOME/.cursor/hooks.json" ]
+	jq -e '.hooks.pre_run_command | length == 1' "$HOME/.codeium/windsurf/hooks.json"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	assert_output --partial "unbound Windsurf"
+	[ ! -e "$HOME/.codeium/windsurf/hooks.json" ]
+	[ ! -e "$HOME/.config/joulehook/hosts" ]
+	# an unknown host changes nothing
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -H vscode
+	assert_output --partial "unknown host vscode"
+}
