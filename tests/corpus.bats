@@ -570,3 +570,80 @@ count() {
 	fi
 	[ "$denyallowed" -le "$DENY_MAX_ALLOWED" ]
 }
+
+# native HOST: each "id TAB Claude Code payload" line on stdin as HOST's
+# own payload of the same call ("id TAB payload"), where HOST has the
+# tool; lines it has no tool for are left out.
+native() {
+	jq -rR --arg h "$1" '
+	    split("\t") | .[0] as $id | (.[1] | fromjson) as $p
+	    | $p.tool_input as $in | $p.tool_name as $t
+	    | ($p.session_id + "-" + $h) as $s
+	    | ($p.tool_use_id + "-" + $h) as $call
+	    | (if $h == "gemini-cli" then
+	        {session_id: $s, hook_event_name: "BeforeTool", cwd: $p.cwd,
+	         timestamp: "2026-12-01T00:00:00Z"} +
+	        (if $t == "Bash" then {tool_name: "run_shell_command", tool_input: $in}
+	         elif $t == "Read" then {tool_name: "read_file", tool_input: $in}
+	         elif $t == "Write" then {tool_name: "write_file", tool_input: $in}
+	         elif $t == "Edit" then {tool_name: "replace", tool_input: $in}
+	         elif $t == "Glob" then {tool_name: "glob", tool_input:
+	             ({pattern: $in.pattern} + (if $in.path then {dir_path: $in.path} else {} end))}
+	         elif $t == "Grep" then {tool_name: "search_file_content", tool_input:
+	             ({pattern: $in.pattern} + (if $in.path then {dir_path: $in.path} else {} end))}
+	         else null end)
+	      elif $h == "cline" then
+	        {taskId: $s, hookName: "tool_call", workspaceRoots: [$p.cwd]} +
+	        (if $t == "Bash" then {tool_call: {id: $call, name: "run_commands",
+	             input: {commands: [$in.command]}}}
+	         elif $t == "Read" then {tool_call: {id: $call, name: "read_files",
+	             input: {files: [{path: $in.file_path}]}}}
+	         elif $t == "Write" then {tool_call: {id: $call, name: "editor",
+	             input: {path: $in.file_path, new_text: $in.content}}}
+	         elif $t == "Edit" then {tool_call: {id: $call, name: "editor",
+	             input: {path: $in.file_path, old_text: $in.old_string,
+	                     new_text: $in.new_string}}}
+	         else null end)
+	      elif $h == "cursor" then
+	        {conversation_id: $s, hook_event_name: "preToolUse", cwd: $p.cwd,
+	         workspace_roots: [$p.cwd], tool_use_id: $call} +
+	        (if $t == "Bash" then {tool_name: "Shell", tool_input: {command: $in.command}}
+	         else {tool_name: $t, tool_input: $in} end)
+	      else null end) as $n
+	    # a Claude Code parameter no other host has (Bash'"'"'s sandbox switch)
+	    | if $n == null or ($n | has("tool_name") or has("tool_call") | not) or
+	        ($t == "Bash" and ($in | keys - ["command", "description"] | length > 0))
+	      then empty
+	      else [$id, ($n | tojson)] | join("\t") end'
+}
+
+# decide HOST: "id TAB payload" lines on stdin to "id TAB verdict".
+decide_all() {
+	local h=$1 f
+	f=$(mktemp "$T/d.XXXXXX")
+	cat >"$f"
+	paste <(cut -f1 "$f") <(cut -f2 "$f" | "$JH_HOME/bin/jh-normalize" -H "$h" |
+	    "$JH_HOME/bin/jh-decide" 2>/dev/null | jq -r .verdict)
+}
+
+@test "one grant, every host: each line of both corpora gets Claude Code's verdict through Gemini CLI's, Cline's and Cursor's adapters" {
+	PLANT=1 make_world
+	local c name h n bad=0
+	for c in agent:routine attack:attack; do
+		name=${c#*:}
+		payloads "$PROJECT_ROOT/tests/fixtures/${c%%:*}-corpus.tsv" "$name" |
+		    cut -f1,5 >"$T/p-$name"
+		decide_all claude-code <"$T/p-$name" >"$T/v-$name-claude-code"
+		[ "$(wc -l <"$T/v-$name-claude-code")" -eq "$(wc -l <"$T/p-$name")" ]
+		for h in gemini-cli cline cursor; do
+			native "$h" <"$T/p-$name" | decide_all "$h" >"$T/v-$name-$h"
+			n=$(wc -l <"$T/v-$name-$h")
+			[ "$n" -ge 100 ] || { echo "$h $name: only $n lines"; bad=1; }
+			join -t "$(printf '\t')" <(sort "$T/v-$name-claude-code") <(sort "$T/v-$name-$h") |
+			    awk -F'\t' -v h="$h" '$2 != $3 { print h ": " $1 " is " $3 ", Claude Code " $2; bad = 1 }
+				END { exit bad }' || bad=1
+			echo "# $h $name: $n lines decided as through Claude Code" >&3
+		done
+	done
+	[ "$bad" = 0 ]
+}
