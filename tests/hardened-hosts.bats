@@ -17,7 +17,8 @@
 # GEMINI_CLI_SYSTEM_SETTINGS_PATH names, the variable Gemini CLI documents
 # for it) do run their hooks over the developer's settings, but the
 # developer's hooksConfig.disabled and GEMINI_CLI_TRUST_WORKSPACE=false in
-# ~/.gemini/.env switch them off; so `jh-install -U -H gemini-cli` is
+# ~/.gemini/.env switch them off (a GEMINI_CLI_SYSTEM_SETTINGS_PATH in .env
+# does not: the system file is read first); so `jh-install -U -H gemini-cli` is
 # refused, and this suite shows why with a probe hook in that layer.
 #
 # It never writes /etc/claude-code (JH_CC_MANAGED is moved to a path of
@@ -327,7 +328,7 @@ gm_dev() {
 	    {text: "finished"}]' >"$T/script.json"
 	chmod 644 "$T/script.json"
 	local v
-	for v in none empty-hooks hooks-off disabled trust-off; do
+	for v in none empty-hooks hooks-off env-path disabled trust-off; do
 		rm -f "$W/cap"/* "$DH/.gemini/.env" "$DH/.gemini/settings.json"
 		echo precious >"$PROJ/victim"
 		chown "$D:$D" "$PROJ/victim"
@@ -336,6 +337,7 @@ gm_dev() {
 		empty-hooks) GEMINI_HOME="$DH" gemini_home '.hooks = {}' ;;
 		hooks-off) GEMINI_HOME="$DH" gemini_home '.hooks = {} | .hooksConfig.enabled = false' ;;
 		disabled) GEMINI_HOME="$DH" gemini_home '.hooksConfig.disabled = ["joulehook"]' ;;
+		env-path) echo GEMINI_CLI_SYSTEM_SETTINGS_PATH=/dev/null >"$DH/.gemini/.env" ;;
 		trust-off) echo GEMINI_CLI_TRUST_WORKSPACE=false >"$DH/.gemini/.env" ;;
 		esac
 		chown -R "$D:$D" "$DH/.gemini"
@@ -344,8 +346,9 @@ gm_dev() {
 		gm_dev
 		[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; false; }
 		case $v in
-		none | empty-hooks | hooks-off)
-			# the system's hook runs over the user's settings
+		none | empty-hooks | hooks-off | env-path)
+			# the system's hook runs over the user's settings (the
+			# system file is read before .env moves it)
 			run -0 cat "$PROJ/victim"
 			assert_output precious
 			[ -n "$(ls "$W/cap")" ] ;;
