@@ -22,8 +22,9 @@
 # refused, and this suite shows why with a probe hook in that layer.
 #
 # It never writes /etc/claude-code (JH_CC_MANAGED is moved to a path of
-# its own, and no test binds claude-code), so it may run beside
-# tests/hardened.bats's users but not beside another run of itself.
+# its own, and the one test binding claude-code runs no Claude Code), so
+# it may run beside tests/hardened.bats, but not beside another run of
+# itself or anything else that writes /etc/codex.
 
 load test_helper/common
 load helpers/gemini
@@ -267,6 +268,25 @@ cx_dev_config() {
 	run -0 sh "$W/scripts/jh-install" -u -U "$G"
 	assert_output --partial "removed $req (it held joulehook's block only)"
 	assert_file_not_exists /etc/codex
+}
+
+@test "claude-code and codex together: one gate, both layers; -u -U -H takes out one host, -u -U the rest" {
+	# JH_CC_MANAGED is this suite's own directory (no Claude Code runs here)
+	local req=/etc/codex/requirements.toml ms="$JH_CC_MANAGED/managed-settings.json"
+	run -0 sh "$W/scripts/jh-install" -W -U "$G" -D "$D" -b "$W/bin" -H claude-code -H codex
+	assert_output --partial "bound the gate in Claude Code's managed settings $ms"
+	assert_output --partial "bound the gate in Codex's managed requirements $req"
+	jq -e --arg s "$JH_RUNDIR/hook.sock" '.allowManagedHooksOnly == true
+	    and (.hooks.PreToolUse[0].hooks[0].args == ["-s", $s, "-H", "claude-code", "-t", "10000"])' "$ms"
+	grep -q -- "-H codex -t 10000" "$req"
+	run -0 sh "$W/scripts/jh-install" -u -U "$G" -H claude-code
+	assert_output --partial "took the gate out of $ms"
+	assert_file_not_exists "$ms"
+	grep -q -- "-H codex -t 10000" "$req"
+	assert_file_exists "$JH_LIBEXEC/jh-hook"
+	run -0 sh "$W/scripts/jh-install" -u -U "$G"
+	assert_file_not_exists "$req"
+	assert_file_not_exists "$JH_LIBEXEC"
 }
 
 # ----------------------------------------------------------------------
