@@ -282,9 +282,15 @@ codex_canon(const json_t *p, char *why, size_t whysz)
 		in = json_object();
 		json_object_set_new(in, "command", json_stringn(beg,
 		    (size_t)(end - beg)));
+		/* the old input, which beg points into, goes with this */
 		json_object_set_new(c, JH_HK_INPUT, in);
-		s = beg;
-		n = (size_t)(end - beg);
+		cmd = json_object_get(in, "command");
+		if (!json_is_string(cmd)) {
+			json_decref(c);
+			return (NULL);
+		}
+		s = json_string_value(cmd);
+		n = json_string_length(cmd);
 	} else if (strcmp(tool, "apply_patch") != 0)
 		return (c);
 	if ((paths = json_array()) == NULL) {

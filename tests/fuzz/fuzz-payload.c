@@ -2,10 +2,9 @@
  * fuzz-payload: bytes -> the host payload normalizer as jh-normalize
  * runs it (lib/hosts.c, lib/json.c): a stream of JSON values framed by
  * jh_reader_json, each with its lone surrogates replaced, parsed by
- * jh_json_parse and mapped by jh_host_event to an ActionEvent, each
- * value by another host (every host of lib/hosts.c in turn, starting
- * where the first byte says); then the host's answers to each verdict
- * built from what
+ * jh_json_parse and mapped by jh_host_event to an ActionEvent by every
+ * host of lib/hosts.c; then the host's answers to each verdict built
+ * from what
  * the event says.  The payload is what the host (and through it, the
  * agent) writes.  Checked:
  *
@@ -214,7 +213,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	const char *val;
 	char *fix;
 	uint64_t start, last = 0;
-	size_t len, k;
+	size_t len, k, h;
 	json_t *j, *ev;
 	int fd, x;
 
@@ -252,11 +251,14 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		free(fix);
 		if (j == NULL)
 			continue;
-		host = all[((size_t)k + (n > 0 ? d[0] : 0)) % NHOSTS];
-		if ((ev = jh_host_event(host, j, (int)(k & 1))) != NULL) {
-			check_event(ev, (int)(k & 1));
-			answers(ev);
-			json_decref(ev);
+		for (h = 0; h < NHOSTS; h++) {
+			host = all[h];
+			if ((ev = jh_host_event(host, j, (int)(k & 1))) !=
+			    NULL) {
+				check_event(ev, (int)(k & 1));
+				answers(ev);
+				json_decref(ev);
+			}
 		}
 		json_decref(j);
 	}
