@@ -22,17 +22,9 @@ jh_bind() {
 	if [ -f "$jhag_f" ]; then
 		jq -e . "$jhag_f" >/dev/null 2>&1 ||
 		    die "$jhag_f is not JSON; not touching it"
-		if [ ! -e "$JH_HOME/antigravity-hooks.json.orig" ] &&
-		    [ ! -e "$JH_HOME/antigravity-hooks.json.made" ]; then
-			cp -p "$jhag_f" "$JH_HOME/antigravity-hooks.json.orig"
-			say "kept a copy of $jhag_f as it was, in $JH_HOME/antigravity-hooks.json.orig"
-		fi
-		jhag_before=$(jq -cS . "$jhag_f")
-	else
-		mkdir -p "$HOME/.gemini/config"
-		: >"$JH_HOME/antigravity-hooks.json.made"
-		jhag_before=none
 	fi
+	hooks_keep "$jhag_f" antigravity-hooks.json
+	jhag_before=$hooks_before
 	json_edit "$jhag_f" '
 	    def ours: any(.hooks[]?; (.command? // "") as $c
 	        | ($c | contains("/jh-hook")) and ($c | endswith(" -H antigravity")));
@@ -67,15 +59,5 @@ jh_unbind() {
 		    die "could not edit $jhag_f"
 		say "unbound Antigravity: removed joulehook's hooks from $jhag_f"
 	fi
-	if [ -e "$JH_HOME/antigravity-hooks.json.made" ]; then
-		if [ -f "$jhag_f" ] && jq -e '. == {}' "$jhag_f" >/dev/null 2>&1; then
-			rm -f "$jhag_f"
-			say "removed $jhag_f, which joulehook had made"
-		fi
-		rm -f "$JH_HOME/antigravity-hooks.json.made"
-	fi
-	if [ -e "$JH_HOME/antigravity-hooks.json.orig" ]; then
-		rm -f "$JH_HOME/antigravity-hooks.json.orig"
-		say "removed $JH_HOME/antigravity-hooks.json.orig (nothing of it was replaced: its entries are still in $jhag_f)"
-	fi
+	hooks_forget "$jhag_f" antigravity-hooks.json '. == {}'
 }

@@ -23,17 +23,9 @@ jh_bind() {
 		    die "$jhcu_f is not JSON; not touching it"
 		[ "$jhcu_v" = 1 ] ||
 		    die "$jhcu_f has version $jhcu_v; joulehook knows Cursor's hooks.json version 1 only"
-		if [ ! -e "$JH_HOME/cursor-hooks.json.orig" ] &&
-		    [ ! -e "$JH_HOME/cursor-hooks.json.made" ]; then
-			cp -p "$jhcu_f" "$JH_HOME/cursor-hooks.json.orig"
-			say "kept a copy of $jhcu_f as it was, in $JH_HOME/cursor-hooks.json.orig"
-		fi
-		jhcu_before=$(jq -cS . "$jhcu_f")
-	else
-		mkdir -p "$HOME/.cursor"
-		: >"$JH_HOME/cursor-hooks.json.made"
-		jhcu_before=none
 	fi
+	hooks_keep "$jhcu_f" cursor-hooks.json
+	jhcu_before=$hooks_before
 	json_edit "$jhcu_f" '
 	    def ours: (.command? // "") as $c
 	        | ($c | contains("/jh-hook")) and ($c | endswith(" -H cursor"));
@@ -78,16 +70,5 @@ jh_unbind() {
 		    die "could not edit $jhcu_f"
 		say "unbound Cursor: removed joulehook's hooks from $jhcu_f"
 	fi
-	if [ -e "$JH_HOME/cursor-hooks.json.made" ]; then
-		if [ -f "$jhcu_f" ] && jq -e '. == {version: 1, hooks: {}}' \
-		    "$jhcu_f" >/dev/null 2>&1; then
-			rm -f "$jhcu_f"
-			say "removed $jhcu_f, which joulehook had made"
-		fi
-		rm -f "$JH_HOME/cursor-hooks.json.made"
-	fi
-	if [ -e "$JH_HOME/cursor-hooks.json.orig" ]; then
-		rm -f "$JH_HOME/cursor-hooks.json.orig"
-		say "removed $JH_HOME/cursor-hooks.json.orig (nothing of it was replaced: its entries are still in $jhcu_f)"
-	fi
+	hooks_forget "$jhcu_f" cursor-hooks.json '. == {version: 1, hooks: {}}'
 }

@@ -19,17 +19,9 @@ jh_bind() {
 	if [ -f "$jhws_f" ]; then
 		jq -e . "$jhws_f" >/dev/null 2>&1 ||
 		    die "$jhws_f is not JSON; not touching it"
-		if [ ! -e "$JH_HOME/windsurf-hooks.json.orig" ] &&
-		    [ ! -e "$JH_HOME/windsurf-hooks.json.made" ]; then
-			cp -p "$jhws_f" "$JH_HOME/windsurf-hooks.json.orig"
-			say "kept a copy of $jhws_f as it was, in $JH_HOME/windsurf-hooks.json.orig"
-		fi
-		jhws_before=$(jq -cS . "$jhws_f")
-	else
-		mkdir -p "$HOME/.codeium/windsurf"
-		: >"$JH_HOME/windsurf-hooks.json.made"
-		jhws_before=none
 	fi
+	hooks_keep "$jhws_f" windsurf-hooks.json
+	jhws_before=$hooks_before
 	json_edit "$jhws_f" '
 	    def ours: (.command? // "") as $c
 	        | ($c | contains("/jh-hook")) and ($c | endswith(" -H windsurf"));
@@ -62,16 +54,5 @@ jh_unbind() {
 		    die "could not edit $jhws_f"
 		say "unbound Windsurf: removed joulehook's hooks from $jhws_f"
 	fi
-	if [ -e "$JH_HOME/windsurf-hooks.json.made" ]; then
-		if [ -f "$jhws_f" ] && jq -e '. == {hooks: {}}' "$jhws_f" \
-		    >/dev/null 2>&1; then
-			rm -f "$jhws_f"
-			say "removed $jhws_f, which joulehook had made"
-		fi
-		rm -f "$JH_HOME/windsurf-hooks.json.made"
-	fi
-	if [ -e "$JH_HOME/windsurf-hooks.json.orig" ]; then
-		rm -f "$JH_HOME/windsurf-hooks.json.orig"
-		say "removed $JH_HOME/windsurf-hooks.json.orig (nothing of it was replaced: its entries are still in $jhws_f)"
-	fi
+	hooks_forget "$jhws_f" windsurf-hooks.json '. == {hooks: {}}'
 }
