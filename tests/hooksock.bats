@@ -23,6 +23,9 @@ setup() {
 
 teardown() {
 	[ -z "$SRV_PID" ] || kill "$SRV_PID" 2>/dev/null || true
+	# setsid forks when it leads its process group: the activator is
+	# found by its socket then (one was left behind otherwise)
+	pkill -f "systemd-socket-activate --accept -l $T/" 2>/dev/null || true
 	[ -z "${FAKE_PID:-}" ] || kill "$FAKE_PID" 2>/dev/null || true
 }
 
@@ -132,6 +135,8 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 		W=$(mktemp -d /tmp/jhsock.XXXXXX)
 		chmod 755 "$W"
 		install -m 755 "$H/jh-hook" "$W/jh-hook"
+		kill "$SRV_PID"
+		pkill -f "systemd-socket-activate --accept -l $S " || true
 		S="$W/gate.sock"
 		serve
 		chmod 666 "$S"
@@ -139,6 +144,7 @@ payload() {	# EVENT TOOL INPUT-JSON [ID]
 		assert_equal "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" deny
 		[[ $stderr == *"uid $(id -u nobody) (pid "*"is not a developer"* ]]
 		kill "$SRV_PID"
+		pkill -f "systemd-socket-activate --accept -l $S " || true
 		rm -rf "$W"
 	fi
 }
