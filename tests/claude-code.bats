@@ -126,6 +126,7 @@ log_verifies() {
 # runs, and its allow receipt was on disk before it ran: the entry's ts
 # (the append) is earlier than the side effect's mtime, and the log file
 # was last written before the side effect (the one entry of the session).
+# bats test_tags=host
 @test "1. a granted command runs, and its allow receipt is in the log before it ran" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -160,6 +161,7 @@ log_verifies() {
 
 # Item 2: a deny policy stops `rm -rf`; the file survives and the model is
 # told joulehook's reason.
+# bats test_tags=host
 @test "2. a denied rm -rf does not run; the model is told joulehook's reason" {
 	claude_install
 	grant '[{"class": "shell", "command": ["rm *", "touch *"]}]' \
@@ -183,6 +185,7 @@ log_verifies() {
 
 # Item 3: a rewrite policy changes what runs: the original command's side
 # effect is absent, the rewritten one's present; the receipt names both.
+# bats test_tags=host
 @test "3. a rewrite policy changes the command that runs" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *"]}]' \
@@ -206,6 +209,7 @@ log_verifies() {
 # Item 4: writes are granted under src/ only.  A Write outside is blocked
 # (no file), a Write and an Edit inside are allowed (contents show it).
 # Claude Code wants a Read before an Edit, so the Edit comes in turn 2.
+# bats test_tags=host
 @test "4. a Write outside the granted paths is blocked; an Edit inside is allowed" {
 	claude_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -242,6 +246,7 @@ log_verifies() {
 # jh-chain that notes when it started, waits 300 ms and execs the real
 # jh-chain.  One log, seq 0..8 with no gap or fork, one entry per call,
 # and jh-verify passes.
+# bats test_tags=host
 @test "5. parallel tool calls in one message produce one unforked chain" {
 	claude_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -302,6 +307,7 @@ log_verifies() {
 # why; the calls around it run; the log holds just their receipts, and
 # the ledger replay names the debit without a receipt as the trace of a
 # fail-closed crash.
+# bats test_tags=host
 @test "6. a stage killed mid-pipeline blocks the tool; the reason reaches the model" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -340,6 +346,7 @@ log_verifies() {
 # values), yet the verdicts are the real grant's: the denied command is
 # still denied, the granted one runs, receipts go to the real log, and
 # nothing of the attacker's ran or was used.
+# bats test_tags=host
 @test "7. a project's settings env (JH_HOME, PATH, LD_PRELOAD) changes no verdict" {
 	# The guarantee rests on a statically linked jh-hook (SECURITY.md S2);
 	# the asan build's and the valgrind wrappers' are not.
@@ -455,6 +462,7 @@ log_verifies() {
 # (the grant really allows it).  New files only: for an existing file,
 # Claude Code itself refuses a Write before any hook runs ("File has not
 # been read yet"), and a Read of JH_HOME is protected too.
+# bats test_tags=host
 @test "8. writes to .claude/settings.local.json, JH_HOME or ~/.claude are denied whatever the grant" {
 	claude_install
 	grant '[{"class": ["read", "search", "write", "edit"], "path": ["**", "/**"]},
@@ -492,6 +500,7 @@ log_verifies() {
 # in -p --, a policy deny, a not-granted command) leaves a log that
 # jh-verify passes, as JSON lines and with -q, whose ledger replay
 # matches; the same log with one byte changed fails.
+# bats test_tags=host
 @test "9. jh-verify passes on the session log afterwards, and with -q" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *", "rm *"]}]' \
@@ -563,6 +572,7 @@ other_hook() {
 # decision field is the SHA-256 of the chain entry that holds it), and a
 # Stop writes a checkpoint to the sink that jh-verify -c accepts for the
 # log and rejects for a truncated copy.
+# bats test_tags=host
 @test "10. every call that ran has a result/1 bound to its allow; Stop writes a checkpoint" {
 	claude_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -629,6 +639,7 @@ $calls transcript 0"
 # Issue 6 / SECURITY.md S3: another PreToolUse hook rewrites the input
 # joulehook allowed; what runs is not what was decided, and the run stops
 # after that tool with the reason: no further model call.
+# bats test_tags=host
 @test "11. another hook that rewrites an allowed input stops the session with the reason" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -653,6 +664,7 @@ $calls transcript 0"
 # Issue 6 / SECURITY.md S6: a Read whose file changes between the decision
 # and the read is withheld: the bytes written after the check never reach
 # the transcript's tool result, and the run stops.
+# bats test_tags=host
 @test "12. a Read whose file changed after the decision is withheld" {
 	claude_install
 	grant '[{"class": ["read", "search"], "path": ["**"]}]'
@@ -679,6 +691,7 @@ $calls transcript 0"
 # and Claude Code no longer calls the gate.  The spending call goes
 # straight to the installed hook with the payload Claude Code sends, so
 # all but the last part runs without Claude Code.
+# bats test_tags=host
 @test "jh-install is idempotent and -u removes the plugin from settings" {
 	grant '[{"class": "shell", "command": ["touch *"]}]'
 	jh_install

@@ -137,6 +137,7 @@ nth_request() {
 
 # (a) exit 0 + no output + --allowedTools Bash: the tool runs.  Payload keys
 # as in real-hosts.md §2.3; tool_use_id is the mock's toolu_ id.
+# bats test_tags=host
 @test "(a) claude -p runs a scripted Bash call past a PreToolUse hook that exits 0" {
 	claude_install
 	script_bash "touch $W/ran && echo ORIGINAL"
@@ -164,6 +165,7 @@ nth_request() {
 # as configured (exec form: command and args joined by single spaces), then
 # the hook's stderr verbatim.  The result JSON lists the call in
 # permission_denials; exit code of claude stays 0.
+# bats test_tags=host
 @test "(b) a PreToolUse hook exiting 2 blocks the call; its stderr reaches the model" {
 	claude_install
 	script_bash "touch $W/ran && echo ORIGINAL"
@@ -186,6 +188,7 @@ nth_request() {
 # arrives on stdin as in shell form, and "command" without a slash is
 # looked up in PATH ("sh" + ["-c", ...] works).  In the exit-2 message the
 # label is command + args joined by spaces, unquoted.
+# bats test_tags=host
 @test "(c) exec-form hooks (command + args) get argv verbatim and the payload on stdin" {
 	claude_install
 	script_bash "touch $W/ran && echo ORIGINAL"
@@ -229,6 +232,7 @@ nth_request() {
 # serial -- hook1, tool1, hook2, tool2; for read-only Bash (ls, cat) the
 # hooks of the two calls overlap, and two handlers on the same event also
 # run concurrently (all 4 start before the first ends).
+# bats test_tags=host
 @test "(d) two tool_use blocks in one message: serial for mutating Bash, concurrent for read-only" {
 	claude_install
 	cat >"$T/slow.sh" <<-EOF
@@ -282,6 +286,7 @@ end"
 # request-id header and msg_ id are what Claude Code stores in the
 # transcript (transcript_path from the payload): "requestId" and
 # message.id of each assistant entry.
+# bats test_tags=host
 @test "(e) X-Claude-Code-Session-Id equals the payload's session_id; request-id per response" {
 	claude_install
 	script_bash "echo hi"
@@ -330,6 +335,7 @@ true"
 # ${CLAUDE_PLUGIN_ROOT} already expanded, and the message ends with
 # "\n\nThis hook comes from the jh-probe@inline plugin."  Both forms run concurrently
 # (handlers of one event), so both record before the block is decided.
+# bats test_tags=host
 @test "(f) --plugin-dir loads a plugin's hooks/hooks.json in -p; CLAUDE_PLUGIN_ROOT is that dir" {
 	claude_install
 	local P="$T/plugins/jh-probe"
@@ -386,6 +392,7 @@ This hook comes from the jh-probe@inline plugin."
 # In both, CLAUDE_PLUGIN_ROOT is the plugin's directory INSIDE the
 # marketplace source (not the cache copy) and CLAUDE_PLUGIN_DATA is
 # ~/.claude/plugins/data/<name>-<marketplace>.
+# bats test_tags=host
 @test "(g) a local directory marketplace + enabledPlugins also loads the plugin in -p" {
 	claude_install
 	local M="$T/mkt" P="$T/mkt/jh-probe"
@@ -431,6 +438,7 @@ This hook comes from the jh-probe@inline plugin."
 # killed at ~2 s -- with its process group (its `sleep 10` child is gone
 # too) -- and the tool RUNS (a timed-out hook = no decision, fail-open) even
 # though the hook would have exited 2.
+# bats test_tags=host
 @test "(h) the hook timeout is in seconds; a timed-out hook is killed and the tool runs" {
 	claude_install
 	cat >"$T/slow.sh" <<-EOF
@@ -473,6 +481,7 @@ after1s"
 #  - a schema error in another event's handler (PostToolUse) drops only
 #    that entry ("entry ignored"): the PreToolUse hook still blocks.
 #  - unknown keys in a handler are accepted.
+# bats test_tags=host
 @test "(i) an invalid PreToolUse handler silently disables the whole settings file in -p" {
 	claude_install
 	hook_script block 2 "blocked"
@@ -504,6 +513,7 @@ after1s"
 # JSON's usage is the sum over the model calls of the scripted usage
 # (input/cache fields from message_start, output_tokens from the
 # cumulative message_delta).
+# bats test_tags=host
 @test "(j) scripted usage is summed into the result's usage" {
 	claude_install
 	jq -nc --arg c "echo hi" '[

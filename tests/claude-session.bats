@@ -196,6 +196,7 @@ squash() {
 
 # ----------------------------------------------------------------------
 
+# bats test_tags=host
 @test "a realistic session of at least 15 steps runs to its end with the starter grant" {
 	claude_install
 	project
@@ -374,6 +375,7 @@ repl_start() {
 # The tools whose ask dialog shows the hook's reason in 2.1.328.
 SHOWS_REASON="Bash WebFetch"
 
+# bats test_tags=host
 @test "the REPL shows joulehook's reason in its ask dialog" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	claude_install
@@ -511,6 +513,7 @@ ANY_DIALOG='^ *Bash command *$|requires confirmation|Do you want to proceed\?|â
 # rules (Bash(curl:*) in .claude/settings.local.json), as one who relies
 # on joulehook to gate it: the hook's ask still brings up the dialog over
 # that rule, and once the grant has curl nothing asks.
+# bats test_tags=host
 @test "after jh-grant add, the command the REPL asked about runs without a dialog and the budget spent before is still spent" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	local t0=$SECONDS

@@ -204,6 +204,7 @@ model_calls() {
 # ----------------------------------------------------------------------
 # The real Cline.
 
+# bats test_tags=host
 @test "1. a granted command runs; its allow and its result are chained; TaskComplete checkpoints the log" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -232,6 +233,7 @@ model_calls() {
 	assert_output --partial "truncated"
 }
 
+# bats test_tags=host
 @test "2. a denied rm -rf does not run, Cline's run is aborted, and nothing after it runs" {
 	cline_install
 	grant '[{"class": "shell", "command": ["rm *", "touch *"]}]' \
@@ -260,6 +262,7 @@ model_calls() {
 	assert_output --partial "matches the checkpoint"
 }
 
+# bats test_tags=host
 @test "3. an editor write outside the project is denied; the file is not made" {
 	cline_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -275,6 +278,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "4. read_files of a file in the project and an editor write inside it are allowed" {
 	cline_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -299,6 +303,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "5. a rewrite policy changes the command that runs (overrideInput)" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]' \
@@ -316,6 +321,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "6. a stage killed mid-pipeline blocks the call: jh-hook prints the cancel, Cline runs nothing more" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -342,6 +348,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "7. two tool calls in one message are both decided, in call order, in one unforked chain" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -358,6 +365,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "8. one denied call of two in a message: neither runs, since the cancel aborts the run" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -372,6 +380,7 @@ model_calls() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "9. the hub daemon: a second task in the same HOME runs inside it, and is gated the same" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]' \
@@ -474,6 +483,7 @@ meter_e2e() {
 	METER_AUD_CHECK=1 meter_e2e
 }
 
+# bats test_tags=host
 @test "11. the agent cannot unhook the gate: even a grant of every command and path leaves ~/.cline to the user" {
 	cline_install
 	grant '[{"class": "shell", "command": ["*"]},
@@ -490,6 +500,7 @@ meter_e2e() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "12. a user's hook that rewrites the input after joulehook allowed it: jh-result sees the mismatch and stops the run" {
 	cline_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'

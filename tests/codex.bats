@@ -170,6 +170,7 @@ probe_hook() {
 # ----------------------------------------------------------------------
 # The harness and the trust record (no core needed)
 
+# bats test_tags=host
 @test "(t1) Codex skips an untrusted hook without a word; the trust bind.sh records makes it run without the bypass flag" {
 	codex_install
 	probe_hook
@@ -213,6 +214,7 @@ probe_hook() {
 	assert_output 0
 }
 
+# bats test_tags=host
 @test "(t2) a changed hook loses its trust: Codex skips it until bind.sh records the new hash" {
 	codex_install
 	probe_hook
@@ -238,6 +240,7 @@ probe_hook() {
 	blocked call_t2b_rm
 }
 
+# bats test_tags=host
 @test "(t3) the mock drives Codex: parallel exec_command calls and an apply_patch custom tool call (gpt-5.5)" {
 	codex_install
 	turns "$(jq -nc --arg p "$P" --argjson a "$(exec_call 'touch p1' call_t3_a)" \
@@ -267,6 +270,7 @@ probe_hook() {
 # ----------------------------------------------------------------------
 # Through the installed gate (jh-install -H codex)
 
+# bats test_tags=host
 @test "1. a granted command runs; its allow receipt is in the session log, which verifies" {
 	need_core
 	codex_install
@@ -300,6 +304,7 @@ probe_hook() {
 	assert_output "0 1 "
 }
 
+# bats test_tags=host
 @test "2. a denied rm -rf does not run; the model is told joulehook's reason" {
 	need_core
 	codex_install
@@ -320,6 +325,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "3. a shell write outside the project is denied; the same command inside runs" {
 	need_core
 	codex_install
@@ -339,6 +345,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "4. apply_patch: adding a file inside the project is allowed; deleting or moving one outside, or writing ~/.codex, is denied" {
 	need_core
 	codex_install
@@ -378,6 +385,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "5. a rewrite policy (redact-token) changes the command that runs" {
 	need_core
 	codex_install
@@ -400,6 +408,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "6. a stage killed mid-pipeline blocks the tool; the calls around it run" {
 	need_core
 	codex_install
@@ -429,6 +438,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "7. two parallel exec_command calls in one response are both decided, in one unforked chain" {
 	need_core
 	codex_install
@@ -455,6 +465,7 @@ probe_hook() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "8. through jh-proxy (jh-install -M, codex -p joulehook): one efficiency/1 per model call with the mock's token counts" {
 	need_core
 	codex_install
@@ -502,6 +513,7 @@ probe_hook() {
 # puts R in place of the tool's output for the model but does NOT end
 # the run: the next call is made, and the gate, which marked the session
 # stopped, denies it.
+# bats test_tags=host
 @test "11. another hook that rewrites an allowed input is caught after the tool: result/1 input-mismatch, the model is told" {
 	codex_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -545,6 +557,7 @@ probe_hook() {
 # Codex's own configuration holds the hooks and their trust: an agent
 # that could write $CODEX_HOME/hooks.json or config.toml (or the
 # project's .codex/) could unhook the gate, so no grant may allow it.
+# bats test_tags=host
 @test "9. whatever the grant, apply_patch and the shell cannot write Codex's configuration (~/.codex, <project>/.codex)" {
 	skip "core: jh_protect_builtin (lib/gate.c) protects \$HOME/.claude and .claude.json but not \$CODEX_HOME (~/.codex: hooks.json, config.toml with the hook trust) nor <root>/.codex; with caps write/delete path /** an apply_patch '*** Delete File: ~/.codex/hooks.json' is allowed and Codex runs without the gate from then on"
 	need_core
@@ -579,6 +592,7 @@ probe_hook() {
 # Codex reads exit 2 on Stop as "do not stop, go on" (the stderr becomes
 # the model's next input): a gate that answers its fail-closed deny there
 # would keep the session calling the model until something kills it.
+# bats test_tags=host
 @test "10. a broken hook config blocks the tool and still lets the session end" {
 	skip "core: jh-hook -H codex answers a failure it meets before reading the payload (here: hook.conf missing; also a non-JSON payload) with the PreToolUse deny and exit 2 whatever the event; on Codex's Stop that exit 2 means 'continue', so the session loops (seen: 1168 model calls in 120 s); on Stop/SessionEnd it should exit 0 (or {\"continue\":false,\"stopReason\":R})"
 	need_core

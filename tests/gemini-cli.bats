@@ -104,7 +104,7 @@ e2e() {
 	gemini_mock_start "$T/script.json"
 	gemini_run "do the task" "$@"
 	[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; return 1; }
-	SID=$(jq -r .session_id "$GEMINI_OUT")
+	SID=$(gemini_json .session_id)
 	LOG="$JH_STATE/logs/$(printf %s "$SID" | sha256sum | cut -c1-64).jhl"
 }
 
@@ -230,6 +230,7 @@ bind() {
 # The meter: Gemini CLI through jh-proxy, the environment set by hand
 # (the gate is not involved).
 
+# bats test_tags=host
 @test "Gemini CLI through jh-proxy: one efficiency/1 per model call, with the mock's token counts, in the proxy's own log" {
 	gemini_install
 	proxy_setup
@@ -241,7 +242,7 @@ bind() {
 	gemini_home
 	GEMINI_BASE_URL=$PROXY_URL GEMINI_HEADERS="X-Joulehook-Token: $TOKEN" gemini_run "run echo"
 	[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; cat "$PROXY_ERR" >&2; false; }
-	run -0 jq -r .response "$GEMINI_OUT"
+	run -0 gemini_json .response
 	assert_output finished
 	# every call the mock answered, scripted or Gemini CLI's own
 	calls=$(jq -c 'select(.method == "POST" and (.path | contains("enerateContent")))' "$GEMINI_MOCK_LOG" | wc -l)
@@ -266,6 +267,7 @@ bind() {
 	assert_output 0
 }
 
+# bats test_tags=host
 @test "Gemini CLI through jh-proxy: over budget the run stops at the first call (402 FAILED_PRECONDITION is not retried); without the token nothing passes" {
 	gemini_install
 	proxy_setup
@@ -277,7 +279,7 @@ bind() {
 	GEMINI_BASE_URL=$PROXY_URL GEMINI_HEADERS="X-Joulehook-Token: $TOKEN" gemini_run "say hi"
 	[ "$GEMINI_RC" -ne 0 ] || { gemini_dump; false; }
 	n=$(grep -c 'refused/budget' "$PROXY_ERR")
-	echo "# 402: $n requests; exit $GEMINI_RC; $(jq -r '.error.message // empty' "$GEMINI_OUT" | head -c 120)" >&3
+	echo "# 402: $n requests; exit $GEMINI_RC; $(gemini_json '.error.message // empty' 2>/dev/null | head -c 120)" >&3
 	assert_equal "$n" 1
 	grep -q 'joulehook: the joule budget is spent' "$GEMINI_OUT" "$GEMINI_ERR" ||
 	    { gemini_dump; false; }
@@ -294,6 +296,7 @@ bind() {
 # ----------------------------------------------------------------------
 # The gate: jh-install -H gemini-cli, then the real Gemini CLI.
 
+# bats test_tags=host
 @test "1. a granted command runs, and its allow receipt is in the session's log" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -309,6 +312,7 @@ bind() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "2. a denied rm -rf does not run; the model is told joulehook's reason" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["rm *", "touch *"]}]' \
@@ -325,11 +329,12 @@ bind() {
 	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | [.core.verdict, .core.code, .core.debited_uj] | @tsv'"
 	assert_output "$(printf 'deny\tpolicy-deny\t0')"
 	# the loop went on: the model's next turn was asked for and shown
-	run -0 jq -r .response "$GEMINI_OUT"
+	run -0 gemini_json .response
 	assert_output 'I was blocked'
 	log_verifies
 }
 
+# bats test_tags=host
 @test "2b. an ask policy is a deny (headless Gemini CLI hangs on ask): not run, the model told, no hang" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]' \
@@ -344,10 +349,11 @@ bind() {
 	run -0 answer 'touch secret'
 	assert_output --partial '"error":"Tool execution blocked: joulehook: '
 	assert_output --partial 'a human must approve secrets'
-	run -0 jq -r .response "$GEMINI_OUT"
+	run -0 gemini_json .response
 	assert_output asked
 }
 
+# bats test_tags=host
 @test "3. a write outside the project (shell) and outside the granted paths (write_file) is denied; one inside runs" {
 	gemini_install
 	grant '[{"class": ["read", "search"], "path": ["**"]},
@@ -373,6 +379,7 @@ bind() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "4. a rewrite policy changes the command that runs" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]' \
@@ -393,6 +400,7 @@ bind() {
 	assert_output --partial 'Tool input parameters were modified by a hook before execution'
 }
 
+# bats test_tags=host
 @test "5. a stage killed mid-pipeline blocks the tool (exit 2 is Gemini CLI's deny); the calls around it run" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -419,6 +427,7 @@ bind() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "6. a jh-hook that cannot be executed blocks every tool (exit 126/127 with text is a deny)" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -437,6 +446,7 @@ bind() {
 	assert_output --partial '"error":"Tool execution blocked'
 }
 
+# bats test_tags=host
 @test "7. three run_shell_command calls in one turn (two granted, one not) are each decided, hooks concurrent; one unforked chain" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *"]}]'
@@ -466,6 +476,7 @@ bind() {
 	log_verifies
 }
 
+# bats test_tags=host
 @test "8. the session's receipts chain and verify; AfterTool binds each result to its decision; AfterAgent and SessionEnd seal checkpoints" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["touch *", "echo *"]}]'
@@ -485,6 +496,7 @@ bind() {
 	assert_output --partial "matches the checkpoint"
 }
 
+# bats test_tags=host
 @test "9. through the installed meter (-M): one efficiency/1 per model call, beside the gate's receipts" {
 	gemini_install
 	grant '[{"class": "shell", "command": ["echo *"]}]'

@@ -151,6 +151,7 @@ cx_dev_config() {
 	chown -R "$D:$D" "$DH/.codex"
 }
 
+# bats test_tags=host
 @test "codex: -U -H codex binds the managed requirements; the real Codex as the developer is gated there, whatever the developer's own config says" {
 	codex_install
 	local req=/etc/codex/requirements.toml out sid log
@@ -321,6 +322,7 @@ gm_dev() {
 	    </dev/null >"$GEMINI_OUT" 2>"$GEMINI_ERR" 3>&- || GEMINI_RC=$?
 }
 
+# bats test_tags=host
 @test "gemini-cli: -U -H gemini-cli is refused, and the real Gemini CLI shows why: the developer's own files switch a system hook off" {
 	gemini_install
 	probe_hook

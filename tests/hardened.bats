@@ -21,6 +21,8 @@
 load test_helper/common
 load helpers/claude
 
+# bats file_tags=host
+
 setup() {
 	_common_setup
 	[ "$(id -u)" = 0 ] || skip "SKIPPED: hardened mode is installed by root (CI runs as root)"

@@ -33,6 +33,8 @@ load helpers/claude
 MANAGED=/etc/claude-code
 MANAGED_BACKUP=/etc/claude-code.joulehook-test-backup
 
+# bats file_tags=host
+
 setup_file() {
 	# /etc/claude-code is one for the machine: one test at a time
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true

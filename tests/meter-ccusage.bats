@@ -200,6 +200,7 @@ meter_totals() {
 # match the mock's totals, so neither can agree with the other by sharing
 # a mistake.  A reader that summed every line would count the multi-block
 # replies two and three times: the naive sums are asserted larger.
+# bats test_tags=host
 @test "2. jh-meter transcript totals equal ccusage's and the mock's on a real session" {
 	ccusage_install
 	session
@@ -255,6 +256,7 @@ meter_totals() {
 # not matter), ccusage -- largest input+output+cache per key, which here
 # is the largest output_tokens -- and jh-meter -- largest output_tokens
 # per message id -- both still count each message once, in full.
+# bats test_tags=host
 @test "3. lines with partial output_tokens: ccusage and jh-meter both keep the largest" {
 	ccusage_install
 	session
@@ -302,6 +304,7 @@ meter_totals() {
 # appends to the same file, same session id, observed), read again; a
 # third read with nothing new.  The reads hand out each call once, and
 # together they are ccusage's totals over the whole file, and the mock's.
+# bats test_tags=host
 @test "4. incremental reads (-O) across a resumed session add up to ccusage's totals" {
 	ccusage_install
 	session

@@ -581,6 +581,7 @@ claude_through_proxy() {
 	MOCK_URL=$MOCK_URL_SAVED
 }
 
+# bats test_tags=host
 @test "Claude Code through jh-proxy: one receipt per model call, with the mock's token counts" {
 	claude_install
 	grant_budget 20000000000000
@@ -612,6 +613,7 @@ claude_through_proxy() {
 	assert_output 'ok 1 proxy'
 }
 
+# bats test_tags=host
 @test "Claude Code with a tiny budget stops with the budget message after one upstream call (402: no retries)" {
 	claude_install
 	# room for one worst case of Claude Code's opus call (128000 output
@@ -633,6 +635,7 @@ claude_through_proxy() {
 	assert_output 1
 }
 
+# bats test_tags=host
 @test "Claude Code 2.1.328 and the refusal status: 400 is retried 6 times, 403 is shown as an authentication failure, 402 stops at once" {
 	claude_install
 	grant_budget 1000000
@@ -657,6 +660,7 @@ claude_through_proxy() {
 	assert_output 0
 }
 
+# bats test_tags=host
 @test "jh-install -M binds Claude Code to the meter; -u unbinds it" {
 	claude_install
 	rm -f "$JH_HOME"/*

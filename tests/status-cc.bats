@@ -78,6 +78,7 @@ result() {
 # list changes; the interactive REPL registers the handler, -p does
 # not), so a receipt made after the server connected is read and
 # verified in the same run but listed from the next one.
+# bats test_tags=host
 @test "(b) the plugin's MCP server, run by Claude Code, lists, reads and verifies the session's receipts" {
 	claude_install
 	grant '[{"class": "shell", "command": ["touch *"]},
@@ -260,6 +261,7 @@ model_matches() {
 #
 # unmetered: no meter at all (the hook config's meter=none, no proxy):
 # only the tools' estimate, so labelled.
+# bats test_tags=host
 @test "(a) interactive under tmux, unmetered: the status line on screen shows the log's figures" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	claude_install
@@ -280,6 +282,7 @@ model_matches() {
 
 # observed: the default install meters the model calls from the
 # transcript at Stop (jh-meter, meter=transcript): units with enforced 0.
+# bats test_tags=host
 @test "(a) interactive under tmux, observed (the transcript meter at Stop): the status line shows the units' estimate" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	claude_install
@@ -300,6 +303,7 @@ model_matches() {
 # (ANTHROPIC_BASE_URL and the token header in the settings' env); the
 # proxy seals an efficiency/1 per model call, enforced where its hold
 # covered the worst case.
+# bats test_tags=host
 @test "(a) interactive under tmux with the meter bound (jh-install -M): the status line says enforced" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	claude_install
@@ -404,6 +408,7 @@ model_matches() {
 # Code shows its dialog; the human (tmux keys) says yes; the command runs,
 # and the PostToolUse stage settles the ask's hold into a debit and seals
 # the answer: result/1 answer "approved", bound to the ask's entry.
+# bats test_tags=host
 @test "(c) interactive: an ask the human approves runs; its hold settles and the answer is sealed" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"
 	claude_install
