@@ -21,13 +21,16 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "profile.h"
 
 #define PROG		"jh-status"
 #define LINE_INPUT_MAX	(1024 * 1024)	/* a status-line payload */
 
 struct opts {
-	int mode;		/* 0: status line, 's', 'm' */
+	int mode;		/* 0: status line, 's', 'm', 'P' */
 	int plain;
+	int all, json;		/* -P: every known host; JSON */
+	const char *conf;	/* -c */
 	struct jh_stctx c;
 	char root[PATH_MAX];
 	char homebuf[PATH_MAX], statebuf[PATH_MAX];
@@ -44,7 +47,8 @@ usage(FILE *f, int status)
 	    "       %s -s [-c config] [-r root] [-S statedir] [log ...]\n"
 	    "       %s -m [-c config] [-g grant] [-L ledgerdir] [-r root] "
 	    "[-S statedir]\n"
-	    "       %s -h\n", PROG, PROG, PROG, PROG);
+	    "       %s -P [-aj] [-c config]\n"
+	    "       %s -h\n", PROG, PROG, PROG, PROG, PROG);
 	exit(status);
 }
 
@@ -241,6 +245,109 @@ summary_mode(struct opts *o, int argc, char **argv)
 	return (i);
 }
 
+/* One host's profile for people, from the same JSON -j prints. */
+static void
+profile_text(struct jh_buf *b, const json_t *o)
+{
+	const json_t *g = json_object_get(o, "gate");
+	const json_t *m = json_object_get(o, "meter");
+	const json_t *r = json_object_get(o, "receipts");
+	const json_t *v;
+	const char *host = json_string_value(json_object_get(o, "host"));
+	const char *seam = json_string_value(json_object_get(g, "seam"));
+	const char *by = json_string_value(json_object_get(m, "by"));
+	const char *url = json_string_value(json_object_get(m, "url"));
+	const char *sf = json_string_value(json_object_get(r, "surface"));
+	size_t i;
+
+	jh_buf_addf(b, "%s: %s, profile %s (%s)\n", host,
+	    json_string_value(json_object_get(o, "name")),
+	    json_string_value(json_object_get(o, "profile")),
+	    json_string_value(json_object_get(o, "conformance")));
+	if (seam == NULL)
+		jh_buf_adds(b, "  gate:       none: the host offers no seam\n");
+	else if (json_is_true(json_object_get(g, "bound")))
+		jh_buf_addf(b, "  gate:       bound: %s\n", seam);
+	else
+		jh_buf_addf(b, "  gate:       not bound (jh-install -H %s): "
+		    "%s\n", host, seam);
+	if (by == NULL)
+		jh_buf_adds(b, "  meter:      not bound\n");
+	else if (url != NULL)
+		jh_buf_addf(b, "  meter:      %s at %s; the ceiling is %s\n",
+		    by, url, json_string_value(json_object_get(m, "ceiling")));
+	else
+		jh_buf_addf(b, "  meter:      %s; the ceiling is %s\n", by,
+		    json_string_value(json_object_get(m, "ceiling")));
+	jh_buf_addf(b, "  receipts:   %s%s%s\n",
+	    json_is_true(json_object_get(r, "sealed")) ?
+	    "sealed and chained" : "none yet (nothing bound)",
+	    sf != NULL ? "; shown in: " : "; shown nowhere in the host",
+	    sf != NULL ? sf : "");
+	jh_buf_adds(b, "  verdicts:  ");
+	json_array_foreach(json_object_get(o, "verdicts"), i, v)
+		jh_buf_addf(b, " %s", json_string_value(v));
+	jh_buf_addf(b, "\n  tested:     %s\n",
+	    json_string_value(json_object_get(o, "tested")));
+	jh_buf_adds(b, "  cannot see:\n");
+	json_array_foreach(json_object_get(o, "cannot_see"), i, v)
+		jh_buf_addf(b, "   - %s\n", json_string_value(v));
+}
+
+/*
+ * -P: for every host the install bound (with -a every host joulehook
+ * knows), its profile, the seams bound, whether the ceiling is enforced
+ * or observed, and what the adapter cannot see (spec 6, 7).
+ */
+static int
+profile_mode(struct opts *o)
+{
+	const struct jh_profile *p;
+	struct jh_bound bd;
+	struct jh_buf out;
+	struct jh_err e;
+	json_t *arr, *x;
+	char *s;
+	size_t i, n = 0;
+
+	if (jh_bound_read(&bd, o->c.home, o->conf, &e) == -1)
+		errx(2, "%s", e.msg);
+	jh_buf_init(&out);
+	if ((arr = json_array()) == NULL)
+		errx(2, "out of memory");
+	for (i = 0; (p = jh_profile_at(i)) != NULL; i++) {
+		if ((x = jh_profile_json(p, &bd)) == NULL)
+			errx(2, "out of memory");
+		if (!o->all && !json_is_true(json_object_get(x, "installed"))) {
+			json_decref(x);
+			continue;
+		}
+		if (!o->json) {
+			if (n > 0)
+				jh_buf_addc(&out, '\n');
+			profile_text(&out, x);
+		}
+		json_array_append_new(arr, x);
+		n++;
+	}
+	if (o->json) {
+		if ((s = json_dumps(arr, JSON_COMPACT)) == NULL)
+			errx(2, "out of memory");
+		jh_buf_adds(&out, s);
+		jh_buf_addc(&out, '\n');
+		free(s);
+	}
+	json_decref(arr);
+	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
+	    fflush(stdout) == EOF)
+		err(2, "stdout");
+	jh_buf_free(&out);
+	if (n == 0 && !o->json)
+		warnx("no host is bound in %s (jh-install -H HOST binds one; "
+		    "-a lists them all)", o->c.home);
+	return (0);
+}
+
 /*
  * The installer's config (the hook driver's, jh-hook(1), or in hardened
  * mode the root-owned status.conf): an absolute path to a regular file
@@ -324,8 +431,14 @@ main(int argc, char *argv[])
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--mcp") == 0)
 			argv[i] = (char *)"-m";
-	while ((ch = getopt(argc, argv, "c:g:hL:mpr:S:s")) != -1) {
+	while ((ch = getopt(argc, argv, "ac:g:hjL:mPpr:S:s")) != -1) {
 		switch (ch) {
+		case 'a':
+			o.all = 1;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
 		case 'c':
 			conf = optarg;
 			break;
@@ -339,6 +452,7 @@ main(int argc, char *argv[])
 			o.c.ledgerdir = optarg;
 			break;
 		case 'm':
+		case 'P':
 		case 's':
 			if (o.mode != 0 && o.mode != ch)
 				usage(stderr, 2);
@@ -360,11 +474,15 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if ((argc > 0 && o.mode != 's') || (o.plain && o.mode != 0) ||
+	    ((o.all || o.json) && o.mode != 'P') || (o.mode == 'P' &&
+	    (root != NULL || o.c.grantfile != NULL || o.c.ledgerdir != NULL ||
+	    o.c.statedir != NULL)) ||
 	    (root != NULL && o.mode == 0) || (o.mode == 's' &&
 	    (o.c.grantfile != NULL || o.c.ledgerdir != NULL)))
 		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
+	o.conf = conf;
 	if (conf != NULL) {
 		/* As the hook driver: nothing of the caller's environment. */
 		read_conf(&o, conf);
@@ -379,6 +497,11 @@ main(int argc, char *argv[])
 		if (o.c.statedir == NULL && (o.c.statedir = jh_state(o.statebuf,
 		    sizeof(o.statebuf))) == NULL)
 			errx(2, "no JH_STATE and no HOME");
+	}
+	if (o.mode == 'P') {
+		rc = profile_mode(&o);
+		jh_keyset_free(&o.keys);
+		return (rc);
 	}
 	load_keys(&o, "stewards", JH_ROLE_STEWARD);
 	if (o.mode != 0)

@@ -1,0 +1,38 @@
+/*
+ * joulehook: each host's declared conformance profile (joulehook(7)
+ * PROFILES, jh-status(1) -P): which seams the host offers, what the
+ * adapter cannot see, and what an install bound.
+ */
+#ifndef JH_PROFILE_H
+#define JH_PROFILE_H
+
+#define JH_PROFILE_LIMITS	6
+
+struct jh_profile {
+	const char *host;	/* the -H name */
+	const char *name;	/* for people, with the version tested */
+	const char *profile;	/* claude-code, hooks-family, cline, ... */
+	const char *gate;	/* the gate seam, NULL: none */
+	const char *proxy;	/* how jh-install -M binds jh-proxy, NULL */
+	const char *surface;	/* where receipts are shown, NULL: nowhere */
+	const char *tested;	/* how this binding was tested */
+	const char *limits[JH_PROFILE_LIMITS];	/* what it cannot see */
+};
+
+/* What one install bound, read from its JH_HOME. */
+struct jh_bound {
+	char hosts[512];	/* JH_HOME/hosts: " a b c " */
+	char proxy_url[256];	/* JH_HOME/meter.conf url=, "" none */
+	char proxy_hosts[512];	/* meter.conf hosts=: " a b " */
+	int transcript;		/* hook.conf meter=transcript */
+};
+
+const struct jh_profile *jh_profile_lookup(const char *);
+const struct jh_profile *jh_profile_at(size_t);
+/* Reads what the install under home bound; -1 with e on a bad record. */
+int	jh_bound_read(struct jh_bound *, const char *, const char *,
+	    struct jh_err *);
+/* One host's profile and binding as JSON (installed: its gate bound). */
+json_t	*jh_profile_json(const struct jh_profile *, const struct jh_bound *);
+
+#endif
