@@ -29,6 +29,28 @@ jh_json_parse(const char *s, size_t n, struct jh_err *e)
 	return (j);
 }
 
+/*
+ * A provider's JSON as the provider reads it, for the meter: U+0000 in
+ * strings, and integers past int64 (read then as reals, *reals set), so
+ * that no body a provider takes is refused for its bytes.  Duplicate
+ * keys are the provider's business: the last one is read.  The bytes
+ * relayed are always the client's own; this parse only reads them.
+ */
+json_t *
+jh_json_load_wire(const void *p, size_t n, int *reals)
+{
+	json_error_t je;
+	json_t *j;
+
+	*reals = 0;
+	if ((j = json_loadb(p, n, JSON_ALLOW_NUL, &je)) != NULL ||
+	    strstr(je.text, "too big") == NULL)
+		return (j);
+	*reals = 1;
+	return (json_loadb(p, n, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL,
+	    NULL));
+}
+
 static int
 hex4(const char *s, unsigned *v)
 {

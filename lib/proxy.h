@@ -101,6 +101,7 @@ struct call {
 	int done;			/* the request was answered */
 	struct MHD_Connection *con;
 	struct jh_buf body;
+	int reals;			/* the body's integers read as reals */
 	int too_big;
 	char session[SESSION_MAX + 1];
 	char id[48];			/* jhp-<pid>-<n>: the hold */

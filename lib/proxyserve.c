@@ -208,19 +208,42 @@ out:
 	return (ok);
 }
 
+/*
+ * A token count: an integer, or where the body held an integer past
+ * int64 (so every integer was read as a real, jh_json_load_wire) a real
+ * with no fraction.  1 read, 0 not a count.
+ */
+static int
+count_of(const json_t *j, int reals, uint64_t *v)
+{
+	double d;
+
+	if (json_is_integer(j)) {
+		if (json_integer_value(j) < 0 ||
+		    (uint64_t)json_integer_value(j) > JH_TOKENS_MAX)
+			return (0);
+		*v = (uint64_t)json_integer_value(j);
+		return (1);
+	}
+	if (!reals || !json_is_real(j))
+		return (0);
+	d = json_real_value(j);
+	if (!(d >= 0) || d > (double)JH_TOKENS_MAX || d != (double)(uint64_t)d)
+		return (0);
+	*v = (uint64_t)d;
+	return (1);
+}
+
 /* Reads an optional token count: 1 read, 0 absent, -1 not a count. */
 static int
-tokens_field(const json_t *o, const char *k, uint64_t *v)
+tokens_field(const struct call *c, const json_t *o, const char *k,
+    uint64_t *v)
 {
 	json_t *j = json_object_get(o, k);
 
 	if (j == NULL || json_is_null(j))
 		return (0);
-	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
-	    (uint64_t)json_integer_value(j) > JH_TOKENS_MAX)
-		return (-1);
-	*v = (uint64_t)json_integer_value(j);
-	return (1);
+	return (count_of(j, c->reals, v) ? 1 : -1);
 }
 
 /*
@@ -239,7 +262,7 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 
 	switch (c->api) {
 	case JH_API_ANTHROPIC:
-		r = tokens_field(req, "max_tokens", &out);
+		r = tokens_field(c, req, "max_tokens", &out);
 		break;
 	case JH_API_GEMINI:
 		/*
@@ -252,28 +275,27 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 			snprintf(why, sz, "generationConfig is not an object");
 			return (-1);
 		}
-		r = tokens_field(gc, "maxOutputTokens", &out);
-		if (r >= 0 && tokens_field(gc, "candidateCount", &n) == -1)
+		r = tokens_field(c, gc, "maxOutputTokens", &out);
+		if (r >= 0 && tokens_field(c, gc, "candidateCount", &n) == -1)
 			r = -1;
 		if (n == 0)
 			n = 1;
 		/* -1 asks for a dynamic budget, 0 for none: nothing added */
 		tb = json_object_get(json_object_get(gc, "thinkingConfig"),
 		    "thinkingBudget");
-		if (json_is_integer(tb) && json_integer_value(tb) > 0 &&
-		    (uint64_t)json_integer_value(tb) <= JH_TOKENS_MAX)
-			think = (uint64_t)json_integer_value(tb);
+		if (!count_of(tb, c->reals, &think))
+			think = 0;
 		break;
 	case JH_API_CHAT:
-		if ((r = tokens_field(req, "max_completion_tokens", &out)) == 0)
-			r = tokens_field(req, "max_tokens", &out);
-		if (r >= 0 && tokens_field(req, "n", &n) == -1)
+		if ((r = tokens_field(c, req, "max_completion_tokens", &out)) == 0)
+			r = tokens_field(c, req, "max_tokens", &out);
+		if (r >= 0 && tokens_field(c, req, "n", &n) == -1)
 			r = -1;
 		if (n == 0)
 			n = 1;
 		break;
 	default:
-		r = tokens_field(req, "max_output_tokens", &out);
+		r = tokens_field(c, req, "max_output_tokens", &out);
 		break;
 	}
 	if (r == -1) {
@@ -299,6 +321,60 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 }
 
 /*
+ * Usage on a Chat Completions stream must be asked for: the body sent
+ * instead (c->fwd) asks for it, and the usage chunk is then hidden from
+ * the client.  Where the body has no stream_options, the member is put
+ * in front of the client's bytes, which are otherwise kept as sent; an
+ * object without include_usage is re-serialized, which keeps U+0000 but
+ * not integers past int64: such a body goes as sent, without usage, and
+ * its call is settled as one whose usage was lost.  0, or -2 out of
+ * memory.
+ */
+static int
+ask_usage(struct call *c, json_t *req, json_t *so)
+{
+	static const char member[] = "\"stream_options\":"
+	    "{\"include_usage\":true}";
+	const char *p = (const char *)c->body.p;
+	size_t at, rest, ml = sizeof(member) - 1;
+
+	if (so == NULL) {
+		for (at = 0; at < c->body.len && p[at] != '{'; at++)
+			;
+		rest = c->body.len - at - 1;
+		/* "{" member ("," if the object has one) the rest */
+		for (size_t i = at + 1; i < c->body.len; i++)
+			if (strchr(" \t\r\n", p[i]) == NULL) {
+				if (p[i] != '}')
+					ml++;
+				break;
+			}
+		if ((c->fwd = malloc(c->body.len + ml + 1)) == NULL)
+			return (-2);
+		memcpy(c->fwd, p, at + 1);
+		memcpy(c->fwd + at + 1, member, sizeof(member) - 1);
+		if (ml > sizeof(member) - 1)
+			c->fwd[at + sizeof(member)] = ',';
+		memcpy(c->fwd + at + 1 + ml, p + at + 1, rest);
+		c->fwdlen = c->body.len + ml;
+		c->fwd[c->fwdlen] = '\0';
+	} else if (c->reals)
+		return (0);
+	else {
+		if (!json_is_object(so)) {
+			so = json_object();
+			json_object_set_new(req, "stream_options", so);
+		}
+		json_object_set_new(so, "include_usage", json_true());
+		if ((c->fwd = json_dumps(req, JSON_COMPACT)) == NULL)
+			return (-2);
+		c->fwdlen = strlen(c->fwd);
+	}
+	c->w.hide_usage = 1;
+	return (0);
+}
+
+/*
  * What a metered request's body says: its model (so the coefficient
  * family), whether the client streams, the worst case, and for a Chat
  * Completions stream that does not ask for usage, the body to send
@@ -311,10 +387,10 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 int
 jh_px_scan(struct call *c, char *why, size_t sz)
 {
-	json_t *req, *v;
+	json_t *req, *v, *so;
 	int rc = 0;
 
-	req = json_loadb((const char *)c->body.p, c->body.len, 0, NULL);
+	req = jh_json_load_wire(c->body.p, c->body.len, &c->reals);
 	if (!json_is_object(req)) {
 		json_decref(req);
 		snprintf(why, sz, "the request body is not a JSON object");
@@ -329,25 +405,12 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 		    "stream"));
 	}
 	c->fam = jh_coeffs_find(&O->coeffs, c->model);
+	so = json_object_get(req, "stream_options");
 	if (worst_case(c, req, why, sz) == -1)
 		rc = -1;
-	else if (c->api == JH_API_CHAT && c->client_stream) {
-		/* Usage on a Chat Completions stream must be asked for. */
-		json_t *so = json_object_get(req, "stream_options");
-		if (!json_is_object(so) ||
-		    !json_is_true(json_object_get(so, "include_usage"))) {
-			if (!json_is_object(so)) {
-				so = json_object();
-				json_object_set_new(req, "stream_options", so);
-			}
-			json_object_set_new(so, "include_usage", json_true());
-			c->w.hide_usage = 1;
-			c->fwd = json_dumps(req, JSON_COMPACT);
-			c->fwdlen = c->fwd ? strlen(c->fwd) : 0;
-			if (c->fwd == NULL)
-				rc = -2;
-		}
-	}
+	else if (c->api == JH_API_CHAT && c->client_stream &&
+	    !json_is_true(json_object_get(so, "include_usage")))
+		rc = ask_usage(c, req, so);
 	json_decref(req);
 	return (rc);
 }

@@ -211,14 +211,65 @@ read_event(void *cls, const char *name, const char *data, size_t n,
 	return (0);
 }
 
-/* The relay for a stream with an event to hide: whole events. */
+/*
+ * The ',"usage":null' a chunk's object ends with once include_usage is
+ * asked for: where d[0..n) ends so, its comma's offset, *end past the
+ * null; else -1.  Read from the end, so only the top-level last member
+ * matches (a string cannot hold a bare quote).
+ */
+static ssize_t
+usage_null(const char *d, size_t n, size_t *end)
+{
+	static const char key[] = "\"usage\"";
+	size_t i = n;
+
+#define WS()	while (i > 0 && strchr(" \t\r\n", d[i - 1]) != NULL) i--
+	WS();
+	if (i == 0 || d[--i] != '}')
+		return (-1);
+	WS();
+	if (i < 4 || memcmp(d + i - 4, "null", 4) != 0)
+		return (-1);
+	*end = i;
+	i -= 4;
+	WS();
+	if (i == 0 || d[--i] != ':')
+		return (-1);
+	WS();
+	if (i < sizeof(key) - 1 || memcmp(d + i - (sizeof(key) - 1), key,
+	    sizeof(key) - 1) != 0)
+		return (-1);
+	i -= sizeof(key) - 1;
+	WS();
+	if (i == 0 || d[--i] != ',')
+		return (-1);
+#undef WS
+	return ((ssize_t)i);
+}
+
+/*
+ * The relay for a stream with an event to hide: whole events.  The
+ * usage chunk the proxy asked for is dropped, and the "usage": null it
+ * made every other chunk carry is taken out again, so the client gets
+ * the chunks it asked for.
+ */
 static int
 relay_event(void *cls, const char *name, const char *data, size_t n,
     const uint8_t *raw, size_t rn)
 {
 	struct call *c = cls;
+	const uint8_t *at;
+	ssize_t comma;
+	size_t end, off;
 
-	if (name == NULL || jh_wire_event(&c->w, name, data, n))
+	if (name != NULL && !jh_wire_event(&c->w, name, data, n))
+		return (0);
+	if (name != NULL && n > 0 && (comma = usage_null(data, n, &end)) >= 0 &&
+	    (at = memmem(raw, rn, data, n)) != NULL) {
+		off = (size_t)(at - raw);
+		jh_buf_add(&c->out, raw, off + (size_t)comma);
+		jh_buf_add(&c->out, raw + off + end, rn - off - end);
+	} else
 		jh_buf_add(&c->out, raw, rn);
 	return (c->out.oom ? -1 : 0);
 }

@@ -376,7 +376,7 @@ jh_wire_event(struct jh_wire *w, const char *name, const char *data,
 	}
 	if (n == 0)
 		return (1);
-	if ((j = json_loadb(data, n, 0, NULL)) == NULL) {
+	if ((j = json_loadb(data, n, JSON_ALLOW_NUL, NULL)) == NULL) {
 		w->lost = 1;
 		return (1);
 	}
@@ -413,7 +413,7 @@ jh_wire_body(struct jh_wire *w, const uint8_t *p, size_t n, int status)
 	json_t *j, *c;
 	size_t i;
 
-	j = json_loadb((const char *)p, n, 0, NULL);
+	j = json_loadb((const char *)p, n, JSON_ALLOW_NUL, NULL);
 	if (w->api == JH_API_GEMINI && status < 400 && json_is_array(j)) {
 		/* streamGenerateContent without alt=sse: an array of chunks */
 		json_array_foreach(j, i, c)

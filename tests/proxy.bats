@@ -323,9 +323,10 @@ upstream_calls() {
 	body='{"model":"gpt-5.5","max_completion_tokens":500,"stream":true,"messages":[{"role":"user","content":"x"}]}'
 	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' -d "$body"
 	assert_output --partial 'data: [DONE]'
-	# the usage chunk is not relayed (the null "usage" of the other chunks,
-	# which include_usage adds, is left as it is)
+	# the usage chunk is not relayed, nor the null "usage" include_usage
+	# adds to the other chunks
 	refute_output --partial '"prompt_tokens"'
+	refute_output --partial '"usage"'
 	run jq -c '[.body.stream_options.include_usage, .response.include_usage]' "$OPENAI_LOG"
 	assert_output '[true,true]'
 	want=$(uj gpt 200 30 1000 0)
@@ -343,6 +344,50 @@ upstream_calls() {
 	run receipts s1
 	run jq -c '[.verdict, .tokens_in, .tokens_cache_read, (.coeff | split("#")[1])]' <<<"$output"
 	assert_output $'["ok",200,1000,"gpt"]\n["ok",200,1000,"gpt"]\n["ok",200,1000,"gpt-small"]'
+}
+
+@test "bodies pass through intact: U+0000 in a string and an integer past int64 reach the provider byte for byte" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	# what a tool's output with a NUL byte and a huge id in the context look like
+	printf '%s' '{"model":"claude-opus-4-5","max_tokens":64,"messages":[{"role":"user","content":"out\u0000put"}],"metadata":{"n":123456789012345678901234567890}}' >"$T/nul"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/nul" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	run jq -r 'select(.method == "POST") | .body_sha256' "$MOCK_LOG"
+	assert_output "$(sha256sum <"$T/nul" | cut -c1-64)"
+	# a limit read past a huge integer elsewhere still holds, and one that
+	# is not a count is still refused
+	printf '%s' '{"model":"claude-opus-4-5","max_tokens":1.5,"messages":[],"x":99999999999999999999}' >"$T/bad"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/bad" -w ' %{http_code}'
+	assert_output --partial 'the output token limit is not a count'
+	run receipts s1
+	run jq -c '[.verdict, .tokens_out > 0]' <<<"$output"
+	assert_line --index 0 '["ok",true]'
+}
+
+@test "OpenAI chat: usage asked for by one member put in front of the client's own bytes; no \"usage\": null reaches the client" {
+	grant_budget 20000000000000
+	jq -nc '{text: "hello from openai, a longer answer", usage: {prompt_tokens: 12, completion_tokens: 7, total_tokens: 19}}' >"$T/oai.json"
+	openai_start "$T/oai.json"
+	UPSTREAM=$OPENAI_URL proxy_start
+	printf '%s' '{"model":"gpt-5.5","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"a\u0000b"}],"seed":123456789012345678901234567890}' >"$T/body"
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' --data-binary @"$T/body"
+	assert_output --partial 'data: [DONE]'
+	refute_output --partial '"usage"'
+	assert_output --partial '"hello fr'
+	# the provider got the client's bytes, with the member in front
+	want=$( (printf '{"stream_options":{"include_usage":true},'; tail -c +2 "$T/body") | sha256sum | cut -c1-64)
+	run jq -r 'select(.method == "POST") | .body_sha256' "$OPENAI_LOG"
+	assert_output "$want"
+	run receipts s1
+	run jq -c '[.verdict, .tokens_in, .tokens_out]' <<<"$output"
+	assert_output '["ok",12,7]'
+	# blanks before the object and its first member are kept where they were
+	printf ' {\n  "stream": true, "model": "gpt-5.5", "messages": []}' >"$T/body2"
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' --data-binary @"$T/body2" -o /dev/null
+	run jq -r 'select(.method == "POST") | .body_sha256' "$OPENAI_LOG"
+	assert_line --index 1 "$(printf ' {"stream_options":{"include_usage":true},\n  "stream": true, "model": "gpt-5.5", "messages": []}' | sha256sum | cut -c1-64)"
 }
 
 @test "OpenAI Responses: usage from response.completed, streaming or not; a missing usage is estimated, never 0 J" {
@@ -611,6 +656,28 @@ claude_through_proxy() {
 	assert_success
 	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$sid' | jq -r '[.verdict, .enforced, .source] | join(\" \")' | sort -u"
 	assert_output 'ok 1 proxy'
+}
+
+# bats test_tags=host
+@test "Claude Code through jh-proxy survives a tool output with a NUL byte (the next call holds U+0000)" {
+	claude_install
+	grant_budget 20000000000000
+	jq -nc '[{tool_use: [{name: "Bash", input: {command: "printf \"a\\000b\\n\"", description: "x"}}]},
+	         {text: "finished"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	mkdir -p "$T/work" && cd "$T/work"
+	claude_through_proxy "run printf" --allowedTools Bash
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; cat "$PROXY_ERR" >&2; false; }
+	run jq -r .result "$CLAUDE_OUT"
+	assert_output finished
+	# no call was refused, and one of them carried the NUL to the provider
+	run jq -r 'select(.method == "POST" and (.path | startswith("/v1/messages"))) | .response.status // 200' "$MOCK_LOG"
+	refute_output --partial 400
+	run grep -c 'u0000' "$MOCK_LOG"
+	[ "$output" -ge 1 ]
+	run receipts "$(jq -r .session_id "$CLAUDE_OUT")"
+	refute_output --partial '"malformed-body"'
 }
 
 # bats test_tags=host

@@ -60,7 +60,7 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 {
 	char why[512];
 	json_t *j;
-	int r;
+	int r, reals;
 
 	jh_buf_add(&c->body, d, n);
 	jh_px_opts.cap_uj = (ctl & 0x40) ? 1000000 : 0;
@@ -81,7 +81,7 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 		if (c->api != JH_API_CHAT || !c->client_stream ||
 		    !c->w.hide_usage)
 			abort();
-		j = json_loadb(c->fwd, c->fwdlen, 0, NULL);
+		j = jh_json_load_wire(c->fwd, c->fwdlen, &reals);
 		if (!json_is_object(j) || !json_is_true(json_object_get(
 		    json_object_get(j, "stream_options"), "include_usage"))) {
 			fprintf(stderr, "rewritten body: %.*s\n",

@@ -5,6 +5,7 @@ call serve() from their main(); standard library only.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -63,6 +64,7 @@ class Handler(BaseHTTPRequestHandler):
             "path": self.path,
             "headers": headers,
             "body": body,
+            "body_sha256": hashlib.sha256(body_raw or b"").hexdigest(),
             "response": response,
         }
         line = json.dumps(rec, separators=(",", ":")) + "\n"
