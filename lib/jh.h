@@ -162,6 +162,7 @@ typedef struct json_t json_t;
 
 json_t	*jh_json_parse(const char *, size_t, struct jh_err *);
 json_t	*jh_json_load_wire(const void *, size_t, int *);
+int	jh_json_span(const char *, size_t, const char *, size_t *, size_t *);
 size_t	jh_json_lone_surrogates(char *, size_t);
 int	jh_json_to_cbor(struct jh_buf *, const json_t *, int,
 	    struct jh_err *);
@@ -1033,6 +1034,8 @@ struct jh_unit {
 	int have_remaining;
 	uint64_t remaining;
 	uint64_t status;		/* the HTTP status answered; 0: none */
+	/* jh-proxy lowered the output limit from asked to sent; 0: not */
+	uint64_t limit_asked, limit_sent;
 };
 
 void	jh_unit_init(struct jh_unit *, const char *, const char *);

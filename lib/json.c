@@ -29,6 +29,83 @@ jh_json_parse(const char *s, size_t n, struct jh_err *e)
 	return (j);
 }
 
+/* Past the JSON value at p[i] (well-formed input, as jansson read it). */
+static size_t
+skip_value(const char *p, size_t n, size_t i)
+{
+	int depth = 0, str = 0;
+
+	for (; i < n; i++) {
+		if (str) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"') {
+				str = 0;
+				if (depth == 0)
+					return (i + 1);
+			}
+		} else if (p[i] == '"')
+			str = 1;
+		else if (p[i] == '{' || p[i] == '[')
+			depth++;
+		else if (p[i] == '}' || p[i] == ']') {
+			if (depth == 0)
+				return (i);	/* a scalar ended at its object */
+			if (--depth == 0)
+				return (i + 1);
+		} else if (depth == 0 && (p[i] == ',' ||
+		    strchr(" \t\r\n", p[i]) != NULL))
+			return (i);
+	}
+	return (n);
+}
+
+static size_t
+skip_ws(const char *p, size_t n, size_t i)
+{
+	while (i < n && strchr(" \t\r\n", p[i]) != NULL)
+		i++;
+	return (i);
+}
+
+/*
+ * Where the member key of the JSON object p[0..n) has its value, as
+ * written: [*vs, *ve), the key compared as written, without escapes.
+ * Returns 1 found once, 0 absent, -1 written more than once or p not an
+ * object.  For a body jansson read, so the bytes are well-formed; a
+ * caller that edits the value checks that the parse saw the same.
+ */
+int
+jh_json_span(const char *p, size_t n, const char *key, size_t *vs,
+    size_t *ve)
+{
+	size_t i, ks, kl = strlen(key), e;
+	int found = 0;
+
+	i = skip_ws(p, n, 0);
+	if (i >= n || p[i] != '{')
+		return (-1);
+	for (i = skip_ws(p, n, i + 1); i < n && p[i] == '"';) {
+		ks = i + 1;
+		i = skip_value(p, n, i);
+		e = i - 1;			/* the closing quote */
+		i = skip_ws(p, n, i);
+		if (i >= n || p[i] != ':')
+			return (-1);
+		i = skip_ws(p, n, i + 1);
+		if (e - ks == kl && memcmp(p + ks, key, kl) == 0) {
+			if (found++)
+				return (-1);
+			*vs = i;
+			*ve = skip_value(p, n, i);
+		}
+		i = skip_ws(p, n, skip_value(p, n, i));
+		if (i < n && p[i] == ',')
+			i = skip_ws(p, n, i + 1);
+	}
+	return (found);
+}
+
 /*
  * A provider's JSON as the provider reads it, for the meter: U+0000 in
  * strings, and integers past int64 (read then as reals, *reals set), so

@@ -109,6 +109,8 @@ static const struct field efficiency[] = {
 	{ "remaining_uj", F_UINT, OPT },
 	{ "status", F_UINT, OPT },
 	{ "note", F_TEXT, OPT },
+	{ "limit_asked", F_UINT, OPT },
+	{ "limit_sent", F_UINT, OPT },
 	{ NULL, 0, 0 }
 };
 

@@ -102,6 +102,10 @@ jh_unit_json(const struct jh_unit *x)
 		put(o, "status", juint(x->status));
 	if (x->note != NULL && *x->note != '\0')
 		put(o, "note", json_string(x->note));
+	if (x->limit_sent > 0) {
+		put(o, "limit_asked", juint(x->limit_asked));
+		put(o, "limit_sent", juint(x->limit_sent));
+	}
 	return (o);
 }
 

@@ -113,6 +113,11 @@ struct call {
 	int held;			/* the hold is open */
 	int clamped;
 	uint64_t in_est, out_worst, worst, hold;
+	/* the output limit, which jh_px_limit may lower to what the budget
+	 * pays: its key ("" none), as asked, as sent (0: not lowered) */
+	const char *lim_key;
+	uint64_t lim_asked, lim_sent;
+	uint64_t in_cost, n_cand, think, inner;	/* inner: thinking within */
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];
@@ -197,6 +202,9 @@ void	jh_px_call_free(struct call *);
 /* proxyserve.c */
 int	jh_px_admit(const char *);
 int	jh_px_scan(struct call *, char *, size_t);
+/* the fewest output tokens a lowered limit leaves a call */
+#define JH_PX_MIN_OUT	256
+int	jh_px_limit(struct call *, uint64_t);
 enum MHD_Result jh_px_handler(void *, struct MHD_Connection *, const char *,
 	    const char *, const char *, const char *, size_t *, void **);
 void	*jh_px_on_uri(void *, const char *, struct MHD_Connection *);

@@ -189,7 +189,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 	rem = jh_ledger_remaining(l);
 	c->remaining = rem;
 	c->have_remaining = 1;
-	if (c->hold > rem) {
+	if (c->hold > rem && jh_px_limit(c, rem) != 1) {
 		rc = 1;
 		goto out;
 	}
@@ -434,6 +434,8 @@ jh_px_finish(struct call *c, const char *verdict)
 			    strcasecmp(c->rh[i].name, "x-request-id") == 0)
 				rid = c->rh[i].value;
 		x.request_id = rid;
+		x.limit_asked = c->lim_asked;
+		x.limit_sent = c->lim_sent;
 		x.model = c->w.model[0] ? c->w.model : c->model;
 		x.u = u;
 		x.accepted = accepted ? u.out : 0;

@@ -260,9 +260,15 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	json_t *gc, *tb;
 	int r;
 
+	c->lim_key = NULL;
 	switch (c->api) {
 	case JH_API_ANTHROPIC:
+		c->lim_key = "max_tokens";
 		r = tokens_field(c, req, "max_tokens", &out);
+		/* a thinking budget is spent within max_tokens */
+		if (tokens_field(c, json_object_get(req, "thinking"),
+		    "budget_tokens", &c->inner) == -1)
+			c->inner = 0;
 		break;
 	case JH_API_GEMINI:
 		/*
@@ -275,6 +281,7 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 			snprintf(why, sz, "generationConfig is not an object");
 			return (-1);
 		}
+		c->lim_key = "maxOutputTokens";
 		r = tokens_field(c, gc, "maxOutputTokens", &out);
 		if (r >= 0 && tokens_field(c, gc, "candidateCount", &n) == -1)
 			r = -1;
@@ -287,17 +294,24 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 			think = 0;
 		break;
 	case JH_API_CHAT:
-		if ((r = tokens_field(c, req, "max_completion_tokens", &out)) == 0)
+		c->lim_key = "max_completion_tokens";
+		if ((r = tokens_field(c, req, "max_completion_tokens", &out)) ==
+		    0) {
+			c->lim_key = "max_tokens";
 			r = tokens_field(c, req, "max_tokens", &out);
+		}
 		if (r >= 0 && tokens_field(c, req, "n", &n) == -1)
 			r = -1;
 		if (n == 0)
 			n = 1;
 		break;
 	default:
+		c->lim_key = "max_output_tokens";
 		r = tokens_field(c, req, "max_output_tokens", &out);
 		break;
 	}
+	if (r != 1)
+		c->lim_key = NULL;
 	if (r == -1) {
 		snprintf(why, sz, "the output token limit is not a count");
 		return (-1);
@@ -306,11 +320,15 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		out = O->default_out;
 		c->clamped = 1;
 	}
+	c->lim_asked = out;
+	c->n_cand = n;
+	c->think = think;
 	c->out_worst = jh_mul_sat(jh_add_sat(out, think), n);
 	c->in_est = (c->body.len + 3) / 4;
 	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
 	    c->fam->in;
-	c->worst = jh_add_sat(jh_mul_sat(c->in_est, cin),
+	c->in_cost = jh_mul_sat(c->in_est, cin);
+	c->worst = jh_add_sat(c->in_cost,
 	    jh_mul_sat(c->out_worst, c->fam->out));
 	c->hold = c->worst;
 	if (O->cap_uj > 0 && c->worst > O->cap_uj) {
@@ -318,6 +336,72 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		c->clamped = 1;
 	}
 	return (0);
+}
+
+/*
+ * A true ceiling: when the call's worst case is more than the budget
+ * has left (rem), its output limit is lowered to what rem pays, in the
+ * bytes that go upstream, so the provider itself stops the answer there
+ * and the hold is the call's real worst case as sent.  Not below
+ * JH_PX_MIN_OUT tokens, nor to or below a thinking budget spent within
+ * the limit, nor where the limit is not written once, plainly, as the
+ * number the parse read.  Returns 1 lowered (c->hold is the new worst
+ * case), 0 not, -2 out of memory.
+ */
+int
+jh_px_limit(struct call *c, uint64_t rem)
+{
+	const char *p = c->fwd ? c->fwd : (const char *)c->body.p;
+	size_t n = c->fwd ? c->fwdlen : c->body.len, vs, ve, gs, ge, nl;
+	uint64_t per, lim, was;
+	char num[24], *end, *q;
+
+	if (c->lim_key == NULL || c->clamped || c->fam == NULL ||
+	    c->fam->out == 0 || rem <= c->in_cost)
+		return (0);
+	per = (rem - c->in_cost) / c->fam->out / c->n_cand;
+	if (per <= c->think)
+		return (0);
+	lim = per - c->think;
+	if (lim < JH_PX_MIN_OUT || lim <= c->inner || lim >= c->lim_asked)
+		return (0);
+	gs = 0;
+	if (c->api == JH_API_GEMINI) {
+		if (jh_json_span(p, n, "generationConfig", &gs, &ge) != 1)
+			return (0);
+		n = ge;
+	}
+	if (jh_json_span(p + gs, n - gs, c->lim_key, &vs, &ve) != 1)
+		return (0);
+	vs += gs;
+	ve += gs;
+	if (ve - vs >= sizeof(num))
+		return (0);
+	memcpy(num, p + vs, ve - vs);
+	num[ve - vs] = '\0';
+	errno = 0;
+	was = strtoull(num, &end, 10);
+	if (errno != 0 || *end != '\0' || num[0] < '0' || num[0] > '9' ||
+	    was != c->lim_asked)
+		return (0);
+	n = c->fwd ? c->fwdlen : c->body.len;
+	nl = (size_t)snprintf(num, sizeof(num), "%llu",
+	    (unsigned long long)lim);
+	if ((q = malloc(n - (ve - vs) + nl + 1)) == NULL)
+		return (-2);
+	memcpy(q, p, vs);
+	memcpy(q + vs, num, nl);
+	memcpy(q + vs + nl, p + ve, n - ve);
+	free(c->fwd);
+	c->fwd = q;
+	c->fwdlen = n - (ve - vs) + nl;
+	c->fwd[c->fwdlen] = '\0';
+	c->lim_sent = lim;
+	c->out_worst = jh_mul_sat(jh_add_sat(lim, c->think), c->n_cand);
+	c->worst = jh_add_sat(c->in_cost, jh_mul_sat(c->out_worst,
+	    c->fam->out));
+	c->hold = c->worst;
+	return (1);
 }
 
 /*

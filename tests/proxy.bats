@@ -568,6 +568,57 @@ upstream_calls() {
 	assert_output '["ok",0]'
 }
 
+@test "a true ceiling: a worst case over what is left lowers max_tokens to what the budget pays; the provider stops there, enforced; 402 only below a minimal answer" {
+	messages_body 128000 >"$T/body"
+	# what the proxy holds for the input, and 1000 output tokens on top
+	in=$(( ($(wc -c <"$T/body") + 3) / 4 ))
+	cin=$(jq -r '.families[] | select(.family == "claude-opus") | [.input.uj, .cache_write.uj] | max' "$COEFF")
+	out=$(jq -r '.families[] | select(.family == "claude-opus") | .output.uj' "$COEFF")
+	grant_budget $(( in * cin + 1000 * out + out / 2 ))
+	jq -nc '[{text: ("long answer " * 1000)}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	assert_output --partial '"stop_reason": "max_tokens"'
+	# the provider was asked for what the budget pays, the rest of the body as sent
+	run jq -c 'select(.method == "POST") | [.body.max_tokens, .response.usage.output_tokens]' "$MOCK_LOG"
+	assert_output '[1000,1000]'
+	run jq -r 'select(.method == "POST") | .body_sha256' "$MOCK_LOG"
+	assert_output "$(sed 's/"max_tokens":128000/"max_tokens":1000/' "$T/body" | sha256sum | cut -c1-64)"
+	run receipts s1
+	run jq -c '[.verdict, .enforced, .limit_asked, .limit_sent, .debited_uj > 0]' <<<"$output"
+	assert_output '["ok",1,128000,1000,true]'
+	run ledger_json
+	run jq -e '.spent <= .budget and .held == 0' <<<"$output"
+	# what is left pays no answer of 256 tokens: refused, saying what is left
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 402'
+	assert_output --partial 'the joule budget is spent'
+	assert_output --partial 'left'
+	run jq -c 'select(.method == "POST") | .body.max_tokens' "$MOCK_LOG"
+	assert_output '1000'
+}
+
+@test "a true ceiling is not lowered under a thinking budget spent within max_tokens, nor where the limit is written twice" {
+	jq -nc '{model: "claude-opus-5-5", max_tokens: 128000, thinking: {type: "enabled", budget_tokens: 5000},
+	    messages: [{role: "user", content: "hello"}]}' >"$T/body"
+	in=$(( ($(wc -c <"$T/body") + 3) / 4 ))
+	cin=$(jq -r '.families[] | select(.family == "claude-opus") | [.input.uj, .cache_write.uj] | max' "$COEFF")
+	out=$(jq -r '.families[] | select(.family == "claude-opus") | .output.uj' "$COEFF")
+	grant_budget $(( in * cin + 3000 * out ))
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 402'
+	# written twice: which one the provider reads is its business, so no edit
+	printf '{"model":"claude-opus-5-5","max_tokens":128000,"max_tokens":128000,"messages":[]}' >"$T/twice"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/twice" -w ' %{http_code}'
+	assert_output --partial ' 402'
+	run upstream_calls
+	assert_output 0
+}
+
 @test "the proxy waits for the ledger lock jh-decide and jh-chain take, and gives up after -w" {
 	grant_budget 20000000000000
 	mock_start "$T/script.json"
@@ -681,13 +732,14 @@ claude_through_proxy() {
 }
 
 # bats test_tags=host
-@test "Claude Code with a tiny budget stops with the budget message after one upstream call (402: no retries)" {
+@test "Claude Code with a tiny budget: its 128000 max_tokens lowered to what the budget pays, then it stops with the budget message (402: no retries)" {
 	claude_install
-	# room for one worst case of Claude Code's opus call (128000 output
-	# tokens at 6 J, and its ~50 KB request), and the mock spends most of it
-	grant_budget 1000000000000
-	jq -nc '[{tool_use: [{name: "Bash", input: {command: "echo one", description: "x"}}],
-	          usage: {output_tokens: 100000}}, {text: "never reached"}]' >"$T/script.json"
+	# 100 kJ: not one worst case of Claude Code's opus call (128000 output
+	# tokens at 6 J), so the limit is lowered to what is left; the mock
+	# answers up to it, and what is left then pays no further call
+	grant_budget 100000000000
+	jq -nc '[{tool_use: [{name: "Bash", input: {command: "echo one", description: "x"}}]},
+	         {text: ("long " * 200000)}, {text: "never reached"}]' >"$T/script.json"
 	mock_start "$T/script.json"
 	proxy_start
 	mkdir -p "$T/work" && cd "$T/work"
@@ -695,11 +747,16 @@ claude_through_proxy() {
 	[ "$CLAUDE_RC" -ne 0 ] || { claude_dump; false; }
 	run jq -r '[.api_error_status, .is_error, .result] | join(" ")' "$CLAUDE_OUT"
 	assert_output --regexp '^402 true API Error: 402 joulehook: the joule budget is spent: this call could use up to .* and the grant has .* left'
-	run upstream_calls
-	assert_output 1
+	# both calls that went upstream asked for less than Claude Code did
+	run jq -c 'select(.method == "POST" and (.path | startswith("/v1/messages"))) | .body.max_tokens < 128000' "$MOCK_LOG"
+	assert_output $'true\ntrue'
+	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$(jq -r .session_id "$CLAUDE_OUT")' | jq -c '[.verdict, .enforced, .limit_asked]'"
+	assert_output $'["ok",1,128000]\n["ok",1,128000]\n["refused",1,null]'
 	# Claude Code asked once more and took the 402 as final
 	run grep -c 'POST /v1/messages 402 refused/budget' "$PROXY_ERR"
 	assert_output 1
+	run ledger_json
+	run jq -e '.spent <= .budget' <<<"$output"
 }
 
 # bats test_tags=host

@@ -214,6 +214,16 @@ class Handler(mockhttp.Handler):
                  "cache_read_input_tokens": 0,
                  "output_tokens": out_tokens,
                  "service_tier": "standard"}
+        # the provider stops at max_tokens: text cut there, stop_reason
+        # "max_tokens" (a turn's own usage, a provider that lies, wins)
+        limit = req.get("max_tokens")
+        if (isinstance(limit, int) and out_tokens > limit and
+                "output_tokens" not in ((turn or {}).get("usage") or {})):
+            usage["output_tokens"] = limit
+            stop = "max_tokens"
+            blocks = [b for b in blocks if b["type"] == "text"] or blocks[:1]
+            if blocks and blocks[0]["type"] == "text":
+                blocks[0]["text"] = blocks[0]["text"][:max(0, limit * 4 - 40)]
         usage.update((turn or {}).get("usage") or {})
         mid = new_id("msg_mock")
         model = req.get("model") or DEFAULT_MODEL
