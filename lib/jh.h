@@ -663,6 +663,7 @@ struct jh_wire {
 	int done;		/* the answer's end was seen */
 	int lost;		/* something could not be read */
 	uint64_t text_bytes;	/* content relayed, for estimates */
+	int out_provisional;	/* only message_start's count was seen */
 };
 
 void	jh_sse_init(struct jh_sse *, size_t);

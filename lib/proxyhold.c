@@ -348,7 +348,7 @@ jh_px_finish(struct call *c, const char *verdict)
 			jh_wire_body(&c->w, c->copy.p, c->copy.len, c->status);
 		u = c->w.u;
 		estimated = c->w.usage_bad || !u.have_in || !u.have_out ||
-		    !c->w.done;
+		    !c->w.done || c->w.out_provisional;
 		/* A missing usage is never 0 J: estimate what is missing. */
 		if (c->w.usage_bad) {
 			memset(&u, 0, sizeof(u));
@@ -362,7 +362,7 @@ jh_px_finish(struct call *c, const char *verdict)
 		} else if (estimated) {
 			if (!u.have_in)
 				u.in = c->in_est;
-			if (!c->w.done || !u.have_out)
+			if (!c->w.done || !u.have_out || c->w.out_provisional)
 				u.out = est_out;
 		}
 		if (O->ladder)

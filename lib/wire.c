@@ -212,6 +212,9 @@ anthropic_event(struct jh_wire *w, const json_t *j)
 		copy_str(w->model, sizeof(w->model), json_object_get(m,
 		    "model"));
 		usage_into(w, json_object_get(m, "usage"));
+		/* its output count is a placeholder until message_delta's */
+		w->out_provisional = json_object_get(json_object_get(m,
+		    "usage"), "output_tokens") != NULL;
 		w->started = 1;
 	} else if (strcmp(type, "content_block_delta") == 0) {
 		d = json_object_get(j, "delta");
@@ -219,6 +222,8 @@ anthropic_event(struct jh_wire *w, const json_t *j)
 		add_len(w, json_object_get(d, "partial_json"));
 		add_len(w, json_object_get(d, "thinking"));
 	} else if (strcmp(type, "message_delta") == 0) {
+		if (json_is_object(json_object_get(j, "usage")))
+			w->out_provisional = 0;
 		usage_into(w, json_object_get(j, "usage"));
 		copy_str(w->stop, sizeof(w->stop), json_object_get(
 		    json_object_get(j, "delta"), "stop_reason"));

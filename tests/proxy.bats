@@ -129,6 +129,21 @@ upstream_calls() {
 	assert_output "[\"ok\",$in,57,2000,100,true,57,1]"
 }
 
+@test "a stream whose only output count is message_start's placeholder is sealed usage-estimated, its relayed text counted, never ok" {
+	grant_budget 20000000000000
+	text=$(printf 'word %.0s' $(seq 80))
+	jq -nc --arg t "$text" '[{text: $t, delta_usage: false}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 4000 true >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'event: message_stop'
+	run receipts s1
+	# 400 bytes of text relayed: about 100 tokens, not message_start's 1
+	run jq -c '[.verdict, .tokens_out >= 90, .enforced]' <<<"$output"
+	assert_output '["usage-estimated",true,1]'
+}
+
 @test "count_tokens and the model list pass through, unmetered" {
 	grant_budget 20000000000000
 	mock_start "$T/script.json"

@@ -37,6 +37,8 @@ hold k assistant messages.  A turn is an object with any of
   "stop_reason": "..."                  override
   "delay_ms": N                         wait before answering
   "chunk_pause_ms": N                   wait between SSE events
+  "delta_usage": false                  SSE only: message_delta without usage
+                                        (message_start's is the only count)
   "first_pause_ms": N                   SSE only: wait after message_start
   "disconnect_after": N                 SSE only: after N events, close the
                                         connection without ending the
@@ -295,10 +297,11 @@ class Handler(mockhttp.Handler):
                             "delta": {"type": "input_json_delta", "partial_json": p}}, pause)
                 self._event("content_block_stop", {"type": "content_block_stop",
                                                    "index": i}, pause)
-            self._event("message_delta", {"type": "message_delta",
-                                          "delta": {"stop_reason": stop,
-                                                    "stop_sequence": None},
-                                          "usage": usage}, pause)
+            delta = {"type": "message_delta",
+                     "delta": {"stop_reason": stop, "stop_sequence": None}}
+            if turn.get("delta_usage", True):
+                delta["usage"] = usage
+            self._event("message_delta", delta, pause)
             self._event("message_stop", {"type": "message_stop"}, 0)
             self._chunk(b"")
         except _Disconnect:
