@@ -21,6 +21,7 @@
 #include <sys/un.h>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 
 #include <err.h>
@@ -235,6 +236,66 @@ defaults(void)
 		    "give -C");
 }
 
+/*
+ * Whether the upstream URL's host is this machine: localhost, a loopback
+ * address, or an address of one of its interfaces, written as a number
+ * (no name is looked up).  -E reads this machine's counters, which say
+ * nothing of a provider elsewhere.  0 with why when it is not.
+ */
+static int
+upstream_local(const char *url, char *why, size_t sz)
+{
+	struct ifaddrs *ifa, *i;
+	struct in6_addr a6;
+	struct in_addr a4;
+	char host[256], addr[INET6_ADDRSTRLEN];
+	const char *p = strstr(url, "://") + 3, *end;
+	size_t n;
+	int v6, local = 0;
+
+	if (*p == '[') {
+		p++;
+		end = strchr(p, ']');
+	} else
+		end = p + strcspn(p, ":/?#");
+	if (end == NULL || (n = (size_t)(end - p)) == 0 || n >= sizeof(host)) {
+		snprintf(why, sz, "names no host");
+		return (0);
+	}
+	memcpy(host, p, n);
+	host[n] = '\0';
+	if (strcasecmp(host, "localhost") == 0)
+		return (1);
+	v6 = inet_pton(AF_INET6, host, &a6) == 1;
+	if (!v6 && inet_pton(AF_INET, host, &a4) != 1) {
+		snprintf(why, sz, "names %s, which is not localhost or a "
+		    "numeric address of this machine", host);
+		return (0);
+	}
+	if ((v6 && IN6_IS_ADDR_LOOPBACK(&a6)) ||
+	    (!v6 && (ntohl(a4.s_addr) >> 24) == 127))
+		return (1);
+	if (getifaddrs(&ifa) == 0) {
+		for (i = ifa; i != NULL && !local; i = i->ifa_next) {
+			if (i->ifa_addr == NULL || i->ifa_addr->sa_family !=
+			    (v6 ? AF_INET6 : AF_INET))
+				continue;
+			local = v6 ? memcmp(&((struct sockaddr_in6 *)(void *)
+			    i->ifa_addr)->sin6_addr, &a6, sizeof(a6)) == 0 :
+			    ((struct sockaddr_in *)(void *)i->ifa_addr)->
+			    sin_addr.s_addr == a4.s_addr;
+		}
+		freeifaddrs(ifa);
+	}
+	if (!local) {
+		inet_ntop(v6 ? AF_INET6 : AF_INET, v6 ? (void *)&a6 :
+		    (void *)&a4, addr, sizeof(addr));
+		snprintf(why, sz, "names %s, which is not an address of this "
+		    "machine", addr);
+	}
+	return (local);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -335,6 +396,13 @@ main(int argc, char *argv[])
 	if (strncmp(O->upstream, "http://", 7) != 0 &&
 	    strncmp(O->upstream, "https://", 8) != 0)
 		errx(2, "-u %s: an http:// or https:// URL", O->upstream);
+	if (O->ladder) {
+		char why[400];
+		if (!upstream_local(O->upstream, why, sizeof(why)))
+			errx(2, "-E meters this machine's energy counters, for "
+			    "a model served here; the upstream %s %s", O->upstream,
+			    why);
+	}
 	{
 		/* The raw request path is appended: no trailing slash. */
 		static char up[2048];

@@ -659,6 +659,22 @@ upstream_calls() {
 	assert_output $'refused ledger\nok -'
 }
 
+@test "-E refuses an upstream that is not on this machine: its counters would say nothing of the provider's energy" {
+	grant_budget 20000000000000
+	for u in https://api.anthropic.com http://192.0.2.7:8080 'http://[2001:db8::1]:80/v1'; do
+		run -2 jh-proxy -E -u "$u" -l 127.0.0.1:0
+		assert_output --partial "-E meters this machine's energy counters"
+	done
+	run -2 jh-proxy -E -u https://api.anthropic.com -l 127.0.0.1:0
+	assert_output --partial 'api.anthropic.com, which is not localhost or a numeric address'
+	# the loopback and this machine's own addresses are taken
+	mock_start "$T/script.json"
+	proxy_start -E
+	messages_body 100 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	assert_output --partial 'hello there'
+}
+
 @test "the energy ladder (-E): a call measured on a synthetic powercap tree is HwShunt" {
 	grant_budget 20000000000000
 	mkdir -p "$T/pc/intel-rapl:0"
