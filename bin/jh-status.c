@@ -120,9 +120,15 @@ line_of(struct jh_buf *b, const struct opts *o, const struct jh_sthead *sh,
 	if (h->n_rewrite)
 		jh_buf_addf(b, " %llu rewrite",
 		    (unsigned long long)h->n_rewrite);
-	jh_buf_addf(b, "%schain %llu %s%s%s", sep,
-	    (unsigned long long)h->count, jh_st_state_word(sh->state), sep,
-	    jh_st_meter(h->n_eff, h->n_enforced));
+	jh_buf_addf(b, "%schain %llu %s%s", sep,
+	    (unsigned long long)h->count, jh_st_state_word(sh->state), sep);
+	/* which part was not: the model calls whose ceiling only observed */
+	if (h->n_enforced > 0 && h->n_enforced < h->n_eff)
+		jh_buf_addf(b, "enforced %llu of %llu calls",
+		    (unsigned long long)h->n_enforced,
+		    (unsigned long long)h->n_eff);
+	else
+		jh_buf_adds(b, jh_st_meter(h->n_eff, h->n_enforced));
 }
 
 static int

@@ -285,19 +285,23 @@ jh_st_state_word(int state)
 }
 
 /*
- * The meter's state (SECURITY.md G6, U14): enforced when jh-proxy sealed
- * an efficiency/1 receipt with enforced 1 in the session (n_enforced
- * counts only those), observed when it has only others (telemetry,
- * transcript, run or aggregate units, or proxy units whose ceiling was
- * not enforced), unmetered when it has none: only the tool actions'
- * estimates, which are never the session's energy.
+ * The meter's state (jh-status(1)): enforced when every efficiency/1
+ * unit of the session (aggregates aside) is one jh-proxy sealed with
+ * enforced 1 (n_enforced counts only those); partly enforced when some
+ * are and some are not (an overrun, a clamp, a call metered from
+ * telemetry); observed when none is (telemetry, transcript or run units,
+ * proxy units whose ceiling was not enforced); unmetered when it has
+ * none: only the tool actions' estimates, which are never the session's
+ * energy.
  */
 const char *
 jh_st_meter(uint64_t n_eff, uint64_t n_enforced)
 {
-	if (n_enforced > 0)
+	if (n_eff == 0)
+		return ("unmetered");
+	if (n_enforced >= n_eff)
 		return ("enforced");
-	return (n_eff > 0 ? "observed" : "unmetered");
+	return (n_enforced > 0 ? "partly enforced" : "observed");
 }
 
 /*

@@ -132,13 +132,23 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	run -0 status s2 -p
 	assert_output "jh: model 1.5 J (est) of 20 MJ | 1 allow 0 deny | chain 2 ok | observed"
 	refute_output --partial tools
-	# One proxy unit (enforced 1) is enough; a reading and an estimate
-	# are shown apart, never summed into one figure.
+	# One proxy unit (enforced 1) beside one that was only observed: the
+	# line says which part was enforced; a reading and an estimate are
+	# shown apart, never summed into one figure.
 	gate s3 "npm test"
 	eff s3 0 1000
 	eff s3 1 2500000000 HwShunt
 	run -0 status s3 -p
-	assert_output "jh: model 2.5 kJ (measured) + 1 mJ (est) of 20 MJ | 1 allow 0 deny | chain 3 ok | enforced"
+	assert_output "jh: model 2.5 kJ (measured) + 1 mJ (est) of 20 MJ | 1 allow 0 deny | chain 3 ok | enforced 1 of 2 calls"
+	run -0 sh -c "jh-status -s '$(logof s3)' | jq -r .total.meter"
+	assert_output "partly enforced"
+	# every unit enforced: enforced
+	gate s8 "npm test"
+	eff s8 1 1000
+	eff s8 1 2000 HwShunt
+	run -0 status s8 -p
+	assert_output --partial "| chain 3 ok | enforced"
+	refute_output --partial "calls"
 	# Readings only: measured, no estimate part.
 	eff s5 0 3000000 HwShunt otel
 	run -0 status s5 -p
@@ -170,7 +180,8 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 }
 
 @test "the three meter words on Claude Code's captured input match the log, the ledger and -s" {
-	# Built on the same session: unmetered, then observed, then enforced.
+	# Built on the same session: unmetered, then observed, then partly
+	# enforced (the first unit stays observed).
 	gate s1 "npm test" "curl example.com"
 	check() {
 		run -0 status s1 -p
@@ -188,7 +199,7 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	eff s1 0 1200000
 	check "jh: model 1.2 J (est) of 20 MJ | 1 allow 1 deny | chain 3 ok | observed" observed 3
 	eff s1 1 800000 HwShunt
-	check "jh: model 800 mJ (measured) + 1.2 J (est) of 20 MJ | 1 allow 1 deny | chain 4 ok | enforced" enforced 4
+	check "jh: model 800 mJ (measured) + 1.2 J (est) of 20 MJ | 1 allow 1 deny | chain 4 ok | enforced 1 of 2 calls" "partly enforced" 4
 	# The figures, from the verified receipts: the reading and the
 	# estimate of the units, the tools' debits.
 	run -0 sh -c "jh-status -s '$(logof s1)' | jq -c '.total.energy | [.efficiency.HwShunt.measured_uj, .efficiency.Estimator.estimated_uj, .tools.Estimator.debited_uj]'"
@@ -398,7 +409,7 @@ big_log() {
 		assert_equal "$(jq -c ".logs[0].${f#*:}" "$T/sum.json")" "$(by "${f%%:*}")"
 	done
 	run jq -c '.logs[0] | [.session, .ok, .entries, .verified, .meter, .efficiency, .energy]' "$T/sum.json"
-	assert_output '["s1",true,6,6,"enforced",{"receipts":2,"enforced":1,"observed":1},{"tools":{"Estimator":{"receipts":4,"cost_uj":6000000,"debited_uj":4000000}},"efficiency":{"HwShunt":{"receipts":1,"estimated_uj":3000,"measured_uj":3000,"debited_uj":3000},"Estimator":{"receipts":1,"estimated_uj":5000,"measured_uj":0,"debited_uj":0}}}]'
+	assert_output '["s1",true,6,6,"partly enforced",{"receipts":2,"enforced":1,"observed":1},{"tools":{"Estimator":{"receipts":4,"cost_uj":6000000,"debited_uj":4000000}},"efficiency":{"HwShunt":{"receipts":1,"estimated_uj":3000,"measured_uj":3000,"debited_uj":3000},"Estimator":{"receipts":1,"estimated_uj":5000,"measured_uj":0,"debited_uj":0}}}]'
 	assert_equal "$(jq .logs[0].energy.tools.Estimator.cost_uj "$T/sum.json")" \
 	    "$(jq -s 'map(select(.core.kind == "decision/1") | .core.cost_uj) | add' "$T/v.jsonl")"
 	assert_equal "$(jq .logs[0].first_ts "$T/sum.json")" "$(jq -s '[.[] | select(.core) | .core.ts] | first' "$T/v.jsonl")"
