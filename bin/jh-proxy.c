@@ -49,6 +49,7 @@
 #define DEFAULT_LISTEN	"127.0.0.1:8177"
 #define DEFAULT_BODY	(32u * 1024 * 1024)	/* Anthropic's own limit */
 #define DEFAULT_OUT	128000		/* output tokens when none is asked */
+#define DEFAULT_TOOL_IN	50000		/* input a server-side tool may add */
 #define DEFAULT_IDLE	600		/* seconds without upstream bytes */
 #define DEFAULT_NEWLOGS	60		/* new session logs a minute */
 #define GRACE_S		30		/* SIGTERM: in-flight calls finish */
@@ -66,7 +67,7 @@ usage(FILE *f, int status)
 	    "[-L ledgerdir] [-l addr:port | -U socket]\n"
 	    "                [-m tokens] [-n logs] [-P mW] [-R revokeddir] "
 	    "[-S statedir] [-s stewards]\n"
-	    "                [-T tokenfile] [-t trust] [-w ms]\n"
+	    "                [-T tokenfile] [-t trust] [-w ms] [-x tokens]\n"
 	    "       %s -h\n", PROG, PROG);
 	exit(status);
 }
@@ -310,6 +311,7 @@ main(int argc, char *argv[])
 
 	O->maxbody = DEFAULT_BODY;
 	O->default_out = DEFAULT_OUT;
+	O->tool_in = DEFAULT_TOOL_IN;
 	O->idle_ms = DEFAULT_IDLE * 1000ULL;
 	O->newlogs = DEFAULT_NEWLOGS;
 	O->wait_ms = 5000;
@@ -317,7 +319,7 @@ main(int argc, char *argv[])
 	O->refuse_status = 402;
 	setrlimit(RLIMIT_CORE, &rl);
 	/* One line: tests/man.bats reads the option string from here. */
-	while ((ch = getopt(argc, argv, "b:C:c:Eg:H:hi:k:L:l:m:n:P:R:S:s:T:t:U:u:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:C:c:Eg:H:hi:k:L:l:m:n:P:R:S:s:T:t:U:u:w:x:")) != -1) {
 		switch (ch) {
 		case 'b':
 			O->maxbody = (size_t)num(optarg, JH_MAX_RECORD * 16ULL,
@@ -385,6 +387,9 @@ main(int argc, char *argv[])
 			break;
 		case 'w':
 			O->wait_ms = (unsigned)num(optarg, 600000, ch);
+			break;
+		case 'x':
+			O->tool_in = num(optarg, JH_TOKENS_MAX, ch);
 			break;
 		default:
 			usage(stderr, 2);

@@ -46,6 +46,7 @@ struct opts {
 	size_t maxbody;
 	uint64_t cap_uj;
 	uint64_t default_out;
+	uint64_t tool_in;		/* -x: input a server tool may add */
 	uint64_t idle_ms;
 	unsigned newlogs;
 	unsigned wait_ms;
@@ -118,6 +119,7 @@ struct call {
 	const char *lim_key;
 	uint64_t lim_asked, lim_sent;
 	uint64_t in_cost, n_cand, think, inner;	/* inner: thinking within */
+	uint64_t server_tools;		/* the provider's own tools declared */
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];

@@ -416,6 +416,8 @@ jh_px_finish(struct call *c, const char *verdict)
 			    "stream-error";
 		else if (c->w.usage_bad)
 			c->note = "usage-refused";
+		else if (c->forwarded && debit > c->hold)
+			c->note = "overrun";
 	}
 	completed = c->forwarded && c->w.done && c->w.err[0] == '\0' &&
 	    !c->client_gone && !c->cut && c->status < 300;

@@ -247,6 +247,55 @@ tokens_field(const struct call *c, const json_t *o, const char *k,
 }
 
 /*
+ * The tools a provider runs itself, whose results reach the model as
+ * input the request body does not show: Anthropic's web search, web
+ * fetch and code execution (a tools[] type named so, with its date);
+ * the Responses API's hosted tools; Chat Completions' web_search_options;
+ * Gemini's googleSearch, urlContext and codeExecution.  Returns how many
+ * the request declares.
+ */
+static uint64_t
+server_tools(const struct call *c, const json_t *req)
+{
+	static const char *const anthropic[] = { "web_search_",
+	    "web_fetch_", "code_execution_", NULL };
+	static const char *const responses[] = { "web_search",
+	    "web_search_preview", "file_search", "code_interpreter",
+	    "image_generation", "mcp", "computer_use_preview", NULL };
+	static const char *const gemini[] = { "googleSearch",
+	    "googleSearchRetrieval", "urlContext", "codeExecution", NULL };
+	const json_t *t;
+	const char *type;
+	uint64_t n = 0;
+	size_t i, k;
+
+	if (c->api == JH_API_CHAT)
+		return (json_object_get(req, "web_search_options") != NULL);
+	json_array_foreach(json_object_get(req, "tools"), i, t) {
+		type = json_string_value(json_object_get(t, "type"));
+		switch (c->api) {
+		case JH_API_ANTHROPIC:
+			for (k = 0; type != NULL && anthropic[k] != NULL; k++)
+				if (strncmp(type, anthropic[k],
+				    strlen(anthropic[k])) == 0)
+					n++;
+			break;
+		case JH_API_GEMINI:
+			for (k = 0; gemini[k] != NULL; k++)
+				if (json_object_get(t, gemini[k]) != NULL)
+					n++;
+			break;
+		default:
+			for (k = 0; type != NULL && responses[k] != NULL; k++)
+				if (strcmp(type, responses[k]) == 0)
+					n++;
+			break;
+		}
+	}
+	return (n);
+}
+
+/*
  * The worst case of a call, labelled an estimate: the input at bytes / 4
  * tokens at the dearer of the input and cache-write coefficients, plus
  * the most output the request allows at the output coefficient, clamped
@@ -325,6 +374,10 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	c->think = think;
 	c->out_worst = jh_mul_sat(jh_add_sat(out, think), n);
 	c->in_est = (c->body.len + 3) / 4;
+	/* what a provider's own tools add to the input: -x tokens each */
+	if ((c->server_tools = server_tools(c, req)) > 0)
+		c->in_est = jh_add_sat(c->in_est, jh_mul_sat(c->server_tools,
+		    O->tool_in));
 	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
 	    c->fam->in;
 	c->in_cost = jh_mul_sat(c->in_est, cin);

@@ -183,7 +183,7 @@ upstream_calls() {
 	assert_output 0
 }
 
-@test "20 concurrent calls on a budget for 5 worst cases: never more than 5 upstream at once" {
+@test "20 concurrent calls on a budget for 5.5 worst cases: 5 held whole, one lowered to what is left, the rest refused; never more than the budget held" {
 	messages_body 1000 >"$T/body"
 	# the worst case of this body: bytes/4 input at the opus cache-write
 	# coefficient, 1000 output tokens at the output one
@@ -201,14 +201,19 @@ upstream_calls() {
 	    "X-Joulehook-Token: $TOKEN" "X-Claude-Code-Session-Id: s1"
 	wait "$watcher"
 	run sh -c "cat '$T'/c/*.status | sort | uniq -c | awk '{print \$1, \$2}'"
-	assert_output $'5 200\n15 402'
+	assert_output $'6 200\n14 402'
 	run upstream_calls
-	assert_output 5
-	# the upstream intervals [arrival, answer] never overlap more than 5 deep
+	assert_output 6
+	# five asked for 1000 tokens, the sixth for what the half left pays
+	run jq -c 'select(.method == "POST") | .body.max_tokens' "$MOCK_LOG"
+	[ "$(grep -c '^1000$' <<<"$output")" = 5 ]
+	[ "$(grep -vc '^1000$' <<<"$output")" = 1 ]
+	[ "$(grep -v '^1000$' <<<"$output")" -lt 1000 ]
+	# the upstream intervals [arrival, answer] never overlap more than 6 deep
 	run jq -s '[.[] | select(.method == "POST") | [.t_in, 1], [.time, -1]] |
 	    sort_by(.[0], .[1]) | reduce .[] as $e ({n: 0, max: 0};
 	    .n += $e[1] | .max = ([.max, .n] | max)) | .max' "$MOCK_LOG"
-	[ "$output" -le 5 ] || fail "$output calls upstream at once"
+	[ "$output" -le 6 ] || fail "$output calls upstream at once"
 	# spent + held never exceeded the budget
 	run jq -s --argjson b "$(( 5 * w + w / 2 ))" \
 	    '[.[] | .spent + .held] | (max <= $b) and (max > 0)' "$T/samples"
@@ -216,7 +221,7 @@ upstream_calls() {
 	run ledger_json
 	assert_output --partial '"held": 0, "nholds": 0'
 	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts s1 | jq -r .verdict | sort | uniq -c | awk '{print \$1, \$2}'"
-	assert_output $'5 ok\n15 refused'
+	assert_output $'6 ok\n14 refused'
 }
 
 @test "upstream 429, 529 and 500 are passed on; each releases its hold with a receipt that says so" {
@@ -634,6 +639,49 @@ upstream_calls() {
 	assert_output 0
 }
 
+@test "a provider's own tools: held for -x input tokens each; a call that settles above its hold is an overrun, enforced 0, and the overdrawn budget refuses the next" {
+	jq -nc '{model: "claude-opus-5-5", max_tokens: 1000, messages: [{role: "user", content: "search"}],
+	    tools: [{type: "web_search_20250305", name: "web_search", max_uses: 3}]}' >"$T/body"
+	in=$(( ($(wc -c <"$T/body") + 3) / 4 ))
+	cin=$(jq -r '.families[] | select(.family == "claude-opus") | [.input.uj, .cache_write.uj] | max' "$COEFF")
+	out=$(jq -r '.families[] | select(.family == "claude-opus") | .output.uj' "$COEFF")
+	# room for the hold with -x 20000, not for what the provider reports
+	grant_budget $(( (in + 20000) * cin + 1000 * out + 1000 ))
+	jq -nc '[{text: "found it", usage: {input_tokens: 90000}}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start -x 20000
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 200'
+	run receipts s1
+	run jq -c '[.verdict, .note, .enforced, .tokens_in]' <<<"$output"
+	assert_output '["ok","overrun",0,90000]'
+	run ledger_json
+	run jq -e '.spent > .budget and .held == 0' <<<"$output"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial ' 402'
+	run upstream_calls
+	assert_output 1
+	# the session says which part was not enforced
+	run -0 sh -c 'jh-status -s "$1" | jq -r .total.meter' _ "$JH_STATE/logs/$(printf s1 | sha256sum | cut -c1-64).jhl"
+	assert_output "partly enforced"
+}
+
+@test "a provider's own tools raise the hold: a budget for the body alone refuses a request that declares one" {
+	jq -nc '{model: "claude-opus-5-5", max_tokens: 300, messages: [{role: "user", content: "x"}]}' >"$T/plain"
+	jq '.tools = [{type: "web_search_20250305", name: "web_search"}]' "$T/plain" >"$T/search"
+	jq '.tools = [{name: "Bash", description: "run", input_schema: {type: "object"}}]' "$T/plain" >"$T/client"
+	in=$(( ($(wc -c <"$T/search") + 3) / 4 ))
+	cin=$(jq -r '.families[] | select(.family == "claude-opus") | [.input.uj, .cache_write.uj] | max' "$COEFF")
+	out=$(jq -r '.families[] | select(.family == "claude-opus") | .output.uj' "$COEFF")
+	grant_budget $(( (in + 100) * cin + 300 * out ))
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/client" -o /dev/null -w '%{http_code}'
+	assert_output 200
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/search" -w ' %{http_code}'
+	assert_output --partial ' 402'
+}
+
 @test "the proxy waits for the ledger lock jh-decide and jh-chain take, and gives up after -w" {
 	grant_budget 20000000000000
 	mock_start "$T/script.json"
@@ -926,7 +974,7 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 	grep -q 'POST /v1beta/models/gemini-2.5-pro:generateContent 200 ok' "$PROXY_ERR"
 }
 
-@test "Gemini: the hold is maxOutputTokens x candidateCount + thinkingBudget; over budget is refused in Google's shape, never forwarded" {
+@test "Gemini: the hold is maxOutputTokens x candidateCount + thinkingBudget; over budget the limit is lowered, or refused in Google's shape, never forwarded" {
 	# room for 1000 output tokens and the small body's input, not for 2000
 	grant_budget $((1000 * 2000000 + 200 * 250000))
 	echo '[{"text":"hi", "usage": {"promptTokenCount": 1, "candidatesTokenCount": 1}}]' >"$T/g.json"
@@ -940,6 +988,11 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 		echo "$b: $output"
 		case $b in
 		.)	assert_output --partial '"finishReason": "STOP"' ;;
+		*candidateCount*)
+			# 2 x 1000 does not fit: each candidate's limit is lowered
+			assert_output --partial ' 200'
+			run jq -r 'select(.method == "POST") | .body.generationConfig.maxOutputTokens' "$GEMINI_MOCK_LOG"
+			[ "$output" -lt 1000 ] && [ "$output" -ge 256 ] ;;
 		*)	assert_output --partial ' 402'
 			jq -e '.error.code == 402 and .error.status == "FAILED_PRECONDITION" and
 			    (.error.message | startswith("joulehook: the joule budget is spent"))' \
@@ -956,10 +1009,10 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 	    -H 'X-Joulehook-Session: g1' --data-binary @"$T/body"
 	assert_output --partial ' 402'
 	run gemini_calls
-	assert_output 2
+	assert_output 3
 	run receipts g1
 	run jq -r '[.verdict, .note // "-", .enforced] | join(" ")' <<<"$output"
-	assert_output $'refused budget 1\nrefused budget 1\nok - 1\nok - 1\nrefused budget 1'
+	assert_output $'ok - 1\nrefused budget 1\nok - 1\nok - 1\nrefused budget 1'
 	# the malformed: a limit that is not a count, a generationConfig that is not an object
 	for b in '.generationConfig.maxOutputTokens = "many"' '.generationConfig = 3'; do
 		gbody 10 "$b" >"$T/body"
@@ -969,7 +1022,7 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 		assert_output --partial ' 400'
 	done
 	run gemini_calls
-	assert_output 2
+	assert_output 3
 }
 
 @test "Gemini: errors in Google's shape; upstream errors, a mid-stream error and a cut stream are sealed as such; countTokens and the model list pass unmetered" {
