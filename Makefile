@@ -24,13 +24,14 @@ MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
 LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-claude.c host-cline.c host-docs.c host-gemini.c hosts.c json.c keys.c kinds.c ledger.c mcp.c meter.c patch.c paths.c proxyhold.c proxyserve.c proxyup.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	+= listen.c sealunit.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
 PKG_jh-chain	= libsodium jansson
 PKG_jh-decide	= libsodium jansson
 PKG_jh-hook	= libsodium jansson
-PKG_jh-meter	= libsodium jansson
+PKG_jh-meter	= libsodium jansson libmicrohttpd
 PKG_jh-normalize	= libsodium jansson
 PKG_jh-proxy	= libsodium jansson libcurl libmicrohttpd
 PKG_jh-result	= libsodium jansson
