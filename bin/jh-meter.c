@@ -1000,6 +1000,72 @@ session_of(const struct otel *o, const json_t *attrs, const json_t *res)
 	return (o->session);
 }
 
+/*
+ * A Gemini CLI gemini_cli.api_response event: one answered call, its
+ * counts those of the API's usageMetadata, read as the proxy reads them
+ * (jh-proxy(1)): input_token_count is the prompt, the cached tokens
+ * included; output is the candidates and the thoughts.
+ */
+static void
+otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
+{
+	static const char *const map[][2] = {
+		{ "input_token_count", "promptTokenCount" },
+		{ "cached_content_token_count", "cachedContentTokenCount" },
+		{ "tool_token_count", "toolUsePromptTokenCount" },
+		{ "output_token_count", "candidatesTokenCount" },
+		{ "thoughts_token_count", "thoughtsTokenCount" },
+	};
+	const json_t *at = json_object_get(rec, "attributes");
+	const char *sess;
+	struct jh_unit *x;
+	struct jh_usage u;
+	struct jh_err e;
+	uint64_t v, dur = 0, st = 200;
+	char id[ID_MAX + 64];
+	json_t *um;
+	size_t i;
+	int bad = 0;
+
+	um = json_object();
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		switch (attr_uint(&v, at, map[i][0])) {
+		case 0:
+			json_object_set_new(um, map[i][1],
+			    json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX :
+			    v)));
+			break;
+		case -1:
+			bad = 1;
+		}
+	memset(&u, 0, sizeof(u));
+	if (bad || attr_uint(&dur, at, "duration_ms") == -1 ||
+	    attr_uint(&st, at, "status_code") == -1 ||
+	    jh_usage_gemini(&u, um, &e) == -1 || !u.have_in || !u.have_out) {
+		json_decref(um);
+		refuse(o, "a gemini_cli.api_response event without its token "
+		    "counts, or with one that is not a count: skipped");
+		return;
+	}
+	json_decref(um);
+	if ((sess = session_of(o, at, res)) == NULL) {
+		refuse(o, "a gemini_cli.api_response event without session.id "
+		    "(give -s): skipped");
+		return;
+	}
+	if (!has(&o->evsess, sess))
+		keep(&o->evsess, sess);
+	x = otel_unit(o, sess, attr_str(at, "model"));
+	x->u = u;
+	x->duration_ms = dur;
+	snprintf(id, sizeof(id), "api_response/%llu",
+	    (unsigned long long)nanos(rec, "timeUnixNano"));
+	x->unit = keep(&o->ukeep, id);
+	x->completed = st == 200;
+	x->verdict = st == 200 ? "ok" : "error";
+	x->accepted = st == 200 ? u.out : 0;
+}
+
 /* A Claude Code api_request event (a log record): one finished call. */
 static void
 otel_event(struct otel *o, const json_t *rec, const json_t *res)
@@ -1015,6 +1081,10 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 
 	if (name == NULL && json_is_object(body))
 		name = jstr(body, "stringValue");
+	if (name != NULL && strcmp(name, "gemini_cli.api_response") == 0) {
+		otel_gemini(o, rec, res);
+		return;
+	}
 	if (name == NULL || (strcmp(name, "api_request") != 0 &&
 	    strcmp(name, "claude_code.api_request") != 0))
 		return;
