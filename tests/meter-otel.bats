@@ -444,3 +444,115 @@ file_units() {
 	assert_output "$(gemini_json .session_id)"
 	run -0 jh-verify $(rx_logs)
 }
+
+# --- jh-install -O ------------------------------------------------------
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# svc_start UNITFILE: its ExecStart run as systemd would, with its
+# Environment (no systemd --user in a test); RX_* as rx_start sets them.
+svc_start() {
+	local env cmd i
+	env=$(sed -n 's/^Environment=//p' "$1")
+	cmd=$(sed -n 's/^ExecStart=//p' "$1")
+	RX_OUT="$T/svc.out" RX_ERR="$T/svc.err"
+	env $env $cmd >"$RX_OUT" 2>"$RX_ERR" 3>&- &
+	RX_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$RX_ERR" && break
+		sleep 0.05
+	done
+	grep -q 'listening on' "$RX_ERR" || { cat "$RX_ERR" >&2; return 1; }
+}
+
+@test "jh-install -O binds the receiver and the hosts' telemetry, its unit serves, -u puts the user's settings back" {
+	rm -f "$JH_HOME"/*
+	port=$(free_port)
+	mkdir -p "$HOME/.claude" "$HOME/.gemini"
+	# the user's own settings, some of them the very ones -O sets
+	echo '{"env": {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "MY_VAR": "1"}, "model": "opus"}' >"$HOME/.claude/settings.json"
+	echo '{"telemetry": {"enabled": false, "logPrompts": true}, "ui": {"theme": "dark"}}' >"$HOME/.gemini/settings.json"
+	cp "$HOME/.claude/settings.json" "$T/cc.before"
+	cp "$HOME/.gemini/settings.json" "$T/gm.before"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -H claude-code -H gemini-cli -O "127.0.0.1:$port"
+	assert_output --partial "bound the receiver: Claude Code exports its telemetry (OTLP/HTTP JSON) to http://127.0.0.1:$port"
+	assert_output --partial "bound the receiver: Gemini CLI exports its telemetry (OTLP/HTTP JSON) to http://127.0.0.1:$port"
+	unit="$HOME/.config/systemd/user/joulehook-otlp.service"
+	assert_output --partial "wrote $unit"
+	run -0 jq -cS '.env' "$HOME/.claude/settings.json"
+	assert_output "$(jq -cnS --arg u "http://127.0.0.1:$port" '{CLAUDE_CODE_ENABLE_TELEMETRY: "1", MY_VAR: "1", OTEL_EXPORTER_OTLP_ENDPOINT: $u, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_LOGS_EXPORTER: "otlp", OTEL_METRICS_EXPORTER: "otlp"}')"
+	run -0 jq -cS '.telemetry' "$HOME/.gemini/settings.json"
+	assert_output "$(jq -cnS --arg u "http://127.0.0.1:$port" '{enabled: true, logPrompts: true, otlpEndpoint: $u, otlpProtocol: "http", target: "local"}')"
+	run -0 grep '^ExecStart=' "$unit"
+	assert_output "ExecStart=$JH_HOME/bin/jh-meter otel -l 127.0.0.1:$port"
+	# the transcript meter is off: the telemetry meters the calls, once
+	run -0 grep '^meter=' "$JH_HOME/hook.conf"
+	assert_output "meter=none"
+	# idempotent
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -H claude-code -H gemini-cli -O "127.0.0.1:$port"
+	refute_output --partial "wrote $unit"
+	# the unit's ExecStart serves
+	svc_start "$unit"
+	RX_URL="http://127.0.0.1:$port"
+	run -0 rx_post /v1/logs "$CC_LOGS"
+	assert_output 200
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 jq -r .unit "$RX_OUT"
+	assert_output "$(printf 'req_mock0001fc7fe869d6bb46d2\nreq_mock00047e969472b1351e02')"
+	run -0 jh-verify $(rx_logs)
+	# -u: the service gone, the user's settings as they were
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	assert_output --partial "unbound the receiver"
+	assert_output --partial "removed the joulehook-otlp.service service"
+	assert_file_not_exist "$unit"
+	assert_file_not_exist "$JH_HOME/otlp.conf"
+	run -0 jq -cS '{env, model}' "$HOME/.claude/settings.json"
+	assert_output "$(jq -cS '{env, model}' "$T/cc.before")"
+	run -0 jq -cS '{telemetry, ui}' "$HOME/.gemini/settings.json"
+	assert_output "$(jq -cS '{telemetry, ui}' "$T/gm.before")"
+}
+
+@test "jh-install -O: the default address, and what it refuses" {
+	rm -f "$JH_HOME"/*
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O
+	assert_output --partial "to http://127.0.0.1:4318"
+	run -0 jq -r '.env.OTEL_EXPORTER_OTLP_ENDPOINT' "$HOME/.claude/settings.json"
+	assert_output "http://127.0.0.1:4318"
+	# -u with no env of the user's: no env left
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	run -0 jq -c '.env' "$HOME/.claude/settings.json"
+	assert_output null
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O -M http://127.0.0.1:1
+	assert_output --partial "count every call twice"
+	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O 0.0.0.0:4318
+	assert_output --partial "loopback"
+}
+
+# bats test_tags=host
+@test "real Claude Code 2.1.328 under jh-install -O: its settings alone send the telemetry to the installed receiver" {
+	claude_install
+	rm -f "$JH_HOME"/*
+	port=$(free_port)
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O "127.0.0.1:$port"
+	svc_start "$HOME/.config/systemd/user/joulehook-otlp.service"
+	cp "$CAP/mock-script.json" "$T/script.json"
+	mock_start "$T/script.json"
+	mkdir -p "$T/work" && cd "$T/work"
+	CLAUDE_HOME=$HOME claude_run "run it" --allowedTools "Bash"
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; cat "$RX_ERR" >&2; false; }
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 jq -sc 'map(select(.method == "POST" and (.path | startswith("/v1/messages")) and .response.status == 200 and .response.message_id != null) | .response | [.request_id, .usage.input_tokens, .usage.output_tokens, .usage.cache_read_input_tokens, .usage.cache_creation_input_tokens]) | sort' "$MOCK_LOG"
+	want=$output
+	sid=$(jq -r .session_id "$CLAUDE_OUT")
+	# the receiver's units are in the session's log, beside the gate's
+	run -0 jq -sc 'map([.request_id, .tokens_in, .tokens_out, .tokens_cache_read, .tokens_cache_write]) | sort' "$RX_OUT"
+	assert_equal "$output" "$want"
+	run -0 jq -r .session "$RX_OUT"
+	assert_output "$(printf '%s\n%s' "$sid" "$sid")"
+	run -0 jh-verify $(rx_logs)
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+}
