@@ -1451,6 +1451,7 @@ print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 #define RX_FLUSH_S	60	/* metric sums of a quiet session: sealed */
 #define RX_GRACE_S	10	/* the stop: requests in flight finish */
 #define RX_CONNS	64
+#define RX_NEWLOGS	60	/* new session logs a minute */
 
 /*
  * The receiver's state, handed to every libmicrohttpd callback through
@@ -1466,6 +1467,9 @@ struct rx {
 	char state[4096];
 	size_t maxbody;
 	unsigned wait_ms;
+	struct strs seen;	/* the sessions sealed into */
+	double bucket;		/* new sessions still allowed */
+	uint64_t bucket_ms;
 	uint64_t active;	/* requests begun, not completed */
 	uint64_t served;	/* requests answered 200 */
 	int stopping;
@@ -1479,6 +1483,40 @@ struct rxreq {
 	int done;
 };
 
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+/*
+ * A session this receiver has not sealed into yet is a new log: at most
+ * RX_NEWLOGS a minute (a token bucket), so no exporter floods the state
+ * directory with logs.  Under rx->mu.
+ */
+static int
+admit(struct rx *rx, const char *session)
+{
+	uint64_t now = mono_ms();
+
+	if (has(&rx->seen, session))
+		return (1);
+	rx->bucket += (double)(now - rx->bucket_ms) * RX_NEWLOGS / 60000.0;
+	if (rx->bucket > RX_NEWLOGS)
+		rx->bucket = RX_NEWLOGS;
+	rx->bucket_ms = now;
+	if (rx->bucket < 1.0)
+		return (0);
+	rx->bucket -= 1.0;
+	if (rx->seen.n >= 65536)
+		strs_free(&rx->seen);	/* forget; the limit still holds */
+	keep(&rx->seen, session);
+	return (1);
+}
+
 /* The live sink: seal the unit into its session's log, then print it. */
 static int
 seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
@@ -1488,6 +1526,9 @@ seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 	json_t *o;
 	int rc;
 
+	if (!admit(rx, x->session))
+		return (jh_errf(e, "over %d new sessions a minute: a new "
+		    "session's log is not made", RX_NEWLOGS));
 	if ((o = jh_unit_json(x)) == NULL)
 		return (jh_errf(e, "out of memory"));
 	rc = jh_seal_chain(o, JH_KIND_EFFICIENCY, &rx->key, &rx->keys,
@@ -1732,6 +1773,8 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 	rx->o.arg = rx;
 	rx->maxbody = maxbody;
 	rx->wait_ms = 5000;
+	rx->bucket = RX_NEWLOGS;
+	rx->bucket_ms = mono_ms();
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
 	if (jh_home(home, sizeof(home)) == NULL ||
@@ -1808,6 +1851,7 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 	    rx->served == 1 ? "" : "s");
 	otel_summary(&rx->o);
 	otel_free(&rx->o);
+	strs_free(&rx->seen);
 	jh_keyset_free(&rx->keys);
 	jh_key_wipe(&rx->key);
 	pthread_mutex_destroy(&rx->mu);

@@ -333,6 +333,27 @@ file_units() {
 	run -0 jh-verify $(rx_logs)
 }
 
+@test "an exporter that makes up session ids makes at most 60 new logs a minute; the rest are rejected records" {
+	rx_start -F 0
+	jq -c '(.resourceLogs[0].scopeLogs[0].logRecords | map(select(([.attributes[] | select(.key == "event.name") | .value.stringValue][0]) == "api_request")) | .[0]) as $rec
+	    | .resourceLogs[0].scopeLogs[0].logRecords = [range(70) as $i | $rec
+	        | .attributes |= map(if .key == "session.id" then .value.stringValue = "made-up-\($i)"
+	            elif .key == "request_id" then .value.stringValue = "req-\($i)" else . end)]' "$CC_LOGS" >"$T/flood.json"
+	run -0 rx_post /v1/logs "$T/flood.json"
+	assert_output 200
+	run -0 jq -c '.partialSuccess | [.rejectedLogRecords, (.errorMessage | test("new sessions a minute"))]' "$T/answer"
+	assert_output '["10",true]'
+	run -0 rx_logs
+	assert_equal "${#lines[@]}" 60
+	# a session already sealed into is not new
+	run -0 rx_post /v1/logs "$CC_LOGS"
+	assert_output 200
+	run -0 rx_post /v1/logs "$CC_LOGS"
+	assert_output 200
+	rx_stop
+	run -0 jh-verify $(rx_logs)
+}
+
 @test "loopback only unless -A; no key or a bad address is exit 2 with why" {
 	run -2 jh-meter otel -l 0.0.0.0:0
 	assert_output --partial "not a loopback address"
