@@ -313,6 +313,59 @@ file_units() {
 	assert_output "token.usage/claude-opus-5-5"
 }
 
+@test "a receiver killed mid-stream (SIGKILL) leaves logs that verify; the next one appends to them" {
+	rx_start -F 0
+	for n in $(seq 1 30); do
+		jq -c --arg r "req-k-$n" '.resourceLogs[0].scopeLogs[0].logRecords |= map(.attributes |= map(if .key == "request_id" then .value.stringValue = ($r + "-" + (.value.stringValue | .[-4:])) else . end))' "$CC_LOGS" >"$T/k-$n.json"
+	done
+	ls "$T"/k-*.json | xargs -P 4 -I{} curl -s -o /dev/null -m 10 -H "Content-Type: application/json" --data-binary @{} "$RX_URL/v1/logs" &
+	posts=$!
+	sleep 0.3
+	kill -9 "$RX_PID"
+	wait "$RX_PID" || true
+	RX_PID=
+	wait "$posts" || true
+	# whatever was sealed before the kill verifies (a torn tail is never
+	# acknowledged, and the next append cuts it)
+	run -0 jh-verify $(rx_logs)
+	before=$(units_of $(rx_logs) | wc -l)
+	rx_start -F 0
+	run -0 rx_post /v1/logs "$CC_LOGS"
+	assert_output 200
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 jh-verify $(rx_logs)
+	assert_equal "$(units_of $(rx_logs) | wc -l)" "$((before + 2))"
+}
+
+@test "a restart: delta series go on exactly; a cumulative series is counted again from its start, as jh-meter(1) warns" {
+	head -n 1 "$FX/otel-metrics.jsonl" >"$T/d1.json"
+	tail -n +2 "$FX/otel-metrics.jsonl" >"$T/d2.json"
+	rx_start -F 0
+	run -0 rx_post /v1/metrics "$T/d1.json"
+	rx_stop
+	rx_start -F 0
+	run -0 rx_post /v1/metrics "$T/d2.json"
+	rx_stop
+	run -0 totals <(units_of $(rx_logs))
+	assert_output "$(file_units "$FX/otel-metrics.jsonl" | totals)"
+	# cumulative: the second receiver sees the whole total again
+	rm -rf "$JH_STATE/logs"
+	head -n 1 "$FX/otel-metrics-cumulative.jsonl" >"$T/c1.json"
+	rx_start -F 0
+	run -0 rx_post /v1/metrics "$T/c1.json"
+	rx_stop
+	tail -n +2 "$FX/otel-metrics-cumulative.jsonl" >"$T/c2.json"
+	rx_start -F 0
+	run -0 rx_post /v1/metrics "$T/c2.json"
+	assert_output 200
+	rx_stop
+	# 283 output tokens at the first point, 324 + 7 at the second: the
+	# file mode's 331, and the 283 again
+	run -0 jq -s '[.[].tokens_out] | add' <(units_of $(rx_logs))
+	assert_output "$(( $(file_units "$FX/otel-metrics-cumulative.jsonl" | jq -s '[.[].tokens_out] | add') + 283 ))"
+}
+
 @test "a unit that cannot be sealed is a rejected record, said with why; the next request seals again" {
 	rx_start -F 0
 	# a state directory others may write is refused by every stage
@@ -479,6 +532,7 @@ svc_start() {
 	env=$(sed -n 's/^Environment=//p' "$1")
 	cmd=$(sed -n 's/^ExecStart=//p' "$1")
 	RX_OUT="$T/svc.out" RX_ERR="$T/svc.err"
+	: >"$RX_ERR"
 	env $env $cmd >"$RX_OUT" 2>"$RX_ERR" 3>&- &
 	RX_PID=$!
 	for ((i = 0; i < 100; i++)); do

@@ -17,6 +17,7 @@ rx_start() {
 	RX_ERR="$BATS_TEST_TMPDIR/rx.$RX_N.err"
 	RX_N=$((RX_N + 1))
 	RX_PORT=
+	: >"$RX_ERR"
 	# fd 3 closed: bats waits for every holder of fd 3 before it finishes.
 	jh-meter otel -l 127.0.0.1:0 "$@" >"$RX_OUT" 2>"$RX_ERR" 3>&- &
 	RX_PID=$!
