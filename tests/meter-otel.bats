@@ -631,3 +631,33 @@ svc_start() {
 	run -0 jh-verify $(rx_logs)
 	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
 }
+
+# bats test_tags=host
+@test "real Gemini CLI 0.61.0 under jh-install -O -H gemini-cli: the telemetry block it wrote sends the calls to the installed receiver" {
+	gemini_install
+	rm -f "$JH_HOME"/*
+	port=$(free_port)
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -H gemini-cli -O "127.0.0.1:$port"
+	svc_start "$HOME/.config/systemd/user/joulehook-otlp.service"
+	echo '[{"text": "hello there", "usage": {"cachedContentTokenCount": 10, "candidatesTokenCount": 7}}]' >"$T/gscript.json"
+	gemini_mock_start "$T/gscript.json"
+	# what a headless run needs besides, the telemetry block left as written
+	f="$HOME/.gemini/settings.json"
+	jq '. * {security: {auth: {selectedType: "gemini-api-key"}}, general: {disableAutoUpdate: true, disableUpdateNag: true}}' "$f" >"$f.new"
+	mv "$f.new" "$f"
+	run -0 jq -c '.telemetry' "$f"
+	assert_output "{\"enabled\":true,\"target\":\"local\",\"otlpEndpoint\":\"http://127.0.0.1:$port\",\"otlpProtocol\":\"http\"}"
+	mkdir -p "$T/work" && cd "$T/work"
+	GEMINI_HOME=$HOME gemini_run "say hi"
+	[ "$GEMINI_RC" -eq 0 ] || { gemini_dump; cat "$RX_ERR" >&2; false; }
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 jq -sc 'map(select(.method == "POST" and .response.status == 200 and .response.usage != null) | .response.usage | [.promptTokenCount - (.cachedContentTokenCount // 0) + (.toolUsePromptTokenCount // 0), (.candidatesTokenCount // 0) + (.thoughtsTokenCount // 0), (.cachedContentTokenCount // 0)]) | sort' "$GEMINI_MOCK_LOG"
+	want=$output
+	run -0 jq -sc 'map([.tokens_in, .tokens_out, .tokens_cache_read]) | sort' "$RX_OUT"
+	assert_equal "$output" "$want"
+	run -0 jh-verify $(rx_logs)
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u
+	run -0 jq -c '.telemetry' "$f"
+	assert_output null
+}
