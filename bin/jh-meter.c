@@ -1598,7 +1598,16 @@ rx_begin(struct rx *rx, struct MHD_Connection *con, struct rxreq *q,
 	const char *ct, *ce, *cl;
 	char path[64];
 	size_t n;
+	int stopping;
 
+	/* A request on a kept-alive connection, after the stop began: the
+	 * exporter tries again later, as OTLP/HTTP retries a 503. */
+	pthread_mutex_lock(&rx->mu);
+	stopping = rx->stopping;
+	pthread_mutex_unlock(&rx->mu);
+	if (stopping)
+		return (rx_error(con, q, 503, 14, "the receiver is stopping",
+		    NULL));
 	n = strcspn(url, "?");
 	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) ? n :
 	    sizeof(path) - 1), url);

@@ -272,12 +272,14 @@ file_units() {
 		rx_start -F 0
 		run -0 rx_post /v1/metrics "$CC_METRICS"
 		# a request whose body is still coming when the signal lands
+		rm -f "$T/slow.answer.sent"
 		python3 - "$RX_PORT" "$CC_LOGS" "$T/slow.answer" <<-'PY' &
 		import socket, sys, time
 		body = open(sys.argv[2], "rb").read()
 		s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 		s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body))
 		s.sendall(body[:100])
+		open(sys.argv[3] + ".sent", "w").close()
 		time.sleep(1.5)
 		s.sendall(body[100:])
 		a = b""
@@ -289,7 +291,11 @@ file_units() {
 		open(sys.argv[3], "wb").write(a)
 		PY
 		client=$!
-		sleep 0.5
+		for ((i = 0; i < 100; i++)); do
+			[ -e "$T/slow.answer.sent" ] && break
+			sleep 0.05
+		done
+		sleep 0.2
 		rx_stop "$sig"
 		wait "$client"
 		assert_equal "$RX_RC" 0
@@ -311,6 +317,43 @@ file_units() {
 	assert_equal "$RX_RC" 0
 	run -0 jq -r .unit "$RX_OUT"
 	assert_output "token.usage/claude-opus-5-5"
+}
+
+@test "after SIGTERM, a new request on a kept-alive connection is a 503 to retry, not lost" {
+	rx_start -F 0
+	python3 - "$RX_PORT" "$CC_LOGS" "$RX_PID" >"$T/ka.out" <<-'PY'
+	import http.client, os, signal, sys, time
+	port, body, pid = int(sys.argv[1]), open(sys.argv[2], "rb").read(), int(sys.argv[3])
+	c = http.client.HTTPConnection("127.0.0.1", port)
+	c.request("POST", "/v1/logs", body, {"Content-Type": "application/json"})
+	r = c.getresponse(); r.read(); print(r.status)
+	# the connection stays open: a second request in flight keeps the
+	# receiver waiting, so start one and signal while it is being sent
+	c.putrequest("POST", "/v1/logs")
+	c.putheader("Content-Type", "application/json")
+	c.putheader("Content-Length", str(len(body)))
+	c.endheaders()
+	time.sleep(0.3)
+	os.kill(pid, signal.SIGTERM)
+	time.sleep(0.5)
+	c.send(body)
+	r = c.getresponse(); r.read(); print(r.status)
+	try:
+	    c.request("POST", "/v1/logs", body, {"Content-Type": "application/json"})
+	    r = c.getresponse(); print(r.status, r.read().decode())
+	except Exception as e:
+	    print("closed")
+	PY
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 sed -n 1,2p "$T/ka.out"
+	assert_output "$(printf '200\n200')"
+	run -0 sed -n 3p "$T/ka.out"
+	[[ $output == "503 "*"stopping"* || $output == closed ]]
+	# the two requests answered 200 were sealed; the third was not
+	run -0 jq -s length "$RX_OUT"
+	assert_output 4
+	run -0 jh-verify $(rx_logs)
 }
 
 @test "a receiver killed mid-stream (SIGKILL) leaves logs that verify; the next one appends to them" {

@@ -40,7 +40,7 @@ rx_start() {
 rx_stop() {
 	RX_RC=
 	[ -n "${RX_PID:-}" ] || return 0
-	kill "-${1:-TERM}" "$RX_PID"
+	kill "-${1:-TERM}" "$RX_PID" 2>/dev/null || true
 	RX_RC=0
 	wait "$RX_PID" || RX_RC=$?
 	RX_PID=
