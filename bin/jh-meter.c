@@ -942,7 +942,7 @@ struct otel {
 	const struct jh_coeffs *c;
 	otel_sink sink;
 	void *arg;
-	struct jh_unit *u;	/* this request's events and spans, in order */
+	struct jh_unit *u;	/* this request's events and spans */
 	size_t nu;
 	struct strs ukeep;	/* the strings u points to */
 	struct series *s;
@@ -1031,9 +1031,10 @@ otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		switch (attr_uint(&v, at, map[i][0])) {
 		case 0:
+			if (v > INT64_MAX)
+				v = INT64_MAX;
 			json_object_set_new(um, map[i][1],
-			    json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX :
-			    v)));
+			    json_integer((json_int_t)v));
 			break;
 		case -1:
 			bad = 1;
@@ -1447,7 +1448,7 @@ print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 
 /* --- otel -l: the live receiver ---------------------------------------- */
 
-#define RX_BODY		(4u * 1024 * 1024)	/* a request, by default */
+#define RX_BODY		(4u * 1024 * 1024)	/* a request's body */
 #define RX_FLUSH_S	60	/* metric sums of a quiet session: sealed */
 #define RX_GRACE_S	10	/* the stop: requests in flight finish */
 #define RX_CONNS	64
@@ -1679,6 +1680,10 @@ rx_end(struct rx *rx, struct MHD_Connection *con, struct rxreq *q)
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)nrej);
 	o = json_pack("{s:{s:s,s:s}}", "partialSuccess", rejected[q->mask],
 	    num, "errorMessage", msg);
+	if (o == NULL)		/* the message cut inside a UTF-8 sequence */
+		o = json_pack("{s:{s:s,s:s}}", "partialSuccess",
+		    rejected[q->mask], num, "errorMessage", "some records "
+		    "were refused: the receiver's standard error says why");
 	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	ret = rx_answer(con, q, 200, s ? s : "{}", NULL);
