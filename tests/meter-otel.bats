@@ -238,6 +238,56 @@ file_units() {
 	assert_output '[24688,45,3200,240]'
 }
 
+@test "300 mutated exports (bytes flipped, cut, values of the wrong type): every one answered 200 or 400, the receiver alive, the log whole" {
+	rx_start -F 1
+	python3 - "$RX_PORT" "$CC_LOGS" "$CC_METRICS" >"$T/mut.out" <<-'PY'
+	import http.client, json, random, sys
+	port = int(sys.argv[1])
+	bodies = [open(f, "rb").read() for f in sys.argv[2:4]]
+	rnd = random.Random(7)
+	def swap(o):
+	    # a value of another type somewhere in the tree
+	    if isinstance(o, dict) and o:
+	        k = rnd.choice(list(o))
+	        if rnd.random() < 0.3:
+	            o[k] = rnd.choice([None, -1, 1e300, "x" * 300, [], {}, True, "99999999999999999999"])
+	        else:
+	            swap(o[k])
+	    elif isinstance(o, list) and o:
+	        swap(rnd.choice(o))
+	seen = {}
+	for i in range(300):
+	    which = i % 2
+	    b = bytearray(bodies[which])
+	    m = i % 3
+	    if m == 0:
+	        for _ in range(rnd.randint(1, 8)):
+	            b[rnd.randrange(len(b))] = rnd.randrange(256)
+	    elif m == 1:
+	        b = b[:rnd.randrange(len(b))]
+	    else:
+	        o = json.loads(bytes(b))
+	        for _ in range(rnd.randint(1, 4)):
+	            swap(o)
+	        b = json.dumps(o).encode()
+	    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+	    c.request("POST", ["/v1/logs", "/v1/metrics"][which], bytes(b), {"Content-Type": "application/json"})
+	    r = c.getresponse()
+	    r.read()
+	    seen[r.status] = seen.get(r.status, 0) + 1
+	    c.close()
+	print(json.dumps(seen, sort_keys=True))
+	PY
+	run -0 jq -r 'keys | join(" ")' "$T/mut.out"
+	[[ $output =~ ^(200|400)( (200|400))?$ ]]
+	# still serving, and what it sealed verifies
+	run -0 rx_post /v1/logs "$CC_LOGS"
+	assert_output 200
+	rx_stop
+	assert_equal "$RX_RC" 0
+	run -0 jh-verify $(rx_logs)
+}
+
 @test "concurrent exporters: every unit sealed once, every log chained and verified" {
 	rx_start -F 0
 	# 4 sessions x 10 requests, each an api_request event of its own
