@@ -585,6 +585,24 @@ file_units() {
 }
 
 # bats test_tags=host
+@test "real Claude Code 2.1.328 with the receiver down: the session runs, unmetered (observed, never a gate), and does not hang" {
+	claude_install
+	cp "$CAP/mock-script.json" "$T/script.json"
+	mock_start "$T/script.json"
+	port=$(free_port)
+	mkdir -p "$T/proj" && cd "$T/proj"
+	SECONDS=0
+	CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp \
+	    OTEL_METRICS_EXPORTER=otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/json \
+	    OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$port" \
+	    claude_run "run it" --allowedTools "Bash"
+	[ "$CLAUDE_RC" -eq 0 ] || { claude_dump; false; }
+	[ "$SECONDS" -lt 60 ]
+	run -0 rx_logs
+	assert_output ""
+}
+
+# bats test_tags=host
 @test "real Gemini CLI 0.61.0, telemetry to the receiver: its api_response events sealed, equal to the mock's usageMetadata" {
 	gemini_install
 	echo '[{"text": "hello there", "usage": {"cachedContentTokenCount": 10, "candidatesTokenCount": 7, "thoughtsTokenCount": 3}}]' >"$T/gscript.json"
