@@ -1,8 +1,9 @@
 /*
  * joulehook: a listening TCP socket on "addr:port" ("127.0.0.1:4318",
- * "[::1]:4318"), for the programs that serve HTTP (jh-meter(1) otel -l).
- * Port 0 takes a free one; the address and port bound are written to
- * shown.  A numeric address only: no name is looked up.
+ * "[::1]:4318", or a port alone, on 127.0.0.1), for the programs that
+ * serve HTTP (jh-meter(1) otel -l, jh-proxy(1) -l).  Port 0 takes a free
+ * one; the address and port bound are written to shown.  A numeric
+ * address only: no name is looked up.
  */
 #include <sys/socket.h>
 
@@ -29,9 +30,13 @@ jh_listen_tcp(const char *spec, int any, char *shown, size_t sz,
 	int fd, one = 1, loop;
 
 	memset(&ss, 0, sizeof(ss));
-	if (strlen(spec) >= sizeof(host))
+	if (strlen(spec) + 10 >= sizeof(host))
 		return (jh_errf(e, "%s: too long for addr:port", spec));
-	strcpy(host, spec);
+	/* A port alone is loopback's. */
+	if (*spec != '\0' && strspn(spec, "0123456789") == strlen(spec))
+		snprintf(host, sizeof(host), "127.0.0.1:%s", spec);
+	else
+		strcpy(host, spec);
 	if ((colon = strrchr(host, ':')) == NULL)
 		return (jh_errf(e, "%s: not addr:port", spec));
 	*colon = '\0';

@@ -517,6 +517,13 @@ file_units() {
 	run -2 jh-meter otel -l 127.0.0.1:0
 	assert_output --partial "steward key"
 	mv "$T/key" "$JH_HOME/steward.key"
+	# a port alone is loopback's
+	jh-meter otel -l 0 2>"$T/p.err" &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do grep -q 'listening on' "$T/p.err" && break; sleep 0.05; done
+	kill "$pid"
+	wait "$pid"
+	run -0 grep -c 'listening on 127.0.0.1:' "$T/p.err"
 	# -A: any address (here, still loopback's port)
 	rx_start -A
 	rx_stop
