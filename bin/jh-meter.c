@@ -14,14 +14,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
+#include <microhttpd.h>
 #include <sodium.h>
 
 #include "jh.h"
@@ -43,11 +47,13 @@ usage(FILE *f, int status)
 	    "                [-u unit] [-w cache_write]\n"
 	    "       %s transcript [-O offsetfile] [-s session] file ...\n"
 	    "       %s otel [-s session] [file]\n"
+	    "       %s otel -l addr:port [-A] [-b bytes] [-F seconds] "
+	    "[-s session]\n"
 	    "       %s run [-P mW] [-s session] [-u unit] -- command [arg ...]\n"
 	    "       %s probe [-q] [-P mW] [-t ms]\n"
 	    "       %s aggregate [-c 0|1] [-l log] [-s session] [-u unit] "
 	    "[-V verdict]\n"
-	    "       %s -h\n", PROG, PROG, PROG, PROG, PROG, PROG, PROG);
+	    "       %s -h\n", PROG, PROG, PROG, PROG, PROG, PROG, PROG, PROG);
 	exit(status);
 }
 
@@ -862,7 +868,7 @@ nanos(const json_t *o, const char *k)
 	return (0);
 }
 
-/* Owned strings kept for the units, freed at the end. */
+/* Owned strings, freed together. */
 struct strs {
 	char **v;
 	size_t n;
@@ -890,6 +896,18 @@ has(const struct strs *s, const char *str)
 	return (0);
 }
 
+static void
+strs_free(struct strs *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
 /* One claude_code.token.usage series: a session, a model, a type. */
 struct series {
 	const char *session;
@@ -898,20 +916,65 @@ struct series {
 	uint64_t start;		/* cumulative: the series' start */
 	int cumulative;
 	uint64_t time;		/* cumulative: of the value kept */
-	uint64_t value;
+	uint64_t value;		/* the series' total so far */
+	uint64_t sealed;	/* of value, already in a unit */
+	uint64_t seen_ms;	/* when its last point came */
+	int done;		/* in a unit, or dropped, once */
+	int mark;		/* otel_flush's */
 };
 
+/* Where each unit goes: printed (file mode) or sealed (-l). */
+typedef int (*otel_sink)(void *, const struct jh_unit *, struct jh_err *);
+
+#define OT_LOGS		1
+#define OT_METRICS	2
+#define OT_TRACES	4
+#define OT_ALL		(OT_LOGS | OT_METRICS | OT_TRACES)
+
+/*
+ * What the export requests read so far add up to.  The same state serves
+ * a file and a live receiver: every request is one otel_request, whose
+ * events and spans go to the sink at once, while the metric series keep
+ * adding up until otel_flush hands their sums on.
+ */
 struct otel {
 	const char *session;	/* -s */
-	struct jh_unit *u;	/* events and spans, in order */
+	const struct jh_coeffs *c;
+	otel_sink sink;
+	void *arg;
+	struct jh_unit *u;	/* this request's events and spans */
 	size_t nu;
+	struct strs ukeep;	/* the strings u points to */
 	struct series *s;
 	size_t ns;
-	struct strs keep;	/* strings the units point to */
+	struct strs keep;	/* the strings the series point to */
 	struct strs evsess;	/* sessions with api_request events */
-	uint64_t bad;
-	uint64_t dropped;	/* metric points of sessions with events */
+	struct total t;
+	uint64_t nv;		/* export requests */
+	uint64_t bad;		/* items and requests refused */
+	uint64_t rejected;	/* items refused in this request */
+	uint64_t unsealed;	/* units the sink could not take */
+	uint64_t dropped;	/* metric series of sessions with events */
+	char why[256];		/* the last refusal */
 };
+
+static void
+refuse(struct otel *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* An item of a request refused: said on the standard error, counted. */
+static void
+refuse(struct otel *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->why, sizeof(o->why), fmt, ap);
+	va_end(ap);
+	warnx("otel: %s", o->why);
+	o->bad++;
+	o->rejected++;
+}
 
 static struct jh_unit *
 otel_unit(struct otel *o, const char *session, const char *model)
@@ -921,8 +984,8 @@ otel_unit(struct otel *o, const char *session, const char *model)
 	if ((o->u = reallocarray(o->u, o->nu + 1, sizeof(*o->u))) == NULL)
 		errx(2, "out of memory");
 	x = &o->u[o->nu++];
-	jh_unit_init(x, keep(&o->keep, session), "otel");
-	x->model = keep(&o->keep, model);
+	jh_unit_init(x, keep(&o->ukeep, session), "otel");
+	x->model = keep(&o->ukeep, model);
 	return (x);
 }
 
@@ -935,6 +998,73 @@ session_of(const struct otel *o, const json_t *attrs, const json_t *res)
 	    (s = attr_str(res, "session.id")) != NULL)
 		return (s);
 	return (o->session);
+}
+
+/*
+ * A Gemini CLI gemini_cli.api_response event: one answered call, its
+ * counts those of the API's usageMetadata, read as the proxy reads them
+ * (jh-proxy(1)): input_token_count is the prompt, the cached tokens
+ * included; output is the candidates and the thoughts.
+ */
+static void
+otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
+{
+	static const char *const map[][2] = {
+		{ "input_token_count", "promptTokenCount" },
+		{ "cached_content_token_count", "cachedContentTokenCount" },
+		{ "tool_token_count", "toolUsePromptTokenCount" },
+		{ "output_token_count", "candidatesTokenCount" },
+		{ "thoughts_token_count", "thoughtsTokenCount" },
+	};
+	const json_t *at = json_object_get(rec, "attributes");
+	const char *sess;
+	struct jh_unit *x;
+	struct jh_usage u;
+	struct jh_err e;
+	uint64_t v, dur = 0, st = 200;
+	char id[ID_MAX + 64];
+	json_t *um;
+	size_t i;
+	int bad = 0;
+
+	um = json_object();
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		switch (attr_uint(&v, at, map[i][0])) {
+		case 0:
+			if (v > INT64_MAX)
+				v = INT64_MAX;
+			json_object_set_new(um, map[i][1],
+			    json_integer((json_int_t)v));
+			break;
+		case -1:
+			bad = 1;
+		}
+	memset(&u, 0, sizeof(u));
+	if (bad || attr_uint(&dur, at, "duration_ms") == -1 ||
+	    attr_uint(&st, at, "status_code") == -1 ||
+	    jh_usage_gemini(&u, um, &e) == -1 || !u.have_in || !u.have_out) {
+		json_decref(um);
+		refuse(o, "a gemini_cli.api_response event without its token "
+		    "counts, or with one that is not a count: skipped");
+		return;
+	}
+	json_decref(um);
+	if ((sess = session_of(o, at, res)) == NULL) {
+		refuse(o, "a gemini_cli.api_response event without session.id "
+		    "(give -s): skipped");
+		return;
+	}
+	if (!has(&o->evsess, sess))
+		keep(&o->evsess, sess);
+	x = otel_unit(o, sess, attr_str(at, "model"));
+	x->u = u;
+	x->duration_ms = dur;
+	snprintf(id, sizeof(id), "api_response/%llu",
+	    (unsigned long long)nanos(rec, "timeUnixNano"));
+	x->unit = keep(&o->ukeep, id);
+	x->completed = st == 200;
+	x->verdict = st == 200 ? "ok" : "error";
+	x->accepted = st == 200 ? u.out : 0;
 }
 
 /* A Claude Code api_request event (a log record): one finished call. */
@@ -952,6 +1082,10 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 
 	if (name == NULL && json_is_object(body))
 		name = jstr(body, "stringValue");
+	if (name != NULL && strcmp(name, "gemini_cli.api_response") == 0) {
+		otel_gemini(o, rec, res);
+		return;
+	}
 	if (name == NULL || (strcmp(name, "api_request") != 0 &&
 	    strcmp(name, "claude_code.api_request") != 0))
 		return;
@@ -962,15 +1096,13 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 	    attr_uint(&u.cache_write, at, "cache_creation_tokens") == -1 ||
 	    attr_uint(&dur, at, "duration_ms") == -1 ||
 	    (hc = attr_musd(&musd, at, "cost_usd")) == -1) {
-		warnx("otel: an api_request event without its token counts, "
-		    "or with one that is not a count: skipped");
-		o->bad++;
+		refuse(o, "an api_request event without its token counts, or "
+		    "with one that is not a count: skipped");
 		return;
 	}
 	if ((sess = session_of(o, at, res)) == NULL) {
-		warnx("otel: an api_request event without session.id (give "
-		    "-s): skipped");
-		o->bad++;
+		refuse(o, "an api_request event without session.id (give -s): "
+		    "skipped");
 		return;
 	}
 	if (!has(&o->evsess, sess))
@@ -980,7 +1112,7 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 	x->duration_ms = dur;
 	x->have_cost = hc == 0;
 	x->cost_musd = musd;
-	x->request_id = keep(&o->keep, attr_str(at, "request_id"));
+	x->request_id = keep(&o->ukeep, attr_str(at, "request_id"));
 	if ((seq = attr_str(at, "event.sequence")) == NULL) {
 		uint64_t n;
 		if (attr_uint(&n, at, "event.sequence") == 0)
@@ -991,7 +1123,7 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 			    (unsigned long long)nanos(rec, "timeUnixNano"));
 	} else
 		snprintf(id, sizeof(id), "api_request/%s", seq);
-	x->unit = keep(&o->keep, x->request_id ? x->request_id : id);
+	x->unit = keep(&o->ukeep, x->request_id ? x->request_id : id);
 	x->completed = 1;
 	x->accepted = u.out;
 }
@@ -1017,9 +1149,8 @@ otel_point(struct otel *o, const json_t *dp, const json_t *res, int cum)
 		v = json_object_get(dp, "asDouble");
 	if (ti == 4 || v == NULL || jh_json_uint(&val, v) == -1 ||
 	    (sess = session_of(o, at, res)) == NULL) {
-		warnx("otel: a claude_code.token.usage point without a known "
+		refuse(o, "a claude_code.token.usage point without a known "
 		    "type, a count or a session.id: skipped");
-		o->bad++;
 		return;
 	}
 	model = attr_str(at, "model");
@@ -1041,6 +1172,7 @@ otel_point(struct otel *o, const json_t *dp, const json_t *res, int cum)
 		s->start = start;
 		s->cumulative = cum;
 	}
+	s->seen_ms = jh_now_ms();
 	if (!cum)
 		s->value = jh_add_sat(s->value, val);
 	else if (time >= s->time) {
@@ -1072,16 +1204,14 @@ otel_span(struct otel *o, const json_t *sp, const json_t *res)
 	    "gen_ai.usage.cache_read.input_tokens") == -1 ||
 	    attr_uint(&u.cache_write, at,
 	    "gen_ai.usage.cache_creation.input_tokens") == -1) {
-		warnx("otel: a gen_ai span with a token count that is not a "
+		refuse(o, "a gen_ai span with a token count that is not a "
 		    "count: skipped");
-		o->bad++;
 		return;
 	}
 	if ((sess = attr_str(at, "gen_ai.conversation.id")) == NULL &&
 	    (sess = session_of(o, at, res)) == NULL) {
-		warnx("otel: a gen_ai span without gen_ai.conversation.id or "
+		refuse(o, "a gen_ai span without gen_ai.conversation.id or "
 		    "session.id (give -s): skipped");
-		o->bad++;
 		return;
 	}
 	x = otel_unit(o, sess, attr_str(at, "gen_ai.response.model") ?
@@ -1101,7 +1231,7 @@ otel_span(struct otel *o, const json_t *sp, const json_t *res)
 	x->duration_ms = t1 > t0 ? (t1 - t0) / 1000000 : 0;
 	if ((id = attr_str(at, "gen_ai.response.id")) == NULL)
 		id = jstr(sp, "spanId");
-	x->unit = keep(&o->keep, id ? id : "span");
+	x->unit = keep(&o->ukeep, id ? id : "span");
 	code = json_integer_value(json_object_get(json_object_get(sp,
 	    "status"), "code"));
 	x->completed = code != 2;
@@ -1109,13 +1239,15 @@ otel_span(struct otel *o, const json_t *sp, const json_t *res)
 	x->accepted = code == 2 ? 0 : u.out;
 }
 
+/* The signals of one export request that mask names. */
 static void
-otel_export(struct otel *o, const json_t *j)
+otel_export(struct otel *o, const json_t *j, int mask)
 {
 	const json_t *r, *sc, *m, *l, *d;
 	size_t i, k, n, p;
 
-	json_array_foreach(json_object_get(j, "resourceLogs"), i, r) {
+	json_array_foreach((mask & OT_LOGS) ? json_object_get(j,
+	    "resourceLogs") : NULL, i, r) {
 		const json_t *res = json_object_get(json_object_get(r,
 		    "resource"), "attributes");
 		json_array_foreach(json_object_get(r, "scopeLogs"), k, sc)
@@ -1123,7 +1255,8 @@ otel_export(struct otel *o, const json_t *j)
 			    l)
 				otel_event(o, l, res);
 	}
-	json_array_foreach(json_object_get(j, "resourceMetrics"), i, r) {
+	json_array_foreach((mask & OT_METRICS) ? json_object_get(j,
+	    "resourceMetrics") : NULL, i, r) {
 		const json_t *res = json_object_get(json_object_get(r,
 		    "resource"), "attributes");
 		json_array_foreach(json_object_get(r, "scopeMetrics"), k, sc)
@@ -1141,7 +1274,8 @@ otel_export(struct otel *o, const json_t *j)
 					    "aggregationTemporality")) == 2);
 			}
 	}
-	json_array_foreach(json_object_get(j, "resourceSpans"), i, r) {
+	json_array_foreach((mask & OT_TRACES) ? json_object_get(j,
+	    "resourceSpans") : NULL, i, r) {
 		const json_t *res = json_object_get(json_object_get(r,
 		    "resource"), "attributes");
 		json_array_foreach(json_object_get(r, "scopeSpans"), k, sc)
@@ -1150,33 +1284,636 @@ otel_export(struct otel *o, const json_t *j)
 	}
 }
 
+/* One unit to the sink, estimated and counted; 0, or -1 not taken. */
+static int
+otel_give(struct otel *o, struct jh_unit *x)
+{
+	struct jh_err e;
+
+	jh_unit_tokens(x, o->c);
+	if (o->sink(o->arg, x, &e) == -1) {
+		refuse(o, "unit %s of session %s not sealed: %s", x->unit,
+		    x->session, e.msg);
+		o->unsealed++;
+		return (-1);
+	}
+	total_add(&o->t, x);
+	return (0);
+}
+
+/*
+ * The metric sums of the sessions with no api_request event, as units:
+ * what each series added since the last flush.  With idle_ms, only the
+ * sessions and models with no point for that long; with 0, all.  Where
+ * both describe a session, the events win (one unit per call, with
+ * duration and cost) and its series are not counted again.
+ */
+static void
+otel_flush(struct otel *o, uint64_t idle_ms)
+{
+	struct jh_unit x;
+	char name[ID_MAX + 32];
+	uint64_t now = jh_now_ms(), last;
+	size_t i, k;
+	int fresh;
+
+	for (i = 0; i < o->ns; i++)
+		o->s[i].mark = 0;
+	for (i = 0; i < o->ns; i++) {
+		struct series *s = &o->s[i];
+		if (s->mark)
+			continue;
+		if (has(&o->evsess, s->session)) {
+			if (!s->done)
+				o->dropped++;
+			s->done = 1;
+			s->sealed = s->value;
+			continue;
+		}
+		jh_unit_init(&x, s->session, "otel");
+		x.model = s->model;
+		fresh = 0;
+		last = 0;
+		for (k = i; k < o->ns; k++) {
+			struct series *z = &o->s[k];
+			uint64_t *f;
+			if (z->mark || strcmp(z->session, s->session) != 0 ||
+			    (z->model == NULL ? s->model != NULL :
+			    s->model == NULL || strcmp(z->model,
+			    s->model) != 0))
+				continue;
+			z->mark = 1;
+			f = z->type == 0 ? &x.u.in : z->type == 1 ? &x.u.out :
+			    z->type == 2 ? &x.u.cache_read : &x.u.cache_write;
+			/* A cumulative series never goes back; if it did,
+			 * nothing is taken back from what was sealed. */
+			if (z->value > z->sealed)
+				*f = jh_add_sat(*f, z->value - z->sealed);
+			if (!z->done || z->value > z->sealed)
+				fresh = 1;
+			if (z->seen_ms > last)
+				last = z->seen_ms;
+		}
+		if (!fresh || (idle_ms > 0 && now - last < idle_ms))
+			continue;
+		snprintf(name, sizeof(name), "token.usage/%s",
+		    s->model ? s->model : "unknown");
+		x.unit = name;
+		x.note = "claude_code.token.usage: a sum over calls, whose "
+		    "completion it does not tell";
+		if (otel_give(o, &x) == -1)
+			continue;	/* kept for the next flush */
+		for (k = i; k < o->ns; k++) {
+			struct series *z = &o->s[k];
+			if (strcmp(z->session, s->session) == 0 &&
+			    (z->model == NULL ? s->model == NULL :
+			    s->model != NULL && strcmp(z->model,
+			    s->model) == 0)) {
+				z->done = 1;
+				z->sealed = z->value;
+			}
+		}
+	}
+}
+
+/*
+ * One export request, the body of a POST or one value of a file: its
+ * events and spans go to the sink now, its metric points add to their
+ * series.  Returns 0, or -1 when the request is refused whole (o->why).
+ * mask names the signals a path carries; a file's values may hold any,
+ * and must hold one.
+ */
+static int
+otel_request(struct otel *o, const char *p, size_t len, int mask)
+{
+	struct jh_err e;
+	size_t i;
+	json_t *j;
+
+	o->nv++;
+	o->rejected = 0;
+	if ((j = jh_json_parse(p, len, &e)) == NULL) {
+		snprintf(o->why, sizeof(o->why), "%s", e.msg);
+		o->bad++;
+		return (-1);
+	}
+	if (!json_is_object(j) || (mask == OT_ALL && json_object_get(j,
+	    "resourceLogs") == NULL && json_object_get(j,
+	    "resourceMetrics") == NULL && json_object_get(j,
+	    "resourceSpans") == NULL)) {
+		snprintf(o->why, sizeof(o->why), "not an OTLP/JSON export "
+		    "request (resourceLogs, resourceMetrics or resourceSpans)");
+		o->bad++;
+		json_decref(j);
+		return (-1);
+	}
+	otel_export(o, j, mask);
+	json_decref(j);
+	for (i = 0; i < o->nu; i++)
+		otel_give(o, &o->u[i]);
+	o->nu = 0;
+	strs_free(&o->ukeep);
+	return (0);
+}
+
+static void
+otel_summary(struct otel *o)
+{
+	char extra[200];
+
+	snprintf(extra, sizeof(extra), " from %llu export%s%s%s",
+	    (unsigned long long)o->nv, o->nv == 1 ? "" : "s", o->dropped ?
+	    ", token.usage metrics of sessions with api_request events not "
+	    "counted again" : "", o->bad ? ", some input refused" : "");
+	summary("otel", &o->t, extra);
+}
+
+static void
+otel_free(struct otel *o)
+{
+	strs_free(&o->keep);
+	strs_free(&o->ukeep);
+	strs_free(&o->evsess);
+	free(o->u);
+	free(o->s);
+}
+
+/* The file mode's sink: the unit on the standard output. */
+static int
+print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
+{
+	(void)arg;
+	return (jh_unit_print(stdout, x, e));
+}
+
+/* --- otel -l: the live receiver ---------------------------------------- */
+
+#define RX_BODY		(4u * 1024 * 1024)	/* a request's body */
+#define RX_FLUSH_S	60	/* metric sums of a quiet session: sealed */
+#define RX_GRACE_S	10	/* the stop: requests in flight finish */
+#define RX_CONNS	64
+#define RX_NEWLOGS	60	/* new session logs a minute */
+
+/*
+ * The receiver's state, handed to every libmicrohttpd callback through
+ * its cls pointer: nothing of it is global.  mu serialises the requests'
+ * parsing and sealing, so the series add up in one order and each
+ * session's log is appended to by one thread at a time.
+ */
+struct rx {
+	pthread_mutex_t mu;
+	struct otel o;
+	struct jh_key key;
+	struct jh_keyset keys;
+	char state[4096];
+	size_t maxbody;
+	unsigned wait_ms;
+	struct strs seen;	/* the sessions sealed into */
+	double bucket;		/* new sessions still allowed */
+	uint64_t bucket_ms;
+	uint64_t active;	/* requests begun, not completed */
+	uint64_t served;	/* requests answered 200 */
+	int stopping;
+};
+
+/* One request, the connection's con_cls. */
+struct rxreq {
+	struct jh_buf body;
+	int mask;		/* the signal of the path */
+	int too_big;
+	int done;
+};
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+/*
+ * A session this receiver has not sealed into yet is a new log: at most
+ * RX_NEWLOGS a minute (a token bucket), so no exporter floods the state
+ * directory with logs.  Under rx->mu.
+ */
+static int
+admit(struct rx *rx, const char *session)
+{
+	uint64_t now = mono_ms();
+
+	if (has(&rx->seen, session))
+		return (1);
+	rx->bucket += (double)(now - rx->bucket_ms) * RX_NEWLOGS / 60000.0;
+	if (rx->bucket > RX_NEWLOGS)
+		rx->bucket = RX_NEWLOGS;
+	rx->bucket_ms = now;
+	if (rx->bucket < 1.0)
+		return (0);
+	rx->bucket -= 1.0;
+	if (rx->seen.n >= 65536)
+		strs_free(&rx->seen);	/* forget; the limit still holds */
+	keep(&rx->seen, session);
+	return (1);
+}
+
+/* The live sink: seal the unit into its session's log, then print it. */
+static int
+seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
+{
+	struct rx *rx = arg;
+	uint64_t cut;
+	json_t *o;
+	int rc;
+
+	if (!admit(rx, x->session))
+		return (jh_errf(e, "over %d new sessions a minute: a new "
+		    "session's log is not made", RX_NEWLOGS));
+	if ((o = jh_unit_json(x)) == NULL)
+		return (jh_errf(e, "out of memory"));
+	rc = jh_seal_chain(o, JH_KIND_EFFICIENCY, &rx->key, &rx->keys,
+	    rx->state, x->session, rx->wait_ms, &cut, e);
+	json_decref(o);
+	if (cut > 0)
+		warnx("otel: the log of session %s: cut a torn tail of %llu "
+		    "bytes", x->session, (unsigned long long)cut);
+	if (rc == 0 && (jh_unit_print(stdout, x, e) == -1 ||
+	    fflush(stdout) == EOF))
+		warnx("otel: sealed, but not printed: %s", e->msg);
+	return (rc);
+}
+
+static enum MHD_Result
+rx_answer(struct MHD_Connection *con, struct rxreq *q, unsigned status,
+    const char *body, const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	q->done = 1;
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (r == NULL)
+		return (MHD_NO);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	if (allow != NULL)
+		MHD_add_response_header(r, "Allow", allow);
+	ret = MHD_queue_response(con, status, r);
+	MHD_destroy_response(r);
+	return (ret);
+}
+
+/* An error, as OTLP/HTTP answers one: a google.rpc.Status in JSON. */
+static enum MHD_Result
+rx_error(struct MHD_Connection *con, struct rxreq *q, unsigned status,
+    int code, const char *msg, const char *allow)
+{
+	enum MHD_Result ret;
+	json_t *o;
+	char *s;
+
+	warnx("otel: refused a request (%u): %s", status, msg);
+	o = json_pack("{s:i,s:s}", "code", code, "message", msg);
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	ret = rx_answer(con, q, status, s ? s : "{}", allow);
+	free(s);
+	json_decref(o);
+	return (ret);
+}
+
+/* Content-Type is JSON: "application/json", parameters allowed. */
+static int
+is_json(const char *ct)
+{
+	size_t n = strlen("application/json");
+
+	return (ct != NULL && strncasecmp(ct, "application/json", n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' '));
+}
+
+static enum MHD_Result
+rx_begin(struct rx *rx, struct MHD_Connection *con, struct rxreq *q,
+    const char *url, const char *method)
+{
+	const char *ct, *ce, *cl;
+	char path[64];
+	size_t n;
+	int stopping;
+
+	/* A request on a kept-alive connection, after the stop began: the
+	 * exporter tries again later, as OTLP/HTTP retries a 503. */
+	pthread_mutex_lock(&rx->mu);
+	stopping = rx->stopping;
+	pthread_mutex_unlock(&rx->mu);
+	if (stopping)
+		return (rx_error(con, q, 503, 14, "the receiver is stopping",
+		    NULL));
+	n = strcspn(url, "?");
+	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) ? n :
+	    sizeof(path) - 1), url);
+	q->mask = strcmp(path, "/v1/logs") == 0 ? OT_LOGS : strcmp(path,
+	    "/v1/metrics") == 0 ? OT_METRICS : strcmp(path, "/v1/traces") ==
+	    0 ? OT_TRACES : 0;
+	if (q->mask == 0)
+		return (rx_error(con, q, 404, 5, "no such path: this receiver "
+		    "takes OTLP/HTTP on /v1/logs, /v1/metrics and /v1/traces",
+		    NULL));
+	if (strcmp(method, "POST") != 0)
+		return (rx_error(con, q, 405, 12, "OTLP/HTTP exports are "
+		    "POSTed", "POST"));
+	ct = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (ct != NULL && strncasecmp(ct, "application/x-protobuf", 22) == 0)
+		return (rx_error(con, q, 415, 3, "this receiver reads OTLP "
+		    "JSON, not protobuf: set OTEL_EXPORTER_OTLP_PROTOCOL="
+		    "http/json", NULL));
+	if (!is_json(ct))
+		return (rx_error(con, q, 415, 3, "the body must be "
+		    "application/json (OTLP/HTTP JSON: set "
+		    "OTEL_EXPORTER_OTLP_PROTOCOL=http/json)", NULL));
+	ce = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_ENCODING);
+	if (ce != NULL && strcasecmp(ce, "identity") != 0)
+		return (rx_error(con, q, 415, 3, "this receiver takes no "
+		    "compressed bodies: set OTEL_EXPORTER_OTLP_COMPRESSION="
+		    "none", NULL));
+	cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL && strtoull(cl, NULL, 10) > rx->maxbody)
+		q->too_big = 1;
+	return (MHD_YES);
+}
+
+/* The body has come: read it as one export request and answer. */
+static enum MHD_Result
+rx_end(struct rx *rx, struct MHD_Connection *con, struct rxreq *q)
+{
+	static const char *const rejected[] = { "", "rejectedLogRecords",
+	    "rejectedDataPoints", "", "rejectedSpans" };
+	enum MHD_Result ret;
+	char msg[320], num[24], *s;
+	uint64_t nrej;
+	json_t *o;
+	int rc;
+
+	if (q->too_big) {
+		snprintf(msg, sizeof(msg), "the body is over %zu bytes "
+		    "(-b): not read", rx->maxbody);
+		return (rx_error(con, q, 413, 8, msg, NULL));
+	}
+	if (q->body.oom)
+		return (MHD_NO);
+	pthread_mutex_lock(&rx->mu);
+	rc = otel_request(&rx->o, (const char *)q->body.p, q->body.len,
+	    q->mask);
+	nrej = rx->o.rejected;
+	snprintf(msg, sizeof(msg), "%s", rx->o.why);
+	if (rc == 0)
+		rx->served++;
+	pthread_mutex_unlock(&rx->mu);
+	if (rc == -1)
+		return (rx_error(con, q, 400, 3, msg, NULL));
+	if (nrej == 0)
+		return (rx_answer(con, q, 200, "{}", NULL));
+	/* ExportPartialSuccess: the count is an int64, a string in JSON. */
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)nrej);
+	o = json_pack("{s:{s:s,s:s}}", "partialSuccess", rejected[q->mask],
+	    num, "errorMessage", msg);
+	if (o == NULL)		/* the message cut inside a UTF-8 sequence */
+		o = json_pack("{s:{s:s,s:s}}", "partialSuccess",
+		    rejected[q->mask], num, "errorMessage", "some records "
+		    "were refused: the receiver's standard error says why");
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	ret = rx_answer(con, q, 200, s ? s : "{}", NULL);
+	free(s);
+	return (ret);
+}
+
+static enum MHD_Result
+rx_handler(void *cls, struct MHD_Connection *con, const char *url,
+    const char *method, const char *version, const char *up, size_t *upsz,
+    void **ptr)
+{
+	struct rx *rx = cls;
+	struct rxreq *q = *ptr;
+
+	(void)version;
+	if (q == NULL) {
+		if ((q = calloc(1, sizeof(*q))) == NULL)
+			return (MHD_NO);
+		jh_buf_init(&q->body);
+		*ptr = q;
+		pthread_mutex_lock(&rx->mu);
+		rx->active++;
+		pthread_mutex_unlock(&rx->mu);
+		return (rx_begin(rx, con, q, url, method));
+	}
+	if (*upsz > 0) {
+		if (!q->done && !q->too_big) {
+			if (q->body.len + *upsz > rx->maxbody) {
+				q->too_big = 1;
+				jh_buf_free(&q->body);
+				jh_buf_init(&q->body);
+			} else
+				jh_buf_add(&q->body, up, *upsz);
+		}
+		*upsz = 0;
+		return (MHD_YES);
+	}
+	if (q->done)
+		return (MHD_YES);
+	return (rx_end(rx, con, q));
+}
+
+static void
+rx_completed(void *cls, struct MHD_Connection *con, void **ptr,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct rx *rx = cls;
+	struct rxreq *q = *ptr;
+
+	(void)con;
+	(void)toe;
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&rx->mu);
+	rx->active--;
+	pthread_mutex_unlock(&rx->mu);
+	jh_buf_free(&q->body);
+	free(q);
+	*ptr = NULL;
+}
+
+static void
+rx_log(void *cls, const char *fmt, va_list ap)
+{
+	char m[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(m, sizeof(m), fmt, ap);
+	n = strlen(m);
+	while (n > 0 && m[n - 1] == '\n')
+		m[--n] = '\0';
+	warnx("otel: libmicrohttpd: %s", m);
+}
+
+/*
+ * Serve until SIGTERM or SIGINT: the requests in flight then finish (for
+ * RX_GRACE_S at most), the metric sums still held are sealed, and the
+ * receiver exits 0.  Between signals, the sums of sessions quiet for
+ * flush_s are sealed.
+ */
+static int
+otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
+    uint64_t flush_s)
+{
+	struct rx *rx;
+	struct MHD_Daemon *d;
+	struct jh_err e;
+	struct timespec tick = { 1, 0 };
+	sigset_t ss, ts;
+	char home[4096], path[4096], shown[300];
+	uint64_t since = jh_now_ms(), n;
+	int fd, sig, i;
+
+	if ((rx = calloc(1, sizeof(*rx))) == NULL)
+		errx(2, "out of memory");
+	pthread_mutex_init(&rx->mu, NULL);
+	rx->o = *tmpl;
+	rx->o.sink = seal_sink;
+	rx->o.arg = rx;
+	rx->maxbody = maxbody;
+	rx->wait_ms = 5000;
+	rx->bucket = RX_NEWLOGS;
+	rx->bucket_ms = mono_ms();
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (jh_home(home, sizeof(home)) == NULL ||
+	    jh_path_join(path, sizeof(path), home, "steward.key") == -1)
+		errx(2, "no key to seal with: set JH_HOME (its steward.key)");
+	if (jh_state(rx->state, sizeof(rx->state)) == NULL)
+		errx(2, "no state directory for the logs: set JH_STATE");
+	if (jh_key_load(&rx->key, path, NULL, NULL, &e) == -1)
+		errx(2, "%s", e.msg);
+	if (rx->key.role != JH_ROLE_STEWARD)
+		errx(2, "%s is an %s key; units are sealed by a steward key",
+		    path, jh_role_name(rx->key.role));
+	jh_keyset_init(&rx->keys);
+	jh_keyset_add(&rx->keys, rx->key.pk, JH_ROLE_STEWARD);
+	if (jh_path_join(path, sizeof(path), home, "stewards") == 0 &&
+	    access(path, F_OK) == 0 && jh_keyset_load(&rx->keys, path,
+	    JH_ROLE_STEWARD, &e) == -1)
+		errx(2, "%s", e.msg);
+
+	/* SIGTERM and SIGINT are this thread's; jh_tflock's is unblocked
+	 * per wait, in the thread that waits. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	ts = ss;
+	sigaddset(&ts, SIGRTMIN + 4);
+	pthread_sigmask(SIG_BLOCK, &ts, NULL);
+	if ((fd = jh_listen_tcp(spec, any, shown, sizeof(shown), &e)) == -1)
+		errx(2, "-l %s%s", e.msg, any ? "" : " (-A allows it)");
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
+	    MHD_USE_ERROR_LOG, 0, NULL, NULL, rx_handler, rx,
+	    MHD_OPTION_EXTERNAL_LOGGER, rx_log, rx,
+	    MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_NOTIFY_COMPLETED, rx_completed, rx,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)RX_CONNS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+	    MHD_OPTION_END);
+	if (d == NULL)
+		errx(2, "cannot start the listener on %s", shown);
+	warnx("otel: listening on %s for OTLP/HTTP JSON (/v1/logs, "
+	    "/v1/metrics, /v1/traces); sealing into %s/logs: " OBSERVED,
+	    shown, rx->state);
+	for (;;) {
+		sig = sigtimedwait(&ss, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		if (flush_s > 0 && jh_now_ms() - since >= 1000) {
+			since = jh_now_ms();
+			pthread_mutex_lock(&rx->mu);
+			otel_flush(&rx->o, flush_s * 1000);
+			pthread_mutex_unlock(&rx->mu);
+		}
+	}
+	/* No new connection; what is in flight finishes. */
+	pthread_mutex_lock(&rx->mu);
+	rx->stopping = 1;
+	pthread_mutex_unlock(&rx->mu);
+	if ((fd = MHD_quiesce_daemon(d)) != -1)
+		close(fd);
+	for (i = 0; i < RX_GRACE_S * 20; i++) {
+		pthread_mutex_lock(&rx->mu);
+		n = rx->active;
+		pthread_mutex_unlock(&rx->mu);
+		if (n == 0)
+			break;
+		usleep(50000);
+	}
+	MHD_stop_daemon(d);
+	otel_flush(&rx->o, 0);
+	warnx("otel: stopped on SIG%s after %llu request%s answered", sig ==
+	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
+	    rx->served == 1 ? "" : "s");
+	otel_summary(&rx->o);
+	otel_free(&rx->o);
+	strs_free(&rx->seen);
+	jh_keyset_free(&rx->keys);
+	jh_key_wipe(&rx->key);
+	pthread_mutex_destroy(&rx->mu);
+	free(rx);
+	return (0);
+}
+
 static int
 cmd_otel(int argc, char **argv)
 {
 	struct otel o;
 	struct jh_reader r;
 	struct jh_err e;
-	struct jh_unit x;
-	struct total t;
 	struct opts op;
-	const char *val;
-	char name[ID_MAX + 32], extra[160];
-	size_t len, i, k;
-	uint64_t start, nv = 0;
-	int ch, fd = STDIN_FILENO, rr;
-	json_t *j;
+	const char *val, *listen = NULL;
+	size_t len, maxbody = RX_BODY;
+	uint64_t start, flush_s = RX_FLUSH_S;
+	int ch, fd = STDIN_FILENO, rr, any = 0;
 
 	memset(&o, 0, sizeof(o));
-	memset(&t, 0, sizeof(t));
 	opts_init(&op);
-	while ((ch = getopt(argc, argv, "s:")) != -1)
-		option(&op, ch);
+	while ((ch = getopt(argc, argv, "Ab:F:l:s:")) != -1)
+		switch (ch) {
+		case 'A':
+			any = 1;
+			break;
+		case 'b':
+			maxbody = (size_t)num(optarg, JH_MAX_RECORD, ch);
+			break;
+		case 'F':
+			flush_s = num(optarg, 86400, ch);
+			break;
+		case 'l':
+			listen = optarg;
+			break;
+		default:
+			option(&op, ch);
+		}
 	o.session = op.session;
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
+	if (argc > 1 || (listen != NULL && argc != 0))
 		usage(stderr, 2);
 	coeffs();
+	o.c = &C;
+	if (listen != NULL)
+		return (otel_serve(&o, listen, any, maxbody, flush_s));
+	o.sink = print_sink;
 	if (argc == 1 && strcmp(argv[0], "-") != 0 &&
 	    (fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1)
 		err(2, "%s", argv[0]);
@@ -1191,87 +1928,23 @@ cmd_otel(int argc, char **argv)
 			o.bad++;
 			break;
 		}
-		nv++;
-		if (rr == JH_JSON_TOOLONG || (j = jh_json_parse(val, len,
-		    &e)) == NULL) {
-			warnx("otel: export at byte %llu: %s",
-			    (unsigned long long)start, rr == JH_JSON_TOOLONG ?
-			    "too long" : e.msg);
+		if (rr == JH_JSON_TOOLONG) {
+			o.nv++;
 			o.bad++;
+			warnx("otel: export at byte %llu: too long",
+			    (unsigned long long)start);
 			continue;
 		}
-		if (!json_is_object(j) || (json_object_get(j,
-		    "resourceLogs") == NULL && json_object_get(j,
-		    "resourceMetrics") == NULL && json_object_get(j,
-		    "resourceSpans") == NULL)) {
-			warnx("otel: export at byte %llu: not an OTLP/JSON "
-			    "export request (resourceLogs, resourceMetrics or "
-			    "resourceSpans)", (unsigned long long)start);
-			o.bad++;
-		} else
-			otel_export(&o, j);
-		json_decref(j);
+		if (otel_request(&o, val, len, OT_ALL) == -1)
+			warnx("otel: export at byte %llu: %s",
+			    (unsigned long long)start, o.why);
 	}
 	jh_reader_free(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	/*
-	 * Events, then spans, in the order read; then the metric sums of the
-	 * sessions with no api_request event: where both describe a session,
-	 * the events win (one unit per call, with duration and cost).
-	 */
-	for (i = 0; i < o.nu; i++) {
-		if (strcmp(o.u[i].source, "otel") == 0)
-			jh_unit_tokens(&o.u[i], &C);
-		emit(&o.u[i]);
-		total_add(&t, &o.u[i]);
-	}
-	for (i = 0; i < o.ns; i++) {
-		struct series *s = &o.s[i];
-		if (s->type < 0)
-			continue;	/* already in a unit */
-		if (has(&o.evsess, s->session)) {
-			o.dropped++;
-			continue;
-		}
-		jh_unit_init(&x, s->session, "otel");
-		x.model = s->model;
-		for (k = i; k < o.ns; k++) {
-			struct series *z = &o.s[k];
-			uint64_t *f;
-			if (z->type < 0 || strcmp(z->session, s->session) != 0 ||
-			    (z->model == NULL ? s->model != NULL :
-			    s->model == NULL || strcmp(z->model,
-			    s->model) != 0))
-				continue;
-			f = z->type == 0 ? &x.u.in : z->type == 1 ? &x.u.out :
-			    z->type == 2 ? &x.u.cache_read : &x.u.cache_write;
-			*f = jh_add_sat(*f, z->value);
-			if (k != i)
-				z->type = -1;
-		}
-		snprintf(name, sizeof(name), "token.usage/%s",
-		    s->model ? s->model : "unknown");
-		x.unit = name;
-		x.note = "claude_code.token.usage: a sum over calls, whose "
-		    "completion it does not tell";
-		jh_unit_tokens(&x, &C);
-		emit(&x);
-		total_add(&t, &x);
-	}
-	snprintf(extra, sizeof(extra), " from %llu export%s%s%s",
-	    (unsigned long long)nv, nv == 1 ? "" : "s", o.dropped ?
-	    ", token.usage metrics of sessions with api_request events not "
-	    "counted again" : "", o.bad ? ", some input refused" : "");
-	summary("otel", &t, extra);
-	for (i = 0; i < o.keep.n; i++)
-		free(o.keep.v[i]);
-	for (i = 0; i < o.evsess.n; i++)
-		free(o.evsess.v[i]);
-	free(o.keep.v);
-	free(o.evsess.v);
-	free(o.u);
-	free(o.s);
+	otel_flush(&o, 0);
+	otel_summary(&o);
+	otel_free(&o);
 	return (o.bad ? 1 : 0);
 }
 

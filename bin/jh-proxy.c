@@ -78,56 +78,12 @@ usage(FILE *f, int status)
 static int
 listen_tcp(const char *spec, char *shown, size_t sz)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	char host[256], *colon;
-	const char *h;
-	unsigned long port;
-	int fd, one = 1;
+	struct jh_err e;
+	int fd;
 
-	memset(&ss, 0, sizeof(ss));
-	if (strlen(spec) >= sizeof(host))
-		errx(2, "-l %s: too long", spec);
-	strcpy(host, spec);
-	if ((colon = strrchr(host, ':')) == NULL)
-		errx(2, "-l wants addr:port");
-	*colon = '\0';
-	port = strtoul(colon + 1, NULL, 10);
-	if (port > 65535 || colon[1] == '\0')
-		errx(2, "-l %s: bad port", spec);
-	h = host;
-	if (h[0] == '[' && h[strlen(h) - 1] == ']') {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		host[strlen(host) - 1] = '\0';
-		h++;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, h, &s6->sin6_addr) != 1)
-			errx(2, "-l %s: not an address", spec);
-		sl = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET, h, &s4->sin_addr) != 1)
-			errx(2, "-l %s: not an address", spec);
-		sl = sizeof(*s4);
-	}
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(2, "socket");
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, sl) == -1)
-		err(2, "-l %s", spec);
-	if (listen(fd, 128) == -1)
-		err(2, "listen");
-	sl = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &sl);
-	if (ss.ss_family == AF_INET6)
-		snprintf(shown, sz, "[%s]:%u", h, ntohs(((struct sockaddr_in6 *)
-		    &ss)->sin6_port));
-	else
-		snprintf(shown, sz, "%s:%u", h, ntohs(((struct sockaddr_in *)
-		    &ss)->sin_port));
+	/* Any address: a caller needs the per-install token (-T). */
+	if ((fd = jh_listen_tcp(spec, 1, shown, sz, &e)) == -1)
+		errx(2, "-l %s", e.msg);
 	return (fd);
 }
 

@@ -1047,4 +1047,12 @@ int	jh_json_uint(uint64_t *, const json_t *);
 int	jh_prov_rank(const char *);
 /* end of meter.c */
 
+/* sealunit.c: seal a core and chain it into its session's log. */
+int	jh_seal_chain(json_t *, int, const struct jh_key *,
+	    const struct jh_keyset *, const char *, const char *, unsigned,
+	    uint64_t *, struct jh_err *);
+
+/* listen.c: a listening TCP socket on addr:port. */
+int	jh_listen_tcp(const char *, int, char *, size_t, struct jh_err *);
+
 #endif /* JH_H */

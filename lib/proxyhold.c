@@ -250,67 +250,17 @@ out:
 static int
 chain_receipt(json_t *o, const char *session)
 {
-	struct jh_buf core, env, entry;
-	struct jh_arena a;
-	struct jh_cbor *cc;
-	struct jh_log *l = NULL;
 	struct jh_err e;
-	uint8_t nonce[JH_NONCE_LEN];
-	uint64_t ts = jh_now_ms(), cut;
-	int rc = -1, locked = 0;
+	uint64_t cut;
+	int rc;
 
-	jh_buf_init(&core);
-	jh_buf_init(&env);
-	jh_buf_init(&entry);
-	jh_arena_init(&a);
-	jh_nonce(nonce);
-	if (jh_kind_prepare(o, JH_KIND_EFFICIENCY, &O->key, ts, nonce,
-	    &e) == -1 || jh_core_build(&core, o, JH_KIND_EFFICIENCY, &O->key,
-	    ts, nonce, &e) == -1 || jh_cbor_decode_all(&cc, &a, core.p,
-	    core.len, 0, &e) == -1 || jh_kind_check(cc, JH_KIND_EFFICIENCY,
-	    &e) == -1 || jh_seal(&env, &O->key, core.p, core.len, &e) == -1)
-		goto out;
-	if ((l = malloc(sizeof(*l))) == NULL) {
-		jh_errf(&e, "out of memory");
-		goto out;
-	}
-	if (jh_log_open(l, O->statedir, NULL, (const uint8_t *)session,
-	    strlen(session), 1, &e) == -1) {
-		free(l);
-		l = NULL;
-		goto out;
-	}
-	if (jh_tflock(l->fd, LOCK_EX, O->wait_ms, &e) == -1)
-		goto out;
-	locked = 1;
-	if (jh_log_head(l, &O->keys, 1, &cut, &e) == -1)
-		goto out;
+	rc = jh_seal_chain(o, JH_KIND_EFFICIENCY, &O->key, &O->keys,
+	    O->statedir, session, O->wait_ms, &cut, &e);
 	if (cut > 0)
-		jh_px_log("%s: cut a torn tail of %llu bytes", l->name,
-		    (unsigned long long)cut);
-	if (l->head.count > 0 && (l->slen != strlen(session) ||
-	    memcmp(l->session, session, l->slen) != 0)) {
-		jh_errf(&e, "%s is another session's log", l->name);
-		goto out;
-	}
-	jh_nonce(nonce);
-	if (jh_log_append(l, &O->key, env.p, env.len, cc, jh_now_ms(), nonce,
-	    &entry, &e) == -1)
-		goto out;
-	rc = 0;
-out:
+		jh_px_log("the log of session %s: cut a torn tail of %llu bytes",
+		    session, (unsigned long long)cut);
 	if (rc == -1)
 		jh_px_log("receipt not chained: %s", e.msg);
-	if (l != NULL) {
-		if (locked)
-			flock(l->fd, LOCK_UN);
-		jh_log_close(l);
-		free(l);
-	}
-	jh_arena_free(&a);
-	jh_buf_free(&core);
-	jh_buf_free(&env);
-	jh_buf_free(&entry);
 	return (rc);
 }
 

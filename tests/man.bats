@@ -325,7 +325,7 @@ run_examples() {
 	assert_equal "${#lines[@]}" 2
 	assert_line --index 1 'jh-install -u [-H host] ... [-U user]'
 	run getopt_string jh-install
-	assert_output 'ASWb:C:D:d:g:H:l:M:p:uU:X'
+	assert_output 'ASWb:C:D:d:g:H:l:M:Op:uU:X'
 }
 
 @test "the synopsis check notices a drifted page" {
