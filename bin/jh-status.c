@@ -293,6 +293,8 @@ profile_text(struct jh_buf *b, const json_t *o)
 	jh_buf_adds(b, "  verdicts:  ");
 	json_array_foreach(json_object_get(o, "verdicts"), i, v)
 		jh_buf_addf(b, " %s", json_string_value(v));
+	if (json_array_size(json_object_get(o, "verdicts")) == 0)
+		jh_buf_adds(b, " none (no gate)");
 	jh_buf_addf(b, "\n  tested:     %s\n",
 	    json_string_value(json_object_get(o, "tested")));
 	jh_buf_adds(b, "  cannot see:\n");

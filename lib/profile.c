@@ -86,6 +86,15 @@ static const struct jh_profile profiles[] = {
 	    "project root is used",
 	    "ask and rewrite are answered as denies: the hook can only "
 	    "block" } },
+	{ "otel", "any OpenTelemetry host", "meter-only", NULL, NULL, NULL,
+	  "the receiver with the real Claude Code and Gemini CLI exports, "
+	  "offline against a mock model",
+	  { "no gate: the host's tool calls are neither seen nor decided",
+	    "the joule ceiling is observed, not enforced: a call is counted "
+	    "after the host reports it, never refused",
+	    "while the receiver is down, the host's calls go unmetered",
+	    "anything on this machine can post units to the receiver: it "
+	    "listens on the loopback only, without authentication" } },
 	{ "antigravity", "Antigravity", "hooks-family",
 	  "PreToolUse hook in ~/.gemini/config/hooks.json",
 	  NULL, NULL,
@@ -193,6 +202,16 @@ meter_line(struct jh_bound *b, char *line)
 }
 
 static void
+otlp_line(struct jh_bound *b, char *line)
+{
+	if (strncmp(line, "url=", 4) == 0 &&
+	    strlen(line + 4) < sizeof(b->otlp_url))
+		strcpy(b->otlp_url, line + 4);
+	else if (strncmp(line, "hosts=", 6) == 0)
+		add_words(b->otlp_hosts, sizeof(b->otlp_hosts), line + 6);
+}
+
+static void
 conf_line(struct jh_bound *b, char *line)
 {
 	if (strcmp(line, "meter=transcript") == 0)
@@ -211,6 +230,9 @@ jh_bound_read(struct jh_bound *b, const char *home, const char *conf,
 		return (-1);
 	snprintf(path, sizeof(path), "%s/meter.conf", home);
 	if (read_record(path, meter_line, b, e) == -1)
+		return (-1);
+	snprintf(path, sizeof(path), "%s/otlp.conf", home);
+	if (read_record(path, otlp_line, b, e) == -1)
 		return (-1);
 	if (conf == NULL) {
 		snprintf(path, sizeof(path), "%s/hook.conf", home);
@@ -242,6 +264,10 @@ jh_profile_json(const struct jh_profile *p, const struct jh_bound *b)
 	if (proxy) {
 		by = "jh-proxy";
 		ceiling = "enforced";
+	} else if (b->otlp_url[0] != '\0' && (p->gate == NULL ||
+	    in_set(b->otlp_hosts, p->host))) {
+		by = "otel";
+		ceiling = "observed";
 	} else if (gate && b->transcript && h != NULL && h->transcript) {
 		by = "transcript";
 		ceiling = "observed";
@@ -249,8 +275,10 @@ jh_profile_json(const struct jh_profile *p, const struct jh_bound *b)
 	sealed = gate || by != NULL;
 	conf = gate && proxy ? "full" : sealed ? "minimal" : "none";
 	v = json_array();
-	json_array_append_new(v, json_string("allow"));
-	json_array_append_new(v, json_string("deny"));
+	if (p->gate != NULL) {
+		json_array_append_new(v, json_string("allow"));
+		json_array_append_new(v, json_string("deny"));
+	}
 	if (h != NULL && h->can_ask)
 		json_array_append_new(v, json_string("ask"));
 	if (h != NULL && h->can_rewrite)
@@ -261,8 +289,9 @@ jh_profile_json(const struct jh_profile *p, const struct jh_bound *b)
 	if (!proxy && p->proxy != NULL)
 		json_array_append_new(lim, json_string(by != NULL ?
 		    "the joule ceiling is observed, not enforced: the model's "
-		    "tokens come from the transcript after each turn, and no "
-		    "jh-proxy is bound (jh-install -M)" :
+		    "tokens are counted after the host reports them (its "
+		    "transcript or telemetry), and no jh-proxy is bound "
+		    "(jh-install -M)" :
 		    "no meter is bound: the model's energy is not counted "
 		    "(jh-install -M binds jh-proxy)"));
 	o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:{s:s?, s:b},"
@@ -271,7 +300,8 @@ jh_profile_json(const struct jh_profile *p, const struct jh_bound *b)
 	    "installed", sealed, "conformance", conf,
 	    "gate", "seam", p->gate, "bound", gate,
 	    "meter", "offered", p->proxy, "bound", by != NULL, "by", by,
-	    "url", proxy ? b->proxy_url : NULL, "ceiling", ceiling,
+	    "url", proxy ? b->proxy_url : by != NULL && strcmp(by, "otel") ==
+	    0 ? b->otlp_url : NULL, "ceiling", ceiling,
 	    "receipts", "sealed", sealed, "surface", p->surface,
 	    "verdicts", v, "tested", p->tested, "cannot_see", lim);
 	return (o);

@@ -19,11 +19,13 @@ struct jh_profile {
 	const char *limits[JH_PROFILE_LIMITS];	/* what it cannot see */
 };
 
-/* What one install bound, read from its JH_HOME. */
+/* What one install bound, read from its JH_HOME (jh-install(1)). */
 struct jh_bound {
 	char hosts[512];	/* JH_HOME/hosts: " a b c " */
 	char proxy_url[256];	/* JH_HOME/meter.conf url=, "" none */
 	char proxy_hosts[512];	/* meter.conf hosts=: " a b " */
+	char otlp_url[256];	/* JH_HOME/otlp.conf url=, "" none */
+	char otlp_hosts[512];	/* otlp.conf hosts= */
 	int transcript;		/* hook.conf meter=transcript */
 };
 

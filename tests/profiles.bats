@@ -74,6 +74,19 @@ profiles() {
 	assert_output --partial "codex -p joulehook"
 }
 
+@test "-P: with the OTLP receiver (-O) the ceiling is observed, for the hosts it bound; the meter-only profile says it gates nothing" {
+	install -H claude-code -H codex -O
+	run -0 sh -c 'jh-status -P -j -c "$1" | jq -r ".[] | [.host, .profile, .conformance, .meter.by // \"-\", .meter.ceiling, (.verdicts | length)] | @tsv"' _ "$C/hook.conf"
+	assert_line $'claude-code\tclaude-code\tminimal\totel\tobserved\t4'
+	assert_line $'codex\thooks-family\tminimal\t-\tnone\t3'
+	assert_line $'otel\tmeter-only\tminimal\totel\tobserved\t0'
+	run -0 jh-status -P -c "$C/hook.conf"
+	assert_output --partial "otel: any OpenTelemetry host, profile meter-only (minimal)"
+	assert_output --partial "gate:       none: the host offers no seam"
+	assert_output --partial "meter:      otel at http://127.0.0.1:4318; the ceiling is observed"
+	assert_output --partial "none (no gate)"
+}
+
 @test "-P -a: every host the adapters know has a profile, and the README's host table agrees with it" {
 	run -0 sh -c 'jh-status -P -a -j | jq -r ".[].host" | sort'
 	P=$output
@@ -92,8 +105,8 @@ profiles() {
 		awk -F' [|] ' '{print $2}' <<<"$row" | grep -q "^\`$prof\`" ||
 		    { echo "README: $name's profile is not $prof: $row"; bad=1; }
 		case $tested in
-		real*) grep -q "real binary" <<<"$row" || { echo "README: $name was run: $row"; bad=1; } ;;
-		*) grep -q "not run" <<<"$row" || { echo "README: $name was not run: $row"; bad=1; } ;;
+		*"not run"*) grep -q "not run" <<<"$row" || { echo "README: $name was not run: $row"; bad=1; } ;;
+		*) ! grep -q "not run" <<<"$row" || { echo "README: $name was run: $row"; bad=1; } ;;
 		esac
 	done <<<"$output"
 	[ "$bad" = 0 ]
