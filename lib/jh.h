@@ -951,7 +951,8 @@ struct jh_tally {		/* the figures of verified receipts */
 	uint64_t n_agg;		/* task-level efficiency roll-ups */
 	struct jh_counts verdicts, codes, tools, classes, checks;
 	struct { uint64_t n, cost, debited; } dec[JH_NPROV];
-	struct { uint64_t n, est, meas, debited; } eff[JH_NPROV];
+	struct { uint64_t n, est, meas, debited, accepted, out, ms; }
+	    eff[JH_NPROV];
 };
 
 struct jh_sum {

@@ -744,9 +744,47 @@ tally_add(struct jh_tally *t, const struct jh_cbor *core)
 		    "measured_uj"));
 		t->eff[p].debited = jh_add_sat(t->eff[p].debited, uval(core,
 		    "debited_uj"));
+		t->eff[p].accepted = jh_add_sat(t->eff[p].accepted, uval(core,
+		    "accepted_tokens"));
+		t->eff[p].out = jh_add_sat(t->eff[p].out, uval(core,
+		    "tokens_out"));
+		t->eff[p].ms = jh_add_sat(t->eff[p].ms, uval(core,
+		    "duration_ms"));
 	} else
 		t->n_other++;
 	return (r);
+}
+
+/*
+ * The rates jcp-efficiency names, recomputed from the sealed integers
+ * on read, never sealed themselves: microjoules per accepted token (the
+ * energy of the grade, HwShunt's reading, else the estimate) and output
+ * tokens per second of the calls' wall time; null where a divisor is 0.
+ * Three decimals, truncated.
+ */
+static void
+rate(struct jh_buf *b, const char *k, uint64_t num, uint64_t den,
+    uint64_t scale)
+{
+	unsigned __int128 q;
+
+	if (den == 0) {
+		jh_buf_addf(b, ",\"%s\":null", k);
+		return;
+	}
+	q = (unsigned __int128)num * scale * 1000u / den;
+	if (q > UINT64_MAX)
+		q = UINT64_MAX;
+	jh_buf_addf(b, ",\"%s\":%llu.%03llu", k,
+	    (unsigned long long)(q / 1000), (unsigned long long)(q % 1000));
+}
+
+static void
+rates_json(struct jh_buf *b, uint64_t uj, uint64_t accepted, uint64_t out,
+    uint64_t ms)
+{
+	rate(b, "uj_per_accepted_token", uj, accepted, 1);
+	rate(b, "tokens_per_s", out, ms, 1000);
 }
 
 static void
@@ -807,12 +845,19 @@ tally_json(struct jh_buf *b, struct jh_tally *t)
 		if (t->eff[i].n == 0)
 			continue;
 		jh_buf_addf(b, "%s\"%s\":{\"receipts\":%llu,\"estimated_uj\":"
-		    "%llu,\"measured_uj\":%llu,\"debited_uj\":%llu}",
-		    first ? "" : ",", provs[i],
+		    "%llu,\"measured_uj\":%llu,\"debited_uj\":%llu,"
+		    "\"accepted_tokens\":%llu,\"tokens_out\":%llu,"
+		    "\"duration_ms\":%llu", first ? "" : ",", provs[i],
 		    (unsigned long long)t->eff[i].n,
 		    (unsigned long long)t->eff[i].est,
 		    (unsigned long long)t->eff[i].meas,
-		    (unsigned long long)t->eff[i].debited);
+		    (unsigned long long)t->eff[i].debited,
+		    (unsigned long long)t->eff[i].accepted,
+		    (unsigned long long)t->eff[i].out,
+		    (unsigned long long)t->eff[i].ms);
+		rates_json(b, i == 0 ? t->eff[i].meas : t->eff[i].est,
+		    t->eff[i].accepted, t->eff[i].out, t->eff[i].ms);
+		jh_buf_addc(b, '}');
 		first = 0;
 	}
 	jh_buf_adds(b, "}}");

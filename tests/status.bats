@@ -409,7 +409,7 @@ big_log() {
 		assert_equal "$(jq -c ".logs[0].${f#*:}" "$T/sum.json")" "$(by "${f%%:*}")"
 	done
 	run jq -c '.logs[0] | [.session, .ok, .entries, .verified, .meter, .efficiency, .energy]' "$T/sum.json"
-	assert_output '["s1",true,6,6,"partly enforced",{"receipts":2,"enforced":1,"observed":1},{"tools":{"Estimator":{"receipts":4,"cost_uj":6000000,"debited_uj":4000000}},"efficiency":{"HwShunt":{"receipts":1,"estimated_uj":3000,"measured_uj":3000,"debited_uj":3000},"Estimator":{"receipts":1,"estimated_uj":5000,"measured_uj":0,"debited_uj":0}}}]'
+	assert_output '["s1",true,6,6,"partly enforced",{"receipts":2,"enforced":1,"observed":1},{"tools":{"Estimator":{"receipts":4,"cost_uj":6000000,"debited_uj":4000000}},"efficiency":{"HwShunt":{"receipts":1,"estimated_uj":3000,"measured_uj":3000,"debited_uj":3000,"accepted_tokens":20,"tokens_out":20,"duration_ms":5,"uj_per_accepted_token":150,"tokens_per_s":4000},"Estimator":{"receipts":1,"estimated_uj":5000,"measured_uj":0,"debited_uj":0,"accepted_tokens":20,"tokens_out":20,"duration_ms":5,"uj_per_accepted_token":250,"tokens_per_s":4000}}}]'
 	assert_equal "$(jq .logs[0].energy.tools.Estimator.cost_uj "$T/sum.json")" \
 	    "$(jq -s 'map(select(.core.kind == "decision/1") | .core.cost_uj) | add' "$T/v.jsonl")"
 	assert_equal "$(jq .logs[0].first_ts "$T/sum.json")" "$(jq -s '[.[] | select(.core) | .core.ts] | first' "$T/v.jsonl")"
