@@ -385,18 +385,20 @@ acp_canon(const json_t *p, char *why, size_t whysz)
 {
 	json_t *c = json_deep_copy(p), *call, *pa, *id;
 	const char *m, *ev;
+	char mbuf[64];
 	int rc = 0;
 
 	if (c == NULL)
 		return (NULL);
-	m = json_string_value(json_object_get(c, "acp_method"));
+	snprintf(mbuf, sizeof(mbuf), "%s", json_is_string(json_object_get(c,
+	    "acp_method")) ? json_string_value(json_object_get(c,
+	    "acp_method")) : "");
+	m = mbuf;
 	call = json_incref(json_object_get(c, "tool_call"));
 	pa = json_incref(json_object_get(c, "params"));
 	json_object_del(c, "acp_method");
 	json_object_del(c, "tool_call");
 	json_object_del(c, "params");
-	if (m == NULL)
-		m = "";
 	if (strcmp(m, "fs/write_text_file") == 0)
 		rc = acp_fs(c, pa, 1);
 	else if (strcmp(m, "fs/read_text_file") == 0)

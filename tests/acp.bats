@@ -1,0 +1,306 @@
+#!/usr/bin/env bats
+# jh-acp(1): the gating relay between an ACP editor and an ACP agent.
+# The editor is tests/acp/editor.mjs on @agentclientprotocol/sdk 2.4.0;
+# the agent is tests/acp/fake-agent.py (the relay's protocol edge cases)
+# or, in the tests tagged host, the real claude-code-acp 0.16.2 and
+# codex-acp 0.16.0 from npm, offline against tests/mock/.
+
+load test_helper/common
+load helpers/acp
+
+setup_file() {
+	load helpers/claude
+	jh_bin_snapshot
+}
+
+setup() {
+	_common_setup
+	jh_keys
+	P="$T/proj"
+	mkdir -p "$P"
+	P=$(cd "$P" && pwd -P)
+	FAKE="$PROJECT_ROOT/tests/acp/fake-agent.py"
+	AG_LOG="$T/agent.jsonl"
+	acp_sdk_install
+}
+
+teardown() {
+	[ -z "${MOCK_PID:-}" ] || { kill "$MOCK_PID" 2>/dev/null; wait "$MOCK_PID" 2>/dev/null; MOCK_PID=; }
+	return 0
+}
+
+# A grant for the fake agent's tests: echo and touch, files in $P; rm -rf
+# is refused by policy; writing a .env needs a human.
+fake_grant() {
+	acp_grant '[{"class": "shell", "command": ["echo *", "touch *"]},
+	            {"class": ["write", "edit", "read", "search"], "path": ["**"]}]' \
+	    '[{"id": "no-destruction", "when": {"class": "shell", "command": ["rm -rf*"]},
+	       "verdict": "deny", "reason": "destructive commands are never granted"},
+	      {"id": "secrets", "when": {"class": ["write", "edit"], "path": ["**/.env"]},
+	       "verdict": "ask", "reason": "a human must approve secrets"}]'
+	acp_install -A
+}
+
+# steps JSON: the fake agent's script.
+steps() {
+	printf '%s\n' "$1" >"$T/steps.json"
+}
+
+fake_run() {
+	acp_run /usr/bin/python3 "$FAKE" "$T/steps.json" "$AG_LOG"
+}
+
+# The fake agent's tool_call announcement and permission request.
+tool_call() { # ID KIND RAWINPUT-JSON
+	jq -nc --arg id "$1" --arg k "$2" --argjson r "$3" '{send: {jsonrpc: "2.0",
+	    method: "session/update", params: {sessionId: "fake-1", update: {
+	    sessionUpdate: "tool_call", toolCallId: $id, title: ("call " + $id),
+	    kind: $k, status: "pending", rawInput: $r}}}}'
+}
+ask_perm() { # RPCID TOOLCALLID OPTIONS-JSON
+	jq -nc --argjson n "$1" --arg id "$2" --argjson o "$3" '{send: {jsonrpc: "2.0",
+	    id: $n, method: "session/request_permission", params: {sessionId: "fake-1",
+	    toolCall: {toolCallId: $id}, options: $o}}}'
+}
+await() { echo "{\"await\": $1}"; }
+# What the fake agent was answered for request N.
+answer_of() {
+	jq -c --argjson n "$1" 'select(.response.id == $n) | .response | del(.jsonrpc)' "$AG_LOG"
+}
+# Options whose ids lie about their kinds: only the kind may be read.
+LYING='[{"optionId": "reject", "name": "Allow", "kind": "allow_always"},
+        {"optionId": "allow", "name": "Reject", "kind": "reject_once"},
+        {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
+        {"optionId": "never", "name": "Never", "kind": "reject_always"}]'
+
+@test "acp 1. -h prints the synopsis of jh-acp(1); a usage error exits 2" {
+	run -0 jh-acp -h
+	assert_output "usage: jh-acp [-c config | -s socket] [-t seconds] -- agent [arg ...]
+       jh-acp -h"
+	run -2 jh-acp
+	run -2 jh-acp -t 0 -- true
+	run -2 jh-acp -c relative.conf -- true
+	run -2 jh-acp -c /a -s /b -- true
+}
+
+@test "acp 2. a denied call: the agent gets the reject_once option, picked by kind; the editor never sees the request and is told why" {
+	fake_grant
+	steps "[$(tool_call c1 execute "{\"command\": \"rm -rf $P/victim\"}"),
+	        $(ask_perm 7 c1 "$LYING"), $(await 7)]"
+	echo precious >"$P/victim"
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 7
+	assert_output '{"id":7,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 ed_says
+	assert_output --partial "joulehook refused call c1: blocked by policy no-destruction: destructive commands are never granted"
+	assert_output --partial "tell the user"
+	assert_file_exist "$P/victim"
+}
+
+@test "acp 3. a deny with no reject option is answered cancelled; an allow picks allow_once over allow_always" {
+	fake_grant
+	steps "[$(tool_call c1 execute "{\"command\": \"rm -rf $P/x\"}"),
+	        $(ask_perm 1 c1 '[{"optionId": "ok", "name": "OK", "kind": "allow_once"}]'), $(await 1),
+	        $(tool_call c2 execute "{\"command\": \"touch $P/y\"}"),
+	        $(ask_perm 2 c2 "$LYING"), $(await 2)]"
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 1
+	assert_output '{"id":1,"result":{"outcome":{"outcome":"cancelled"}}}'
+	run -0 answer_of 2
+	assert_output '{"id":2,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}'
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+}
+
+@test "acp 4. an ask reaches the editor byte for byte, and the editor's answer reaches the agent" {
+	fake_grant
+	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=1\"}"),
+	        $(ask_perm 3 c1 "$LYING"), $(await 3)]"
+	acp_spec answer='"reject"'
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 ed_reqs session/request_permission
+	assert_output "$(jq -c '.[1].send.params' "$T/steps.json")"
+	# the editor picked reject_once ("allow"), relayed as it was
+	run -0 answer_of 3
+	assert_output '{"id":3,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+}
+
+@test "acp 5. session/cancel answers the pending request cancelled; the editor's late answer is not relayed" {
+	fake_grant
+	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\"}"),
+	        $(ask_perm 4 c1 "$LYING"), $(await 4), {\"await_cancel\": true}]"
+	acp_spec answer='"hang"' cancel_after_ms=300
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 4
+	assert_output '{"id":4,"result":{"outcome":{"outcome":"cancelled"}}}'
+	run -0 jq -c 'select(.got.method == "session/cancel") | .got.params' "$AG_LOG"
+	assert_output '{"sessionId":"fake-1"}'
+	run -0 jq -c 'select(.response.id == 4)' "$AG_LOG"
+	assert_equal "$(echo "$output" | wc -l)" 1
+}
+
+@test "acp 6. fs and terminal requests are gated: a denied one is an error to the agent and never reaches the editor" {
+	fake_grant
+	mkdir -p "$T/outside"
+	steps "[{\"send\": {\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/in.txt\", \"content\": \"ok\\n\"}}}, $(await 10),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 11, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$T/outside/out.txt\", \"content\": \"no\\n\"}}}, $(await 11),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 12, \"method\": \"fs/read_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$T/outside/secret\"}}}, $(await 12),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 13, \"method\": \"terminal/create\", \"params\": {\"sessionId\": \"fake-1\", \"command\": \"rm\", \"args\": [\"-rf\", \"$P/victim\"]}}}, $(await 13),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 14, \"method\": \"terminal/create\", \"params\": {\"sessionId\": \"fake-1\", \"command\": \"touch\", \"args\": [\"$P/made\"], \"env\": [{\"name\": \"LD_PRELOAD\", \"value\": \"/tmp/x.so\"}]}}}, $(await 14),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 15, \"method\": \"terminal/create\", \"params\": {\"sessionId\": \"fake-1\", \"command\": \"touch\", \"args\": [\"$P/made\"]}}}, $(await 15),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 16, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 16)]"
+	echo secret >"$T/outside/secret"
+	echo precious >"$P/victim"
+	acp_spec fs=true terminal=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 cat "$P/in.txt"
+	assert_output ok
+	assert_file_not_exist "$T/outside/out.txt"
+	assert_file_exist "$P/victim"
+	run -0 answer_of 10
+	assert_output '{"id":10,"result":{}}'
+	for n in 11 12 13 14 16; do
+		run -0 jq -r --argjson n $n 'select(.response.id == $n) | .response.error | "\(.code) \(.message)"' "$AG_LOG"
+		assert_output --regexp '^-32000 joulehook refused (fs|terminal)/'
+	done
+	run -0 jq -r 'select(.response.id == 11) | .response.error.message' "$AG_LOG"
+	assert_output --partial "not in your grant: Write on $T/outside/out.txt. The user can grant it with: jh-grant add class=write path=$T/outside/out.txt"
+	run -0 jq -r 'select(.response.id == 16) | .response.error.message' "$AG_LOG"
+	assert_output --partial "a human must approve secrets"
+	assert_output --partial "the agent asked for none"
+	run -0 jq -r 'select(.response.id == 15) | .response.result.terminalId' "$AG_LOG"
+	assert_output term-1
+	# the editor received only the two requests that were allowed
+	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+	assert_output "fs/write_text_file
+terminal/create"
+}
+
+@test "acp 7. bad lines from the agent: not JSON, a lone surrogate, a repeated key, a batch, a line over 16 MiB -- none reaches the editor" {
+	fake_grant
+	steps "[{\"raw\": \"this is not json\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":20,\\\"method\\\":\\\"fs/write_text_file\\\",\\\"params\\\":{\\\"sessionId\\\":\\\"fake-1\\\",\\\"path\\\":\\\"$T/sur\\\\ud800\\\",\\\"content\\\":\\\"x\\\"}}\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":21,\\\"method\\\":\\\"_x/ok\\\",\\\"method\\\":\\\"fs/write_text_file\\\",\\\"params\\\":{\\\"sessionId\\\":\\\"fake-1\\\",\\\"path\\\":\\\"$T/dup\\\",\\\"content\\\":\\\"x\\\"}}\"},
+	        {\"raw\": \"[{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":22,\\\"method\\\":\\\"fs/write_text_file\\\",\\\"params\\\":{\\\"sessionId\\\":\\\"fake-1\\\",\\\"path\\\":\\\"$T/batch\\\",\\\"content\\\":\\\"x\\\"}}]\"},
+	        {\"huge\": 17000000, \"send\": {\"jsonrpc\": \"2.0\", \"id\": 23, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$T/huge\", \"content\": \"x\"}}},
+	        $(await 23)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+	assert_output ""
+	assert_file_not_exist "$T/sur"
+	assert_file_not_exist "$T/dup"
+	assert_file_not_exist "$T/batch"
+	assert_file_not_exist "$T/huge"
+	run -0 jq -r 'select(.response.id == 23) | .response.error.message' "$AG_LOG"
+	assert_output "jh-acp: the request is too long to be checked: not relayed"
+	run -0 jq -r 'select(.got.error) | .got.error.code' "$AG_LOG"
+	assert_output "-32700
+-32700
+-32700
+-32600
+-32600"
+	run -0 grep -c "dropped a line from the agent" "$ED_ERR"
+	assert_output 5
+}
+
+@test "acp 8. an unknown method is relayed both ways unchanged" {
+	fake_grant
+	steps '[{"send": {"jsonrpc": "2.0", "id": 30, "method": "_vendor/ping", "params": {"x": [1, 2.50, "\u00e9"]}}}, {"await": 30},
+	        {"send": {"jsonrpc": "2.0", "method": "_vendor/note", "params": {"y": true}}},
+	        {"send": {"jsonrpc": "2.0", "id": 31, "method": "_vendor/ping", "params": {}}}, {"await": 31}]'
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 jq -c 'select(.method == "_vendor/ping" or .method == "_vendor/note") | [.dir, .params]' "$ED_LOG"
+	assert_output '["req",{"x":[1,2.5,"é"]}]
+["note",{"y":true}]
+["req",{}]'
+	run -0 jq -c 'select(.response.id == 30) | .response.error.code' "$AG_LOG"
+	assert_output -- "-32601"
+}
+
+@test "acp 9. a killed hook stage, a hung one, and an unreadable answer each deny" {
+	fake_grant
+	cat >"$T/seal-killed.sh" <<-EOF
+	#!/bin/sh
+	in=\$(cat)
+	case \$in in *c_kill*) kill -KILL \$\$ ;; esac
+	case \$in in *c_hang*) sleep 20 ;; esac
+	printf '%s\n' "\$in" | exec "$JH_BIN/jh-seal" "\$@"
+	EOF
+	chmod 755 "$T/seal-killed.sh"
+	echo "stage2=$T/seal-killed.sh" >>"$JH_HOME/hook.conf"
+	steps "[$(tool_call c_kill execute "{\"command\": \"touch $P/killed\"}"), $(ask_perm 1 c_kill "$LYING"), $(await 1),
+	        $(tool_call c_hang execute "{\"command\": \"touch $P/hung\"}"), $(ask_perm 2 c_hang "$LYING"), $(await 2),
+	        $(tool_call c_ok execute "{\"command\": \"touch $P/ok\"}"), $(ask_perm 3 c_ok "$LYING"), $(await 3)]"
+	ACP_RELAY_ARGS="-t 2" fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 1
+	assert_output '{"id":1,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 answer_of 2
+	assert_output '{"id":2,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 answer_of 3
+	assert_output '{"id":3,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}'
+	run -0 ed_says
+	assert_output --partial "joulehook refused call c_hang: the gate did not answer within 2 s"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+}
+
+@test "acp 10. a killed relay leaves the editor with an error and no agent process" {
+	fake_grant
+	steps '[{"sleep_ms": 60000}]'
+	acp_run /bin/sh -c "echo \$\$ >'$T/agent.pid'; exec /usr/bin/python3 '$FAKE' '$T/steps.json' '$AG_LOG'" &
+	local ed=$! i
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$T/agent.pid" ] && grep -q '"session/prompt"' "$AG_LOG" 2>/dev/null && break
+		sleep 0.1
+	done
+	# the oldest: the relay (the newer one is its watchdog)
+	run -0 pgrep -o -f "^$JH_HOME/bin/jh-acp .*$T/steps.json"
+	kill -KILL "$output"
+	wait "$ed" || true
+	run -0 jq -r 'select(.dir == "error") | .message' "$T/editor.jsonl"
+	assert_output --partial "closed"
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$(cat "$T/agent.pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	run ! kill -0 "$(cat "$T/agent.pid")"
+	run ! pgrep -f "$T/steps.json"
+}
+
+@test "acp 11. an agent that dies mid-prompt gives the editor an error for its request" {
+	fake_grant
+	acp_run /bin/sh -c "read -r l; echo '{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1,\"agentCapabilities\":{}}}'; read -r l; echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"sessionId\":\"s\"}}'; read -r l; exit 3"
+	[ "$ED_RC" -eq 3 ] || { acp_dump; false; }
+	run -0 jq -r 'select(.dir == "error") | .message' "$ED_LOG"
+	assert_output --partial "the agent exited with status 3"
+}
+
+@test "acp 12. every decision is sealed in the session's log, which verifies; a result binds to its decision" {
+	fake_grant
+	steps "[$(tool_call c1 execute "{\"command\": \"touch $P/a\"}"), $(ask_perm 1 c1 "$LYING"), $(await 1),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"method\": \"session/update\", \"params\": {\"sessionId\": \"fake-1\", \"update\": {\"sessionUpdate\": \"tool_call_update\", \"toolCallId\": \"c1\", \"status\": \"completed\", \"rawOutput\": \"\"}}}},
+	        $(tool_call c2 execute "{\"command\": \"rm -rf $P\"}"), $(ask_perm 2 c2 "$LYING"), $(await 2),
+	        $(tool_call c3 read "{\"file_path\": \"$P/a\"}"),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"method\": \"session/update\", \"params\": {\"sessionId\": \"fake-1\", \"update\": {\"sessionUpdate\": \"tool_call_update\", \"toolCallId\": \"c3\", \"status\": \"completed\"}}}}]"
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	LOG=$(acp_log fake-1)
+	run -0 jh-verify -q "$LOG"
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.chain) | [.kind, .core.tool_use_id, (.core.verdict // .core.check)] | @tsv'"
+	assert_output "$(printf 'decision/1\tc1\tallow\nresult/1\tc1\tmatch\ndecision/1\tc2\tdeny\nresult/1\tc3\tno-receipt')"
+	# c3 ran without asking: observed, sealed as no-receipt, not stopped
+	run -0 grep "observed only" "$ED_ERR"
+	run -0 jq -c 'select(.got.method == "session/cancel")' "$AG_LOG"
+	assert_output ""
+}
