@@ -129,33 +129,88 @@ argv_line(const json_t *argv, const json_t *env)
 	return (out);
 }
 
+/*
+ * Whether a variable changes which program runs or what it loads (the
+ * dynamic loader's, the shells', the interpreters'); such a variable
+ * stays in the shell line, where the gate cannot prove what it does and
+ * denies.  Any other (claude-code-acp sets CLAUDECODE=1) is left out of
+ * the line: the command's effects are the same with it.
+ */
+static int
+risky_var(const char *n)
+{
+	static const char *const pre[] = { "LD_", "DYLD_", "BASH_FUNC_",
+	    "GIT_", "PYTHON", "PERL", "RUBY", "NODE_", "npm_config_",
+	    "JAVA_TOOL", "JDK_JAVA", "GCONV_", "MALLOC_", NULL };
+	static const char *const ex[] = { "PATH", "BASH_ENV", "ENV", "IFS",
+	    "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH",
+	    "GLOBIGNORE", "HOME", "SHELL", "TMPDIR", "ZDOTDIR", "EDITOR",
+	    "VISUAL", "PAGER", "JH_HOME", "JH_STATE", NULL };
+	int i;
+
+	for (i = 0; pre[i] != NULL; i++)
+		if (strncmp(n, pre[i], strlen(pre[i])) == 0)
+			return (1);
+	for (i = 0; ex[i] != NULL; i++)
+		if (strcmp(n, ex[i]) == 0)
+			return (1);
+	return (!safe_word(n) || strchr(n, '=') != NULL);
+}
+
 /* terminal/create: {command, args, env, cwd} as a Bash call. */
 static int
 acp_terminal(json_t *c, const json_t *p)
 {
-	json_t *argv, *line, *in;
+	json_t *argv, *line, *in, *risky, *e;
 	const json_t *args = json_object_get(p, "args");
 	const json_t *env = json_object_get(p, "env");
 	const json_t *cmd = json_object_get(p, "command");
 	const json_t *cwd = json_object_get(p, "cwd");
+	const char *name;
+	struct jh_buf b;
+	size_t i;
 
-	if (!json_is_string(cmd))
+	if (!json_is_string(cmd) || (env != NULL && !json_is_array(env)) ||
+	    (args != NULL && !json_is_array(args)) || (risky = json_array()) ==
+	    NULL)
 		return (0);
-	if ((args == NULL || json_array_size(args) == 0) &&
-	    json_array_size(env) == 0)
+	json_array_foreach(env, i, e) {
+		name = json_string_value(json_object_get(e, "name"));
+		if (name == NULL || risky_var(name))
+			json_array_append(risky, e);
+	}
+	if (json_array_size(args) == 0 && json_array_size(risky) == 0)
 		/* claude-code-acp's Bash: one shell line in command */
 		line = json_incref((json_t *)cmd);
-	else {
-		if ((argv = json_array()) == NULL)
-			return (-1);
-		json_array_append(argv, (json_t *)cmd);
-		if (json_is_array(args))
-			json_array_extend(argv, (json_t *)args);
-		line = argv_line(argv, json_array_size(env) ? env : NULL);
+	else if (json_array_size(args) == 0) {
+		/* the variables, then the shell line */
+		argv = json_pack("[s]", "true");
+		line = argv != NULL ? argv_line(argv, risky) : NULL;
 		json_decref(argv);
-		if (line == NULL)
-			return (0);
+		jh_buf_init(&b);
+		if (line != NULL) {
+			jh_buf_add(&b, json_string_value(line),
+			    json_string_length(line) - 4);
+			jh_buf_add(&b, json_string_value(cmd),
+			    json_string_length(cmd));
+		}
+		json_decref(line);
+		line = b.oom || b.len == 0 ? NULL : json_stringn((char *)b.p,
+		    b.len);
+		jh_buf_free(&b);
+	} else {
+		if ((argv = json_array()) == NULL) {
+			json_decref(risky);
+			return (-1);
+		}
+		json_array_append(argv, (json_t *)cmd);
+		json_array_extend(argv, (json_t *)args);
+		line = argv_line(argv, json_array_size(risky) ? risky : NULL);
+		json_decref(argv);
 	}
+	json_decref(risky);
+	if (line == NULL)
+		return (0);
 	in = json_pack("{s:o}", "command", line);
 	if (in == NULL)
 		return (-1);

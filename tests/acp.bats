@@ -7,9 +7,10 @@
 
 load test_helper/common
 load helpers/acp
+load helpers/claude
+load helpers/codex
 
 setup_file() {
-	load helpers/claude
 	jh_bin_snapshot
 }
 
@@ -25,8 +26,8 @@ setup() {
 }
 
 teardown() {
-	[ -z "${MOCK_PID:-}" ] || { kill "$MOCK_PID" 2>/dev/null; wait "$MOCK_PID" 2>/dev/null; MOCK_PID=; }
-	return 0
+	mock_stop
+	codex_mock_stop
 }
 
 # A grant for the fake agent's tests: echo and touch, files in $P; rm -rf
@@ -303,4 +304,223 @@ terminal/create"
 	run -0 grep "observed only" "$ED_ERR"
 	run -0 jq -c 'select(.got.method == "session/cancel")' "$AG_LOG"
 	assert_output ""
+}
+
+# --- the real agents ------------------------------------------------------
+
+# claude_acp TURNS: claude-code-acp against the Anthropic mock scripted
+# with TURNS, through jh-acp, the editor offering fs and terminal.
+claude_acp() {
+	acp_claude_install
+	jq -c '{turns: .}' <<<"$1" >"$T/script.json"
+	mock_start "$T/script.json"
+	acp_spec fs=true terminal=true "${@:2}"
+	unset ANTHROPIC_AUTH_TOKEN ANTHROPIC_MODEL CLAUDE_CONFIG_DIR CLAUDECODE \
+	    CLAUDE_CODE_ENTRYPOINT
+	ANTHROPIC_BASE_URL="$MOCK_URL" ANTHROPIC_API_KEY=sk-test \
+	    DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+	    DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
+	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+	    acp_run node "$ACP_CLAUDE"
+	SID=$(jq -r 'select(.dir == "session") | .sessionId' "$ED_LOG")
+	LOG=$(acp_log "$SID")
+}
+
+# codex_acp TURNS: codex-acp against the OpenAI mock's Responses turns;
+# Codex asks for every command it does not trust (approval_policy
+# untrusted) and runs it unsandboxed, so what it asks is what runs.
+codex_acp() {
+	acp_codex_install
+	jq -c '{turns: .}' <<<"$1" >"$T/script.json"
+	codex_mock_start "$T/script.json"
+	CODEX_HOME="$HOME/.codex"
+	codex_config
+	sed -i 's/^approval_policy = .*/approval_policy = "untrusted"/; s/^model = .*/model = "gpt-5.5"/' "$CODEX_HOME/config.toml"
+	acp_spec "${@:2}"
+	unset OPENAI_BASE_URL CODEX_API_KEY RUST_LOG
+	CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test OPENAI_API_KEY=sk-test \
+	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+	    acp_run "$ACP_CODEX"
+	SID=$(jq -r 'select(.dir == "session") | .sessionId' "$ED_LOG")
+	LOG=$(acp_log "$SID")
+}
+
+# The chain's decisions and results: kind, call id, verdict or check.
+sealed() {
+	jh-verify "$LOG" | jq -r 'select(.chain) | [.kind, .core.tool_use_id,
+	    (.core.verdict // .core.check), (.core.tool // "")] | @tsv'
+}
+
+agent_grant() {
+	acp_grant '[{"class": "shell", "command": ["echo *", "touch *"]},
+	            {"class": ["write", "edit", "read", "search"], "path": ["**"]}]' \
+	    '[{"id": "no-destruction", "when": {"class": "shell", "command": ["rm -rf*"]},
+	       "verdict": "deny", "reason": "destructive commands are never granted"},
+	      {"id": "secrets", "when": {"class": ["write", "edit"], "path": ["**/.env"]},
+	       "verdict": "ask", "reason": "a human must approve secrets"}]'
+	acp_install -A
+}
+
+# bats test_tags=host
+@test "acp 20. claude-code-acp: a denied rm -rf never runs, the editor is never asked and is told why" {
+	agent_grant
+	echo precious >"$P/victim"
+	claude_acp "[{\"tool_use\": [{\"name\": \"mcp__acp__Bash\", \"id\": \"toolu_rm\",
+	    \"input\": {\"command\": \"rm -rf $P/victim\", \"description\": \"clean\", \"timeout\": 60000}}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	assert_file_exist "$P/victim"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 ed_reqs terminal/create
+	assert_output ""
+	run -0 ed_says
+	assert_output --partial "joulehook refused \`rm -rf $P/victim\`: blocked by policy no-destruction"
+	run -0 sealed
+	assert_line --regexp "^decision/1	toolu_rm	deny	Bash$"
+	run -0 jh-verify -q "$LOG"
+}
+
+# bats test_tags=host
+@test "acp 21. claude-code-acp: granted Write and Bash run through the editor, each gated twice (the call, then its fs or terminal request); results bind" {
+	agent_grant
+	claude_acp "[{\"tool_use\": [{\"name\": \"mcp__acp__Write\", \"id\": \"toolu_w\",
+	    \"input\": {\"file_path\": \"$P/granted.txt\", \"content\": \"hello\\n\"}}]},
+	    {\"tool_use\": [{\"name\": \"mcp__acp__Bash\", \"id\": \"toolu_b\",
+	    \"input\": {\"command\": \"touch $P/made\", \"description\": \"touch\", \"timeout\": 60000}}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 cat "$P/granted.txt"
+	assert_output hello
+	assert_file_exist "$P/made" || { acp_dump; false; }
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+	assert_output "fs/write_text_file
+terminal/create"
+	run -0 sealed
+	assert_line --regexp "^decision/1	toolu_w	allow	Write$"
+	assert_line --regexp "^decision/1	jh-[0-9a-f]{32}	allow	Write$"
+	assert_line --regexp "^decision/1	toolu_b	allow	Bash$"
+	assert_line --regexp "^decision/1	jh-[0-9a-f]{32}	allow	Bash$"
+	assert_line --regexp "^result/1	toolu_w	match	Write$"
+	run -0 jh-verify -q "$LOG"
+}
+
+# bats test_tags=host
+@test "acp 22. claude-code-acp: an ask reaches the editor; its allow is relayed and the write runs; its reject stops it" {
+	agent_grant
+	claude_acp "[{\"tool_use\": [{\"name\": \"mcp__acp__Write\", \"id\": \"toolu_env\",
+	    \"input\": {\"file_path\": \"$P/.env\", \"content\": \"K=1\\n\"}}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 ed_reqs session/request_permission
+	assert_output --partial '"toolCallId":"toolu_env"'
+	run -0 cat "$P/.env"
+	assert_output K=1
+	run -0 sealed
+	assert_line --regexp "^decision/1	toolu_env	ask	Write$"
+	mock_stop
+	rm -f "$P/.env"
+	claude_acp "[{\"tool_use\": [{\"name\": \"mcp__acp__Write\", \"id\": \"toolu_env2\",
+	    \"input\": {\"file_path\": \"$P/.env\", \"content\": \"K=2\\n\"}}]},
+	    {\"text\": \"finished\"}]" answer='"reject"'
+	run -0 ed_reqs session/request_permission
+	assert_output --partial '"toolCallId":"toolu_env2"'
+	assert_file_not_exist "$P/.env"
+}
+
+# bats test_tags=host
+@test "acp 23. claude-code-acp: a killed hook stage denies the call" {
+	agent_grant
+	cat >"$T/seal-killed.sh" <<-EOF
+	#!/bin/sh
+	in=\$(cat)
+	case \$in in *toolu_k*) kill -KILL \$\$ ;; esac
+	printf '%s\n' "\$in" | exec "$JH_BIN/jh-seal" "\$@"
+	EOF
+	chmod 755 "$T/seal-killed.sh"
+	echo "stage2=$T/seal-killed.sh" >>"$JH_HOME/hook.conf"
+	claude_acp "[{\"tool_use\": [{\"name\": \"mcp__acp__Bash\", \"id\": \"toolu_k\",
+	    \"input\": {\"command\": \"touch $P/killed\", \"description\": \"t\", \"timeout\": 60000}}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	assert_file_not_exist "$P/killed"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 ed_says
+	assert_output --partial "joulehook refused"
+}
+
+# bats test_tags=host
+@test "acp 24. codex-acp: a granted command runs, a denied rm -rf and a patch outside the project never do" {
+	agent_grant
+	echo precious >"$P/victim"
+	mkdir -p "$T/outside"
+	codex_acp "[{\"calls\": [{\"name\": \"exec_command\", \"call_id\": \"call_ok\", \"arguments\": {\"cmd\": \"touch $P/granted\", \"workdir\": \"$P\"}}]},
+	    {\"calls\": [{\"name\": \"apply_patch\", \"call_id\": \"call_patch\", \"input\": \"*** Begin Patch\\n*** Add File: $T/outside/evil\\n+x\\n*** End Patch\\n\"}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	assert_file_exist "$P/granted"
+	assert_file_not_exist "$T/outside/evil"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 ed_says
+	assert_output --partial "not in your grant"
+	run -0 sealed
+	assert_line --regexp "^decision/1	call_ok	allow	Bash$"
+	assert_line --regexp "^result/1	call_ok	match	Bash$"
+	assert_line --regexp "^decision/1	call_patch	deny	apply_patch$"
+	run -0 jh-verify -q "$LOG"
+	mock_stop
+	codex_acp "[{\"calls\": [{\"name\": \"exec_command\", \"call_id\": \"call_rm\", \"arguments\": {\"cmd\": \"rm -rf $P/victim\", \"workdir\": \"$P\"}}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	assert_file_exist "$P/victim"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	run -0 ed_says
+	assert_output --partial "blocked by policy no-destruction"
+}
+
+# bats test_tags=host
+@test "acp 25. codex-acp: an ask reaches the editor, whose answer is relayed" {
+	agent_grant
+	codex_acp "[{\"calls\": [{\"name\": \"apply_patch\", \"call_id\": \"call_env\", \"input\": \"*** Begin Patch\\n*** Add File: $P/.env\\n+K=1\\n*** End Patch\\n\"}]},
+	    {\"text\": \"finished\"}]"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 ed_reqs session/request_permission
+	assert_output --partial '"toolCallId":"call_env"'
+	run -0 cat "$P/.env"
+	assert_output K=1
+}
+
+# bats test_tags=host
+@test "acp 26. codex-acp: a killed relay leaves the editor with an error and no codex-acp running" {
+	agent_grant
+	acp_codex_install
+	jq -nc '{delay_ms: 60000, turns: [{text: "slow"}]}' >"$T/script.json"
+	codex_mock_start "$T/script.json"
+	CODEX_HOME="$HOME/.codex"
+	codex_config
+	acp_spec
+	CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test OPENAI_API_KEY=sk-test \
+	    acp_run "$ACP_CODEX" &
+	local ed=$! i relay
+	for ((i = 0; i < 200; i++)); do
+		[ "$(jq -s 'map(select(.method == "POST")) | length' "$MOCK_LOG" 2>/dev/null)" -ge 1 ] && break
+		sleep 0.1
+	done
+	relay=$(pgrep -o -f "^$JH_HOME/bin/jh-acp .*$ACP_CODEX")
+	run -0 pgrep -f "^$ACP_CODEX"
+	kill -KILL "$relay"
+	wait "$ed" || true
+	run -0 jq -r 'select(.dir == "error") | .message' "$T/editor.jsonl"
+	assert_output --partial "closed" || { cat "$T/editor.jsonl" "$T/editor.err" >&2; false; }
+	for ((i = 0; i < 50; i++)); do
+		pgrep -f "^$ACP_CODEX" >/dev/null || break
+		sleep 0.1
+	done
+	run ! pgrep -f "^$ACP_CODEX"
+	codex_mock_stop
 }
