@@ -228,7 +228,7 @@ terminal/create"
 	assert_output -- "-32601"
 }
 
-@test "acp 9. a killed hook stage, a hung one, and an unreadable answer each deny" {
+@test "acp 9. a killed hook stage and one that hangs past -t each deny; the next call is decided again" {
 	fake_grant
 	cat >"$T/seal-killed.sh" <<-EOF
 	#!/bin/sh
