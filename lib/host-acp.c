@@ -438,7 +438,7 @@ acp_call(json_t *c, const json_t *call, char *why, size_t whysz)
 static json_t *
 acp_canon(const json_t *p, char *why, size_t whysz)
 {
-	json_t *c = json_deep_copy(p), *call, *pa, *id;
+	json_t *c = json_deep_copy(p), *call, *pa, *id, *src;
 	const char *m, *ev;
 	char mbuf[64];
 	int rc = 0;
@@ -471,6 +471,12 @@ acp_canon(const json_t *p, char *why, size_t whysz)
 	    NULL && ev != NULL && strcmp(ev, "PreToolUse") == 0)
 		snprintf(why, whysz, "%s: not a request jh-acp can read",
 		    m[0] != '\0' ? m : "no acp_method");
+	/* what the agent sent, kept as it was (jh-normalize(1) HOSTS) */
+	src = json_is_object(pa) ? pa : json_object_get(call, "rawInput");
+	if (rc == 0 && json_object_get(c, JH_HK_INPUT) != NULL &&
+	    json_is_object(src) && !json_equal(src, json_object_get(c,
+	    JH_HK_INPUT)))
+		json_object_set(c, "native_input", src);
 	if (rc == 0 && jh_hc_derive_id(c) == -1)
 		rc = -1;
 	json_decref(call);
