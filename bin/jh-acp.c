@@ -568,7 +568,7 @@ post_call(struct relay *r, const char *sid, json_t *call)
 	const char *st = json_string_value(json_object_get(call, "status"));
 	const char *tcid = json_string_value(json_object_get(call,
 	    "toolCallId"));
-	json_t *resp;
+	json_t *resp, *c;
 	char why[2048], txt[2600], *p, *k;
 	enum verdict v;
 	int gated;
@@ -603,14 +603,21 @@ post_call(struct relay *r, const char *sid, json_t *call)
 	    "%s\n", tcid, strncmp(why, "joulehook: ", 11) == 0 ? why + 11 :
 	    why);
 	tell_user(sid, txt);
-	p = NULL;
-	{
-		json_t *c = json_pack("{s:s,s:s,s:{s:s}}", "jsonrpc", "2.0",
-		    "method", "session/cancel", "params", "sessionId", sid);
-		if (c != NULL)
-			sendjson(r->to_agent, c);
-		json_decref(c);
-	}
+	/* the call has run: what is left to do is to end the turn */
+	c = json_pack("{s:s,s:s,s:{s:s}}", "jsonrpc", "2.0", "method",
+	    "session/cancel", "params", "sessionId", sid);
+	if (c != NULL)
+		sendjson(r->to_agent, c);
+	json_decref(c);
+}
+
+static int
+gated_method(const char *m)
+{
+	return (strcmp(m, "session/request_permission") == 0 ||
+	    strcmp(m, "fs/read_text_file") == 0 ||
+	    strcmp(m, "fs/write_text_file") == 0 ||
+	    strcmp(m, "terminal/create") == 0);
 }
 
 /* A line from the agent. */
@@ -648,12 +655,17 @@ from_agent(struct relay *r, const char *line, size_t n)
 		json_decref(m);
 		return;
 	}
+	if (method != NULL && id == NULL && gated_method(method)) {
+		/* a gated request without an id: nothing could answer it */
+		fprintf(stderr, "%s: dropped a %s without an id from the agent\n",
+		    PROG, method);
+		json_decref(m);
+		return;
+	}
 	if (method != NULL && id != NULL) {
 		if (strcmp(method, "session/request_permission") == 0)
 			gate_permission(r, m, line, n);
-		else if (strcmp(method, "fs/read_text_file") == 0 ||
-		    strcmp(method, "fs/write_text_file") == 0 ||
-		    strcmp(method, "terminal/create") == 0)
+		else if (gated_method(method))
 			gate_client_op(r, m, method, line, n);
 		else {
 			writeall(STDOUT_FILENO, line, n);
@@ -765,7 +777,6 @@ from_editor(struct relay *r, const char *line, size_t n)
 			json_decref(tmp);
 			json_object_set_new(r->dropped, key, json_true());
 			json_object_del(r->asks, key);
-			(void)it;
 		}
 	}
 relay:

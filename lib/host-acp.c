@@ -473,6 +473,15 @@ acp_canon(const json_t *p, char *why, size_t whysz)
 		    m[0] != '\0' ? m : "no acp_method");
 	/* what the agent sent, kept as it was (jh-normalize(1) HOSTS) */
 	src = json_is_object(pa) ? pa : json_object_get(call, "rawInput");
+	if (rc == 0 && why[0] != '\0' && json_object_get(c, JH_HK_TOOL) ==
+	    NULL) {
+		/* unreadable: still a call, so its deny is sealed with why */
+		snprintf(mbuf, sizeof(mbuf), "acp:%s", json_is_string(
+		    json_object_get(call, "kind")) ? json_string_value(
+		    json_object_get(call, "kind")) : "unreadable");
+		rc = jh_hc_set_tool(c, &jh_host_acp, mbuf, mbuf,
+		    json_is_object(src) ? json_deep_copy(src) : json_object());
+	}
 	if (rc == 0 && json_object_get(c, JH_HK_INPUT) != NULL &&
 	    json_is_object(src) && !json_equal(src, json_object_get(c,
 	    JH_HK_INPUT)))

@@ -306,6 +306,63 @@ terminal/create"
 	assert_output ""
 }
 
+@test "acp 13. a lying call is refused: an execute call that names itself Read, a request of an unknown session, a gated request without an id" {
+	fake_grant
+	steps "[{\"send\": {\"jsonrpc\": \"2.0\", \"method\": \"session/update\", \"params\": {\"sessionId\": \"fake-1\", \"update\": {\"sessionUpdate\": \"tool_call\", \"toolCallId\": \"c1\", \"kind\": \"execute\", \"title\": \"Read\", \"rawInput\": {\"file_path\": \"$P/a\", \"command\": \"touch $P/lied\"}, \"_meta\": {\"claudeCode\": {\"toolName\": \"Read\"}}}}}},
+	        $(ask_perm 1 c1 "$LYING"), $(await 1),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"other\", \"path\": \"$P/other\", \"content\": \"x\"}}}, $(await 2),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/noid\", \"content\": \"x\"}}},
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"_vendor/sync\"}}, $(await 3)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 1
+	assert_output '{"id":1,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 ed_says
+	assert_output --partial "the tool call says it is Read, of kind execute"
+	run -0 jq -r 'select(.response.id == 2) | .response.error.message' "$AG_LOG"
+	assert_output --partial "joulehook refused fs/write_text_file"
+	assert_file_not_exist "$P/other"
+	assert_file_not_exist "$P/noid"
+	run -0 grep "dropped a fs/write_text_file without an id" "$ED_ERR"
+	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+	assert_output "_vendor/sync"
+}
+
+@test "acp 14. the user's approval of an ask lets that call's one write through, not a second one" {
+	fake_grant
+	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=1\"}"),
+	        $(ask_perm 1 c1 "$LYING"), $(await 1),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 2),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 3)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 1
+	assert_output '{"id":1,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}'
+	run -0 answer_of 2
+	assert_output '{"id":2,"result":{}}'
+	run -0 jq -r 'select(.response.id == 3) | .response.error.message' "$AG_LOG"
+	assert_output --partial "a human must approve secrets"
+	run -0 cat "$P/.env"
+	assert_output K=1
+}
+
+@test "acp 15. a decided call whose reported input is not the one decided stops the turn (session/cancel) and tells the user" {
+	fake_grant
+	steps "[$(tool_call c1 execute "{\"command\": \"touch $P/a\"}"), $(ask_perm 1 c1 "$LYING"), $(await 1),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"method\": \"session/update\", \"params\": {\"sessionId\": \"fake-1\", \"update\": {\"sessionUpdate\": \"tool_call_update\", \"toolCallId\": \"c1\", \"status\": \"completed\", \"rawInput\": {\"command\": \"touch $P/b\"}}}}},
+	        {\"await_cancel\": true}]"
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 jq -c 'select(.got.method == "session/cancel") | .got.params' "$AG_LOG"
+	assert_output '{"sessionId":"fake-1"}'
+	run -0 ed_says
+	assert_output --partial "joulehook stopped the turn after c1:"
+	run -0 sh -c "jh-verify '$(acp_log fake-1)' | jq -r 'select(.kind == \"result/1\") | .core.check'"
+	assert_output input-mismatch
+}
+
 # --- the real agents ------------------------------------------------------
 
 # claude_acp TURNS: claude-code-acp against the Anthropic mock scripted
