@@ -547,7 +547,11 @@ gate_client_op(struct relay *r, json_t *msg, const char *method,
 		} else
 			v = V_ALLOW;	/* no opinion: the editor's own */
 	}
-	if (v == V_ALLOW || v == V_STOP) {
+	if (v == V_STOP) {
+		v = V_DENY;
+		snprintf(why, sizeof(why), "the gate's answer is not a decision");
+	}
+	if (v == V_ALLOW) {
 		writeall(STDOUT_FILENO, line, n);
 		writeall(STDOUT_FILENO, "\n", 1);
 		return;
