@@ -564,10 +564,13 @@ terminal/create"
 	CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test OPENAI_API_KEY=sk-test \
 	    acp_run "$ACP_CODEX" &
 	local ed=$! i relay
-	for ((i = 0; i < 200; i++)); do
-		[ "$(jq -s 'map(select(.method == "POST")) | length' "$MOCK_LOG" 2>/dev/null)" -ge 1 ] && break
+	# the prompt is sent once the session is there; the mock holds the
+	# model call (it logs a request only once answered)
+	for ((i = 0; i < 300; i++)); do
+		grep -q '"dir":"session"' "$T/editor.jsonl" 2>/dev/null && break
 		sleep 0.1
 	done
+	sleep 1
 	relay=$(pgrep -o -f "^$JH_HOME/bin/jh-acp .*$ACP_CODEX")
 	run -0 pgrep -f "^$ACP_CODEX"
 	kill -KILL "$relay"
