@@ -84,6 +84,16 @@ LYING='[{"optionId": "reject", "name": "Allow", "kind": "allow_always"},
 	run -2 jh-acp -c /a -s /b -- true
 }
 
+@test "acp 1b. jh-install -H acp copies jh-acp beside jh-hook and prints the editor's lines; -u -H acp says what to remove" {
+	fake_grant
+	assert_file_executable "$JH_HOME/bin/jh-acp"
+	assert_file_executable "$JH_HOME/bin/jh-hook"
+	run -0 grep -F "\"command\": \"$JH_HOME/bin/jh-acp\"" <<<"$INSTALL_OUT"
+	run -0 grep -F "\"args\": [\"-c\", \"$JH_HOME/hook.conf\", \"--\"" <<<"$INSTALL_OUT"
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H acp
+	assert_output --partial "remove jh-acp from your editor's agent settings"
+}
+
 @test "acp 2. a denied call: the agent gets the reject_once option, picked by kind; the editor never sees the request and is told why" {
 	fake_grant
 	steps "[$(tool_call c1 execute "{\"command\": \"rm -rf $P/victim\"}"),
