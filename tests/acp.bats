@@ -26,6 +26,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${SRV_PID:-}" ] || { kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; }
 	mock_stop
 	codex_mock_stop
 }
@@ -371,6 +372,41 @@ terminal/create"
 	assert_output --partial "joulehook stopped the turn after c1:"
 	run -0 sh -c "jh-verify '$(acp_log fake-1)' | jq -r 'select(.kind == \"result/1\") | .core.check'"
 	assert_output input-mismatch
+}
+
+@test "acp 16. hardened: jh-acp -s asks the gate's socket server, and a deny or a missing server still never passes" {
+	command -v systemd-socket-activate >/dev/null ||
+	    skip "SKIPPED: systemd-socket-activate is not installed (Debian: systemd)"
+	fake_grant
+	cp "$JH_HOME/hook.conf" "$T/srv.conf"
+	echo "developer=$(id -u)" >>"$T/srv.conf"
+	chmod 600 "$T/srv.conf"
+	ACP_SOCK="$T/gate.sock"
+	systemd-socket-activate --accept -l "$ACP_SOCK" "$JH_HOME/bin/jh-hook" \
+	    -c "$T/srv.conf" -a </dev/null >"$T/activate.out" 2>&1 3>&- &
+	SRV_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$ACP_SOCK" ] && break
+		sleep 0.05
+	done
+	steps "[$(tool_call c1 execute "{\"command\": \"rm -rf $P\"}"), $(ask_perm 1 c1 "$LYING"), $(await 1),
+	        $(tool_call c2 execute "{\"command\": \"touch $P/a\"}"), $(ask_perm 2 c2 "$LYING"), $(await 2)]"
+	ACP_SOCK="$ACP_SOCK" fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 answer_of 1
+	assert_output '{"id":1,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 answer_of 2
+	assert_output '{"id":2,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}'
+	kill "$SRV_PID"
+	wait "$SRV_PID" 2>/dev/null || true
+	SRV_PID=
+	rm -f "$AG_LOG"
+	ACP_SOCK="$T/nosuch.sock" fake_run
+	run -0 answer_of 2
+	assert_output '{"id":2,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}'
+	run -0 ed_says
+	assert_output --partial "cannot reach the gate's server"
 }
 
 # --- the real agents ------------------------------------------------------

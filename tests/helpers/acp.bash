@@ -110,7 +110,8 @@ acp_spec() {
 }
 
 # acp_run AGENT [ARGS...]: the editor, under timeout ${ACP_TIMEOUT:-120},
-# starting "$ACP_RELAY $ACP_RELAY_ARGS -- AGENT ARGS" in $P.  ED_RC is
+# starting "$ACP_RELAY $ACP_RELAY_ARGS -c CONF -- AGENT ARGS" in $P (-s
+# $ACP_SOCK instead of -c when that is set).  ED_RC is
 # its exit status (0 every prompt ended, 3 the connection failed),
 # ED_LOG what it received, ED_ERR the stderr of all three.
 acp_run() {
@@ -119,10 +120,12 @@ acp_run() {
 	ED_LOG="$T/editor.jsonl" ED_ERR="$T/editor.err"
 	rm -f "$ED_LOG"
 	ED_RC=0
+	local gate=(-c "$JH_HOME/hook.conf")
+	[ -z "${ACP_SOCK:-}" ] || gate=(-s "$ACP_SOCK")
 	(cd "$P" && env IS_SANDBOX=1 timeout -k 5 "${ACP_TIMEOUT:-120}" \
 	    node "$PROJECT_ROOT/tests/acp/editor.mjs" "$T/spec.json" -- \
 	    "${ACP_RELAY:-$JH_BIN/jh-acp}" ${ACP_RELAY_ARGS:-} \
-	    -c "$JH_HOME/hook.conf" -- "$@") </dev/null >"$T/editor.out" \
+	    "${gate[@]}" -- "$@") </dev/null >"$T/editor.out" \
 	    2>"$ED_ERR" 3>&- || ED_RC=$?
 	touch "$ED_LOG"
 	export ED_RC ED_LOG ED_ERR
