@@ -8,6 +8,7 @@
  * deny is answered to the agent without the editor seeing the request.
  */
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -59,6 +60,11 @@ struct relay {
 	json_t *dropped;	/* request id -> 1: answered cancelled */
 	json_t *approved;	/* [{sessionId, target}] the editor approved */
 	json_t *outstanding;	/* the editor's request ids, unanswered */
+	json_t *ops;		/* fs/terminal request id -> {sessionId,
+				   method, params, callid}, relayed */
+	json_t *prompts;	/* the editor's session/prompt id -> sessionId */
+	char nonce[17];		/* this relay's, in the call ids it makes */
+	unsigned long nops;
 };
 
 static void
@@ -330,7 +336,8 @@ done:
 /* The payload of jh-normalize(1) HOSTS "acp", as text. */
 static char *
 payload(struct relay *r, const char *event, const char *sid,
-    const char *method, json_t *call, json_t *params, json_t *resp)
+    const char *method, json_t *call, json_t *params, json_t *resp,
+    const char *callid)
 {
 	json_t *p = json_object(), *cwd = json_object_get(r->cwd, sid);
 	char *t;
@@ -341,7 +348,10 @@ payload(struct relay *r, const char *event, const char *sid,
 	json_object_set_new(p, "session_id", json_string(sid));
 	if (cwd != NULL)
 		json_object_set(p, "cwd", cwd);
-	json_object_set_new(p, "acp_method", json_string(method));
+	if (method != NULL)
+		json_object_set_new(p, "acp_method", json_string(method));
+	if (callid != NULL)
+		json_object_set_new(p, "tool_use_id", json_string(callid));
 	if (call != NULL)
 		json_object_set(p, "tool_call", call);
 	if (params != NULL)
@@ -421,18 +431,26 @@ answer_option(struct relay *r, const json_t *id, const char *opt)
 	respond_result(r->to_agent, id, res);
 }
 
-/* A target of a call the editor approved: its path or its command. */
+/*
+ * What a call the editor approved may do through the editor: write or
+ * read its path (with its content, when the call names it), or run its
+ * command.  A new reference, or NULL.
+ */
 static json_t *
 call_target(json_t *call)
 {
-	json_t *in = json_object_get(call, "rawInput"), *v;
+	json_t *in = json_object_get(call, "rawInput"), *v, *t;
 	json_t *loc = json_array_get(json_object_get(call, "locations"), 0);
 
-	if ((v = json_object_get(in, "file_path")) != NULL ||
-	    (v = json_object_get(in, "command")) != NULL ||
-	    (v = json_object_get(loc, "path")) != NULL)
-		return (v);
-	return (NULL);
+	if (json_is_string(v = json_object_get(in, "command")))
+		return (json_pack("{s:O}", "command", v));
+	if (!json_is_string(v = json_object_get(in, "file_path")) &&
+	    !json_is_string(v = json_object_get(loc, "path")))
+		return (NULL);
+	t = json_pack("{s:O}", "path", v);
+	if (t != NULL && json_is_string(v = json_object_get(in, "content")))
+		json_object_set(t, "content", v);
+	return (t);
 }
 
 /* The permission request: decided here, or asked of the editor. */
@@ -457,7 +475,7 @@ gate_permission(struct relay *r, json_t *msg, const char *line, size_t n)
 	}
 	call = json_deep_copy(remember_call(r, sid, tc));
 	p = payload(r, "PreToolUse", sid, "session/request_permission",
-	    call, NULL, NULL);
+	    call, NULL, NULL, NULL);
 	v = p != NULL ? run_hook(r, p, why, sizeof(why)) : V_DENY;
 	if (p == NULL)
 		snprintf(why, sizeof(why), "out of memory");
@@ -497,23 +515,34 @@ gate_permission(struct relay *r, json_t *msg, const char *line, size_t n)
 	json_decref(call);
 }
 
-/* A call the editor approved: consumed by the fs or terminal request
- * that carries it out. */
+/* A call the editor approved: consumed by the one fs or terminal
+ * request that carries it out. */
 static int
-take_approval(struct relay *r, const char *sid, const json_t *target)
+take_approval(struct relay *r, const char *sid, const char *method,
+    json_t *params)
 {
 	size_t i;
-	json_t *a;
+	json_t *a, *t, *c;
+	int term = strcmp(method, "terminal/create") == 0;
 
-	if (target == NULL)
-		return (0);
 	json_array_foreach(r->approved, i, a) {
+		t = json_object_get(a, "target");
 		if (strcmp(json_string_value(json_object_get(a, "sessionId")),
-		    sid) == 0 && json_equal(json_object_get(a, "target"),
-		    (json_t *)target)) {
-			json_array_remove(r->approved, i);
-			return (1);
-		}
+		    sid) != 0)
+			continue;
+		if (term ? !json_equal(json_object_get(t, "command"),
+		    json_object_get(params, "command")) ||
+		    json_array_size(json_object_get(params, "args")) > 0 :
+		    !json_equal(json_object_get(t, "path"),
+		    json_object_get(params, "path")))
+			continue;
+		c = json_object_get(t, "content");
+		if (!term && c != NULL &&
+		    strcmp(method, "fs/write_text_file") == 0 &&
+		    !json_equal(c, json_object_get(params, "content")))
+			continue;
+		json_array_remove(r->approved, i);
+		return (1);
 	}
 	return (0);
 }
@@ -524,22 +553,23 @@ gate_client_op(struct relay *r, json_t *msg, const char *method,
     const char *line, size_t n)
 {
 	json_t *id = json_object_get(msg, "id");
-	json_t *params = json_object_get(msg, "params"), *target;
+	json_t *params = json_object_get(msg, "params");
 	const char *sid = sid_of(params);
-	char why[2048], txt[2600], *p;
+	char why[2048], txt[2600], callid[64], *p, *k = NULL;
 	enum verdict v = V_DENY;
 	int noask = 0;
+	json_t *op;
 
 	snprintf(why, sizeof(why), "the request names no session");
+	/* the request has no call id: one of this relay's, never reused */
+	snprintf(callid, sizeof(callid), "acp-%s-%lu", r->nonce, ++r->nops);
 	if (sid != NULL && (p = payload(r, "PreToolUse", sid, method, NULL,
-	    params, NULL)) != NULL) {
+	    params, NULL, callid)) != NULL) {
 		v = run_hook(r, p, why, sizeof(why));
 		free(p);
 	}
 	if (v == V_ASK || v == V_NOOP) {
-		target = json_object_get(params, strcmp(method,
-		    "terminal/create") == 0 ? "command" : "path");
-		if (take_approval(r, sid, target))
+		if (take_approval(r, sid, method, params))
 			v = V_ALLOW;
 		else if (v == V_ASK) {
 			v = V_DENY;
@@ -552,6 +582,13 @@ gate_client_op(struct relay *r, json_t *msg, const char *method,
 		snprintf(why, sizeof(why), "the gate's answer is not a decision");
 	}
 	if (v == V_ALLOW) {
+		/* its result, when the editor answers, is bound to it */
+		op = json_pack("{s:s,s:s,s:O,s:s}", "sessionId", sid, "method",
+		    method, "params", params, "callid", callid);
+		if (op != NULL && (k = idkey(id)) != NULL)
+			json_object_set(r->ops, k, op);
+		free(k);
+		json_decref(op);
 		writeall(STDOUT_FILENO, line, n);
 		writeall(STDOUT_FILENO, "\n", 1);
 		return;
@@ -565,6 +602,65 @@ gate_client_op(struct relay *r, json_t *msg, const char *method,
 	tell_user(sid, txt);
 }
 
+/* What ran is not what was decided: the user is told, the turn ended. */
+static void
+stop_turn(struct relay *r, const char *sid, const char *what,
+    const char *why)
+{
+	char txt[2600];
+	json_t *c;
+
+	snprintf(txt, sizeof(txt), "joulehook stopped the turn after %s: "
+	    "%s\n", what, strncmp(why, "joulehook: ", 11) == 0 ? why + 11 :
+	    why);
+	tell_user(sid, txt);
+	/* the call has run: what is left to do is to end the turn */
+	c = json_pack("{s:s,s:s,s:{s:s}}", "jsonrpc", "2.0", "method",
+	    "session/cancel", "params", "sessionId", sid);
+	if (c != NULL)
+		sendjson(r->to_agent, c);
+	json_decref(c);
+}
+
+/* The editor's answer to a relayed fs or terminal request: its result,
+ * bound to the decision by the post pipeline. */
+static void
+post_op(struct relay *r, json_t *op, json_t *m)
+{
+	const char *sid = json_string_value(json_object_get(op, "sessionId"));
+	json_t *err = json_object_get(m, "error");
+	char why[2048], *p;
+	enum verdict v;
+
+	p = payload(r, err != NULL ? "PostToolUseFailure" : "PostToolUse",
+	    sid, json_string_value(json_object_get(op, "method")), NULL,
+	    json_object_get(op, "params"), err != NULL ? err :
+	    json_object_get(m, "result"), json_string_value(json_object_get(op,
+	    "callid")));
+	if (p == NULL)
+		return;
+	v = run_hook(r, p, why, sizeof(why));
+	free(p);
+	if (v != V_NOOP)
+		stop_turn(r, sid, json_string_value(json_object_get(op,
+		    "method")), why);
+}
+
+/* A turn ended: the session's Stop, which closes its unanswered asks
+ * and, with a sink, checkpoints its log (jh-hook(1)). */
+static void
+turn_end(struct relay *r, const char *sid)
+{
+	char why[2048], *p;
+
+	if ((p = payload(r, "Stop", sid, NULL, NULL, NULL, NULL, NULL)) ==
+	    NULL)
+		return;
+	if (run_hook(r, p, why, sizeof(why)) != V_NOOP)
+		fprintf(stderr, "%s: at the end of the turn: %s\n", PROG, why);
+	free(p);
+}
+
 /* A tool call that ended: its result bound by the post pipeline. */
 static void
 post_call(struct relay *r, const char *sid, json_t *call)
@@ -572,8 +668,8 @@ post_call(struct relay *r, const char *sid, json_t *call)
 	const char *st = json_string_value(json_object_get(call, "status"));
 	const char *tcid = json_string_value(json_object_get(call,
 	    "toolCallId"));
-	json_t *resp, *c;
-	char why[2048], txt[2600], *p, *k;
+	json_t *resp;
+	char why[2048], *p, *k;
 	enum verdict v;
 	int gated;
 
@@ -589,7 +685,7 @@ post_call(struct relay *r, const char *sid, json_t *call)
 	if (resp == NULL)
 		resp = json_object_get(call, "content");
 	p = payload(r, strcmp(st, "failed") == 0 ? "PostToolUseFailure" :
-	    "PostToolUse", sid, "session/update", call, NULL, resp);
+	    "PostToolUse", sid, "session/update", call, NULL, resp, NULL);
 	if (p == NULL)
 		return;
 	v = run_hook(r, p, why, sizeof(why));
@@ -603,16 +699,7 @@ post_call(struct relay *r, const char *sid, json_t *call)
 	}
 	if (v == V_NOOP)
 		return;
-	snprintf(txt, sizeof(txt), "joulehook stopped the turn after %s: "
-	    "%s\n", tcid, strncmp(why, "joulehook: ", 11) == 0 ? why + 11 :
-	    why);
-	tell_user(sid, txt);
-	/* the call has run: what is left to do is to end the turn */
-	c = json_pack("{s:s,s:s,s:{s:s}}", "jsonrpc", "2.0", "method",
-	    "session/cancel", "params", "sessionId", sid);
-	if (c != NULL)
-		sendjson(r->to_agent, c);
-	json_decref(c);
+	stop_turn(r, sid, tcid, why);
 }
 
 static int
@@ -630,6 +717,7 @@ from_agent(struct relay *r, const char *line, size_t n)
 {
 	struct jh_err e;
 	json_t *m = jh_json_parse(line, n, &e), *id, *params, *upd, *c;
+	json_t *ended = NULL;
 	const char *method, *sid, *su;
 	char *k;
 
@@ -687,10 +775,18 @@ from_agent(struct relay *r, const char *line, size_t n)
 			json_object_set(r->cwd, nsid, cwd);
 		json_object_del(r->newreq, k);
 		json_object_del(r->outstanding, k);
+		if ((ended = json_object_get(r->prompts, k)) != NULL) {
+			json_incref(ended);
+			json_object_del(r->prompts, k);
+		}
 		free(k);
 	}
 	writeall(STDOUT_FILENO, line, n);
 	writeall(STDOUT_FILENO, "\n", 1);
+	if (ended != NULL) {
+		turn_end(r, json_string_value(ended));
+		json_decref(ended);
+	}
 	if (method != NULL && strcmp(method, "session/update") == 0 &&
 	    (sid = sid_of(params)) != NULL) {
 		upd = json_object_get(params, "update");
@@ -712,7 +808,7 @@ from_editor(struct relay *r, const char *line, size_t n)
 {
 	struct jh_err e;
 	json_t *m = jh_json_parse(line, n, &e), *id, *params, *a, *res;
-	json_t *o, *t;
+	json_t *o, *t, *op = NULL;
 	const char *method, *sid, *opt, *kind;
 	char *k = NULL;
 	size_t i;
@@ -730,12 +826,19 @@ from_editor(struct relay *r, const char *line, size_t n)
 		    json_is_string(json_object_get(params, "cwd")))
 			json_object_set(r->newreq, k,
 			    json_object_get(params, "cwd"));
+		if (strcmp(method, "session/prompt") == 0 &&
+		    (sid = sid_of(params)) != NULL)
+			json_object_set_new(r->prompts, k, json_string(sid));
 		if (strcmp(method, "session/load") == 0 &&
 		    (sid = sid_of(params)) != NULL &&
 		    json_is_string(json_object_get(params, "cwd")))
 			json_object_set(r->cwd, sid,
 			    json_object_get(params, "cwd"));
 	} else if (method == NULL && k != NULL) {
+		if ((op = json_object_get(r->ops, k)) != NULL) {
+			json_incref(op);
+			json_object_del(r->ops, k);
+		}
 		if (json_object_get(r->dropped, k) != NULL) {
 			/* answered cancelled already: the agent has it */
 			json_object_del(r->dropped, k);
@@ -758,7 +861,7 @@ from_editor(struct relay *r, const char *line, size_t n)
 				t = call_target(json_object_get(a, "call"));
 				if (t != NULL)
 					json_array_append_new(r->approved,
-					    json_pack("{s:O,s:O}", "sessionId",
+					    json_pack("{s:O,s:o}", "sessionId",
 					    json_object_get(a, "sessionId"),
 					    "target", t));
 				break;
@@ -786,7 +889,10 @@ from_editor(struct relay *r, const char *line, size_t n)
 relay:
 	writeall(r->to_agent, line, n);
 	writeall(r->to_agent, "\n", 1);
+	if (op != NULL)
+		post_op(r, op, m);
 drop:
+	json_decref(op);
 	free(k);
 	json_decref(m);
 }
@@ -937,7 +1043,7 @@ main(int argc, char *argv[])
 	struct side ed, ag;
 	int ch, a2r[2], r2a[2], wd[2], st = 0, rc = 0;
 	pid_t parent = getpid(), dog;
-	char *end;
+	char *end, *dconf = NULL;
 	long lv;
 
 	memset(&r, 0, sizeof(r));
@@ -972,7 +1078,7 @@ main(int argc, char *argv[])
 	if (r.conf != NULL && r.sock != NULL)
 		usage(stderr, 2);
 	if (r.sock == NULL && r.conf == NULL &&
-	    (r.conf = default_conf()) == NULL)
+	    (r.conf = dconf = default_conf()) == NULL)
 		errx(2, "no -c, and no JH_HOME or HOME to find hook.conf in");
 	if ((r.conf != NULL && r.conf[0] != '/') ||
 	    (r.sock != NULL && r.sock[0] != '/'))
@@ -1033,6 +1139,17 @@ main(int argc, char *argv[])
 	r.dropped = json_object();
 	r.approved = json_array();
 	r.outstanding = json_object();
+	r.ops = json_object();
+	r.prompts = json_object();
+	{
+		unsigned char rnd[8];
+		int i;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			err(2, "getrandom");
+		for (i = 0; i < 8; i++)
+			snprintf(r.nonce + 2 * i, 3, "%02x", rnd[i]);
+	}
 	memset(&ed, 0, sizeof(ed));
 	memset(&ag, 0, sizeof(ag));
 	ed.fd = STDIN_FILENO;
@@ -1075,5 +1192,18 @@ main(int argc, char *argv[])
 		agent_gone(&r, st);
 		rc = 1;
 	}
+	json_decref(r.cwd);
+	json_decref(r.newreq);
+	json_decref(r.calls);
+	json_decref(r.gated);
+	json_decref(r.asks);
+	json_decref(r.dropped);
+	json_decref(r.approved);
+	json_decref(r.outstanding);
+	json_decref(r.ops);
+	json_decref(r.prompts);
+	jh_buf_free(&ed.in);
+	jh_buf_free(&ag.in);
+	free(dconf);
 	return (rc);
 }

@@ -193,6 +193,23 @@ LYING='[{"optionId": "reject", "name": "Allow", "kind": "allow_always"},
 	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
 	assert_output "fs/write_text_file
 terminal/create"
+	# each decided (a call id of the relay's own), and each result bound
+	# (the ask the relay refused for want of an approval is closed at
+	# the end of the turn, by the session's Stop: not run, refused)
+	run -0 sh -c "jh-verify '$(acp_log fake-1)' | jq -r 'select(.chain) | [.kind, (.core.verdict // .core.check), .core.tool, .core.status // \"-\"] | @tsv'"
+	assert_output "$(printf 'decision/1\tallow\tWrite\t-
+result/1\tmatch\tWrite\tok
+decision/1\tdeny\tWrite\t-
+decision/1\tdeny\tRead\t-
+decision/1\tdeny\tBash\t-
+decision/1\tdeny\tBash\t-
+decision/1\tallow\tBash\t-
+result/1\tmatch\tBash\tok
+decision/1\task\tWrite\t-
+result/1\tmatch\tWrite\tnot-run')"
+	run -0 sh -c "jh-verify '$(acp_log fake-1)' | jq -r 'select(.kind == \"decision/1\") | .core.tool_use_id' | sort -u | wc -l"
+	assert_output 7
+	run -0 jh-verify -q "$(acp_log fake-1)"
 }
 
 @test "acp 7. bad lines from the agent: not JSON, a lone surrogate, a repeated key, a batch, a line over 16 MiB -- none reaches the editor" {
@@ -340,21 +357,24 @@ terminal/create"
 	assert_output "_vendor/sync"
 }
 
-@test "acp 14. the user's approval of an ask lets that call's one write through, not a second one" {
+@test "acp 14. the user's approval of an ask lets that call's one write through: not other content, not a second time" {
 	fake_grant
 	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=1\"}"),
 	        $(ask_perm 1 c1 "$LYING"), $(await 1),
-	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 2),
-	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 3)]"
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 2),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 3),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 4)]"
 	acp_spec fs=true
 	fake_run
 	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
 	run -0 answer_of 1
 	assert_output '{"id":1,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}'
-	run -0 answer_of 2
-	assert_output '{"id":2,"result":{}}'
-	run -0 jq -r 'select(.response.id == 3) | .response.error.message' "$AG_LOG"
-	assert_output --partial "a human must approve secrets"
+	for n in 2 4; do
+		run -0 jq -r --argjson n $n 'select(.response.id == $n) | .response.error.message' "$AG_LOG"
+		assert_output --partial "a human must approve secrets"
+	done
+	run -0 answer_of 3
+	assert_output '{"id":3,"result":{}}'
 	run -0 cat "$P/.env"
 	assert_output K=1
 }
