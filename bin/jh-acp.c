@@ -469,8 +469,9 @@ gate_permission(struct relay *r, json_t *msg, const char *line, size_t n)
 	if (sid == NULL || tcid == NULL || !json_is_array(opts)) {
 		answer_option(r, id, pick(opts, "reject_once",
 		    "reject_always"));
-		tell_user(sid, "joulehook: refused a permission request "
-		    "without a session, a tool call id or options");
+		tell_user(sid, "joulehook refused a permission request that "
+		    "names no session, tool call id or options: the agent "
+		    "sent a malformed request\n");
 		return;
 	}
 	call = json_deep_copy(remember_call(r, sid, tc));
