@@ -511,6 +511,8 @@ agent_grant() {
 	    \"input\": {\"file_path\": \"$P/granted.txt\", \"content\": \"hello\\n\"}}]},
 	    {\"tool_use\": [{\"name\": \"mcp__acp__Bash\", \"id\": \"toolu_b\",
 	    \"input\": {\"command\": \"touch $P/made\", \"description\": \"touch\", \"timeout\": 60000}}]},
+	    {\"tool_use\": [{\"name\": \"mcp__acp__Read\", \"id\": \"toolu_r\",
+	    \"input\": {\"file_path\": \"$P/granted.txt\"}}]},
 	    {\"text\": \"finished\"}]"
 	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
 	run -0 cat "$P/granted.txt"
@@ -520,13 +522,22 @@ agent_grant() {
 	assert_output ""
 	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
 	assert_output "fs/write_text_file
-terminal/create"
+terminal/create
+fs/read_text_file"
 	run -0 sealed
 	assert_line --regexp "^decision/1	toolu_w	allow	Write$"
-	assert_line --regexp "^decision/1	jh-[0-9a-f]{32}	allow	Write$"
+	assert_line --regexp "^decision/1	acp-[0-9a-f]{16}-1	allow	Write$"
+	assert_line --regexp "^result/1	acp-[0-9a-f]{16}-1	match	Write$"
 	assert_line --regexp "^decision/1	toolu_b	allow	Bash$"
-	assert_line --regexp "^decision/1	jh-[0-9a-f]{32}	allow	Bash$"
+	assert_line --regexp "^decision/1	acp-[0-9a-f]{16}-2	allow	Bash$"
+	assert_line --regexp "^result/1	acp-[0-9a-f]{16}-2	match	Bash$"
 	assert_line --regexp "^result/1	toolu_w	match	Write$"
+	assert_line --regexp "^result/1	toolu_b	match	Bash$"
+	# claude-code-acp reads without asking: the call is observed only
+	# (its result sealed as no-receipt), its fs request still decided
+	assert_line --regexp "^decision/1	acp-[0-9a-f]{16}-3	allow	Read$"
+	assert_line --regexp "^result/1	toolu_r	no-receipt	Read$"
+	run -0 grep "observed only (the agent did not ask): toolu_r" "$ED_ERR"
 	run -0 jh-verify -q "$LOG"
 }
 
@@ -648,5 +659,30 @@ terminal/create"
 		sleep 0.1
 	done
 	run ! pgrep -f "^$ACP_CODEX"
+	codex_mock_stop
+}
+
+# bats test_tags=host
+@test "acp 27. codex-acp that is not set to ask runs commands it is not asked about: observed only, sealed as no-receipt" {
+	agent_grant
+	acp_codex_install
+	jq -nc --arg p "$P" '{turns: [{calls: [{name: "exec_command", call_id: "call_quiet",
+	    arguments: {cmd: ("touch " + $p + "/quiet"), workdir: $p}}]}, {text: "finished"}]}' >"$T/script.json"
+	codex_mock_start "$T/script.json"
+	CODEX_HOME="$HOME/.codex"
+	codex_config
+	acp_spec
+	CODEX_HOME="$CODEX_HOME" MOCK_API_KEY=sk-test OPENAI_API_KEY=sk-test \
+	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+	    acp_run "$ACP_CODEX"
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	# approval_policy "never": Codex asked nothing, and ran it
+	assert_file_exist "$P/quiet"
+	run -0 ed_reqs session/request_permission
+	assert_output ""
+	LOG=$(acp_log "$(jq -r 'select(.dir == "session") | .sessionId' "$ED_LOG")")
+	run -0 sealed
+	assert_output "$(printf 'result/1\tcall_quiet\tno-receipt\tBash')"
+	run -0 grep "observed only (the agent did not ask): call_quiet" "$ED_ERR"
 	codex_mock_stop
 }
