@@ -18,12 +18,12 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
-MAN1	= jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
+PROGS	= jh-acp jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
+MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-claude.c host-cline.c host-docs.c host-gemini.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
 
 # Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
 # stage must not map libcurl it never calls).
@@ -37,6 +37,7 @@ PKG_jh-result	= libsodium jansson
 PKG_jh-seal	= libsodium jansson
 PKG_jh-status	= libsodium jansson
 PKG_jh-verify	= libsodium jansson
+PKG_jh-acp	= libsodium jansson
 PKG_ALL		= libsodium jansson
 
 O	= build/$(BUILD)

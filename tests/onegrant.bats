@@ -16,7 +16,7 @@
 
 load test_helper/common
 
-HOSTS="claude-code gemini-cli codex cline cursor windsurf antigravity"
+HOSTS="claude-code gemini-cli codex cline cursor windsurf antigravity acp"
 
 setup_file() {
 	local root src
@@ -72,6 +72,9 @@ shell() {
 	antigravity)
 		jq -nc --arg c "$c" --arg d "$P" --arg s "s-$h" \
 		    '{conversationId:$s,stepIdx:1,workspacePaths:[$d],toolCall:{name:"run_command",args:{CommandLine:$c,Cwd:$d}}}' ;;
+	acp)	# jh-acp(1), for codex-acp's permission request of an exec
+		jq -nc --arg c "$c" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"execute",title:$c,rawInput:{command:["/bin/bash","-lc",$c],cwd:$d}}}' ;;
 	esac
 }
 
@@ -99,6 +102,9 @@ readf() {
 	antigravity)
 		jq -nc --arg f "$f" --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:2,workspacePaths:[$d],toolCall:{name:"view_file",args:{AbsolutePath:$f}}}' ;;
+	acp)	# claude-code-acp's read, through the editor
+		jq -nc --arg f "$f" --arg d "$P" \
+		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"fs/read_text_file",params:{sessionId:"s-acp",path:$f}}' ;;
 	esac
 }
 
@@ -127,6 +133,9 @@ writef() {
 	antigravity)
 		jq -nc --arg f "$f" --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:3,workspacePaths:[$d],toolCall:{name:"write_to_file",args:{TargetFile:$f,CodeContent:"y\n"}}}' ;;
+	acp)	# claude-code-acp's Write, as its permission request
+		jq -nc --arg f "$f" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"edit",locations:[{path:$f}],rawInput:{file_path:$f,content:"y\n"},_meta:{claudeCode:{toolName:"mcp__acp__Write"}}}}' ;;
 	esac
 }
 
@@ -152,6 +161,9 @@ mcp() {
 	antigravity)
 		jq -nc --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:4,workspacePaths:[$d],toolCall:{name:"mcp__github__create_issue",args:{title:"t"}}}' ;;
+	acp)
+		jq -nc --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"other",rawInput:{title:"t"},_meta:{claudeCode:{toolName:"mcp__github__create_issue"}}}}' ;;
 	esac
 }
 
@@ -170,7 +182,7 @@ verdict() {
 blocked() {
 	local h=$1 rc=$2 out=$3
 	case $h in
-	claude-code)
+	claude-code | acp)
 		[ "$rc" = 2 ] && { echo blocked; return; }
 		case $(jq -r '.hookSpecificOutput.permissionDecision // "none"' <<<"${out:-{\}}") in
 		deny | ask) echo blocked ;; *) echo runs ;;
