@@ -86,6 +86,20 @@ static const struct jh_profile profiles[] = {
 	    "project root is used",
 	    "ask and rewrite are answered as denies: the hook can only "
 	    "block" } },
+	{ "acp", "ACP agents (claude-code-acp 0.16.2, codex-acp 0.16.0)",
+	  "acp",
+	  "jh-acp between the editor and the agent: session/request_permission, "
+	  "fs/read_text_file, fs/write_text_file, terminal/create",
+	  NULL, "the editor's agent panel (a message for each deny)",
+	  "real agents, offline against a mock model, the ACP SDK client as "
+	  "the editor; no editor run",
+	  { "a call the agent runs without asking permission is only observed: "
+	    "sealed after the fact, never stopped",
+	    "ask goes to the editor's own permission dialog; rewrite is "
+	    "answered as a deny: ACP cannot substitute input",
+	    "no meter is bound: the agent's model calls are not metered",
+	    "a read through the editor is not checked against what was "
+	    "decided" } },
 	{ "otel", "any OpenTelemetry host", "meter-only", NULL, NULL, NULL,
 	  "the receiver with the real Claude Code and Gemini CLI exports, "
 	  "offline against a mock model",
