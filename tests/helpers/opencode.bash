@@ -114,12 +114,12 @@ opencode_requests() {
 	    and ((.body.tools // []) | length) > 0)' "$MOCK_LOG"
 }
 
-# opencode_output CALLID: what the model was sent back for call CALLID
-# (the tool message's content), as a string.
+# opencode_output CALLID: what the model was last sent back for call
+# CALLID (the tool message's content), as a string.
 opencode_output() {
 	opencode_requests | jq -rs --arg id "$1" '[.[] | .body.messages[]?
 	    | select(.role == "tool" and .tool_call_id == $id) | .content
-	    | if type == "string" then . else tostring end] | first // empty'
+	    | if type == "string" then . else tostring end] | last // empty'
 }
 
 # The session id OpenCode gave the run (its x-session-id header, the
