@@ -9,6 +9,8 @@
  *	 "args": the tool's arguments, "cwd": the plugin's directory,
  *	 "output": {title, metadata, output} (after only)}
  *
+ * and, when a session goes idle (its turn is over), {"hook_event_name":
+ * "session.idle", "session_id", "cwd"}, which is a Stop.
  * The tools take camelCase arguments (filePath, oldString, ...), which
  * become the canonical ones; the plugin takes the answer as JSON,
  * {"decision": "allow" | "deny", "reason", "args"}, and throws on a deny
@@ -26,6 +28,7 @@
 static const struct jh_hc_event oc_events[] = {
 	{ "tool.execute.before", "PreToolUse" },
 	{ "tool.execute.after", "PostToolUse" },
+	{ "session.idle", "Stop" },
 	{ NULL, NULL }
 };
 

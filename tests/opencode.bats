@@ -496,3 +496,18 @@ log_verifies() {
 	run -0 node "$T/drive.mjs" "$T/pl/bad.mjs"
 	assert_line --regexp '^BLOCKED joulehook: the gate.s rewrite is not an object of arguments'
 }
+
+# bats test_tags=host
+@test "12. when the session goes idle the gate seals a checkpoint (-C), which the log matches" {
+	opencode_install
+	grant '[{"class": "shell", "command": ["touch *"]}]'
+	turns "[{\"tool_calls\": [$(bash_call c1 'touch one')]}, {\"text\": \"finished\"}]"
+	mkdir -p "$T/sink"
+	oc_install -C "$T/sink/checkpoints"
+	e2e
+	assert_file_exist "$P/one"
+	[ -s "$T/sink/checkpoints" ]
+	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
+	assert_output --partial "matches the checkpoint"
+	log_verifies
+}

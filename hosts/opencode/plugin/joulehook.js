@@ -10,7 +10,8 @@
 // deadline on a plugin's hook, so this one keeps its own.  After each
 // call it gives the gate the result, which binds it to the decision; a
 // failure there cannot undo the call, so it is reported (in the tool's
-// output and on the standard error), never thrown.
+// output and on the standard error), never thrown.  When a session goes
+// idle it tells the gate, which seals a checkpoint.
 //
 // jh-install -H opencode writes this file with the three values below
 // filled in; as it is in the source tree it runs nothing, and so lets
@@ -179,6 +180,25 @@ export const JouleHook = async (ctx) => {
 			else
 				output.output = `${typeof output.output === "string" ? output.output : ""}\n\n${a.reason}`;
 			console.error(a.reason);
+		},
+		// A session gone idle has ended its turn: the gate closes its
+		// open asks and seals a checkpoint (jh-hook(1) "When a session
+		// ends").  Nothing is left to block; a failure is reported.
+		event: async ({ event }) => {
+			if (!event || event.type !== "session.idle" || !event.properties ||
+			    typeof event.properties.sessionID !== "string")
+				return;
+			const sid = event.properties.sessionID;
+			try {
+				const r = await runHook({ hook_event_name: "session.idle",
+				    session_id: sid, cwd });
+				if (r.signal || r.status !== 0)
+					console.error(`joulehook: the end of session ${sid}'s turn was not recorded: ` +
+					    `${HOOK} ${r.signal ? `was killed (${r.signal})` : `exited ${r.status}`}` +
+					    `${lastLine(r.stderr) ? ` (${lastLine(r.stderr)})` : ""}`);
+			} catch (e) {
+				console.error(`joulehook: the end of session ${sid}'s turn was not recorded: ${e.message}`);
+			}
 		},
 	};
 };
