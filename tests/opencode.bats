@@ -25,6 +25,7 @@
 
 load test_helper/common
 load helpers/claude
+load helpers/proxy
 load helpers/opencode
 
 setup_file() {
@@ -39,7 +40,10 @@ setup() {
 }
 
 teardown() {
+	local rc=0
+	proxy_stop || rc=1
 	opencode_mock_stop
+	return $rc
 }
 
 # grant CAPS [POLICIES]: a grant document for the project in $T/grant.json.
@@ -68,9 +72,10 @@ tool_call() {
 	jq -nc --arg i "$1" --arg n "$2" --argjson a "$3" '{id: $i, name: $n, arguments: $a}'
 }
 
-# oc_install [ARGS]: the user's opencode.json, then jh-install -H opencode.
+# oc_install [ARGS]: the mock (unless started), the user's opencode.json,
+# then jh-install -H opencode.
 oc_install() {
-	opencode_mock_start "$T/script.json"
+	[ -n "${MOCK_PID:-}" ] || opencode_mock_start "$T/script.json"
 	opencode_config
 	run sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" \
 	    -g "$T/grant.json" -H opencode "$@"
@@ -510,4 +515,38 @@ log_verifies() {
 	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
 	assert_output --partial "matches the checkpoint"
 	log_verifies
+}
+
+# bats test_tags=host
+@test "13. through the installed meter (-M): provider.joulehook sends through jh-proxy; one efficiency/1 per model call in the session's own log, beside the gate's receipts" {
+	opencode_install
+	grant '[{"class": "shell", "command": ["echo *"]}]'
+	turns "[{\"tool_calls\": [$(bash_call c1 'echo metered')]}, {\"text\": \"finished\"}]"
+	opencode_mock_start "$T/script.json"
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	oc_install -M "$MOCK_URL" -l "127.0.0.1:$port"
+	assert_output --partial "bound the meter for OpenCode: provider.joulehook"
+	cmd=$(sed -n 's/^ExecStart=//p' "$HOME/.config/systemd/user/joulehook-proxy.service")
+	$cmd </dev/null 2>"$T/svc.err" 3>&- &
+	PROXY_PID=$!
+	PROXY_ERR="$T/svc.err"
+	for n in $(seq 50); do grep -q 'listening on' "$T/svc.err" && break; sleep 0.1; done
+	opencode_run "do the task" -m joulehook/mock-model
+	[ "$OC_RC" -eq 0 ] || { oc_dump; cat "$T/svc.err" >&2; false; }
+	SID=$(opencode_session)
+	LOG="$JH_STATE/logs/$(printf %s "$SID" | sha256sum | cut -c1-64).jhl"
+	# every model call went through the proxy, with OpenCode's session id
+	calls=$(jq -c 'select(.method == "POST" and .path == "/v1/chat/completions")' "$MOCK_LOG" | wc -l)
+	[ "$calls" -ge 3 ]
+	run -0 jq -r 'select(.method == "POST") | .headers["x-session-id"] // .headers["X-Session-Id"] // "none"' "$MOCK_LOG"
+	refute_output --partial none
+	run receipts "$SID"
+	assert_equal "${#lines[@]}" "$calls"
+	run -0 sh -c "jh-verify '$LOG' | jq -r 'select(.kind == \"decision/1\") | .core.verdict'"
+	assert_output allow
+	log_verifies
+	proxy_stop
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -u -H opencode
+	run -0 jq -c '[.provider.joulehook, .mcp]' "$HOME/.config/opencode/opencode.json"
+	assert_output '[null,null]'
 }

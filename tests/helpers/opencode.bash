@@ -96,6 +96,7 @@ opencode_run() {
 	    OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
 	    OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
 	    OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_EXTERNAL_SKILLS=1 \
+	    OPENAI_API_KEY=sk-test \
 	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
 	    timeout -k 5 "${OC_TIMEOUT:-90}" "$OPENCODE_BIN" run --format json \
 	    --print-logs --log-level INFO "$@" "$prompt" \
