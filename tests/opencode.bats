@@ -500,6 +500,35 @@ log_verifies() {
 	    "$PROJECT_ROOT/hosts/opencode/plugin/joulehook.js" >"$T/pl/bad.mjs"
 	run -0 node "$T/drive.mjs" "$T/pl/bad.mjs"
 	assert_line --regexp '^BLOCKED joulehook: the gate.s rewrite is not an object of arguments'
+	# a rewrite replaces the arguments in the object OpenCode runs; a
+	# stop after the call is added to its output
+	cat >"$T/fake-hook" <<-'EOF'
+	#!/bin/sh
+	case $(cat) in
+	*tool.execute.before*) echo '{"decision":"allow","reason":"r","args":{"command":"echo safe"}}' ;;
+	*) echo '{"decision":"stop","reason":"joulehook: what ran is not what was decided"}' ;;
+	esac
+	EOF
+	chmod 755 "$T/fake-hook"
+	sed -e "s|\"@JH_HOOK@\"|\"$T/fake-hook\"|; s|\"@JH_DEADLINE_MS@\"|\"3000\"|" \
+	    "$PROJECT_ROOT/hosts/opencode/plugin/joulehook.js" >"$T/pl/fake.mjs"
+	cat >"$T/drive2.mjs" <<-'EOF'
+	const m = await import(process.argv[2]);
+	const p = await m.JouleHook({ directory: "/nonexistent" });
+	const args = { command: "rm -rf x", description: "d" };
+	const out = { args };
+	await p["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, out);
+	console.log("SAME " + (out.args === args) + " " + JSON.stringify(args));
+	const after = { title: "t", metadata: {}, output: "x" };
+	await p["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "c", args }, after);
+	console.log("AFTER " + after.output.replace(/\n/g, " "));
+	await p["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "c", args }, undefined);
+	console.log("UNDEFINED OK");
+	EOF
+	run -0 node "$T/drive2.mjs" "$T/pl/fake.mjs"
+	assert_line 'SAME true {"command":"echo safe"}'
+	assert_line 'AFTER x  joulehook: what ran is not what was decided'
+	assert_line 'UNDEFINED OK'
 }
 
 # bats test_tags=host

@@ -151,8 +151,8 @@ export const JouleHook = async (ctx) => {
 				r = await runHook({ hook_event_name: "tool.execute.after",
 				    session_id: input.sessionID, tool_call_id: input.callID,
 				    tool: input.tool, args: input.args, cwd,
-				    output: { title: output.title, metadata: output.metadata,
-					output: output.output } });
+				    output: output ? { title: output.title, metadata: output.metadata,
+					output: output.output } : null });
 			} catch (e) {
 				report(e.message);
 				return;
@@ -175,11 +175,13 @@ export const JouleHook = async (ctx) => {
 			}
 			// what ran is not what was decided: the model is told, and the
 			// gate denies the rest of the session
+			console.error(a.reason);
+			if (!output || typeof output !== "object")
+				return;
 			if (a.decision === "withhold")
 				output.output = a.reason;
 			else
 				output.output = `${typeof output.output === "string" ? output.output : ""}\n\n${a.reason}`;
-			console.error(a.reason);
 		},
 		// A session gone idle has ended its turn: the gate closes its
 		// open asks and seals a checkpoint (jh-hook(1) "When a session
