@@ -62,7 +62,8 @@ jh_bind() {
 		say "bound OpenCode: the plugin $_jho_plugin runs $bindir/jh-hook -c $conf -H opencode before and after every tool call (its deadline ${_jho_ms} ms; any failure blocks the call)"
 	fi
 	for _jho_f in "$_jho_dir"/plugin/* "$_jho_dir"/plugins/*; do
-		[ -e "$_jho_f" ] && [ "$_jho_f" != "$_jho_plugin" ] || continue
+		[ -e "$_jho_f" ] || continue
+		[ "$_jho_f" != "$_jho_plugin" ] || continue
 		say "warning: OpenCode also loads $_jho_f; a plugin whose tool.execute.before changes a call's arguments after joulehook's runs what the gate did not decide"
 	done
 	if [ -x "$bindir/jh-status" ] || [ -n "${url:-}" ]; then

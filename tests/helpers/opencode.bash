@@ -27,7 +27,11 @@
 # tool_call; autoupdate off and sharing disabled; the OPENCODE_DISABLE_*
 # variables below; every XDG directory the test's.  Its first model call
 # offers no tools (the session title): the script's "toolless_text"
-# answers it outside the turns.  "run" needs no permission answers: the
+# answers it outside the turns.  At start OpenCode npm-installs
+# @opencode-ai/plugin into every config directory, in the background but
+# waited for (30 s when the registry is slow or out of reach): the npm
+# settings below make that fail at once, offline; joulehook's plugin has
+# no dependencies and loads all the same.  "run" needs no permission answers: the
 # default agent allows its tools outside a few paths.
 
 . "${BASH_SOURCE[0]%/*}/npm.bash"
@@ -97,6 +101,7 @@ opencode_run() {
 	    OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
 	    OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_EXTERNAL_SKILLS=1 \
 	    OPENAI_API_KEY=sk-test \
+	    npm_config_offline=true npm_config_registry=http://127.0.0.1:9/ \
 	    NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
 	    timeout -k 5 "${OC_TIMEOUT:-90}" "$OPENCODE_BIN" run --format json \
 	    --print-logs --log-level INFO "$@" "$prompt" \
