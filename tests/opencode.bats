@@ -579,3 +579,27 @@ log_verifies() {
 	run -0 jq -c '[.provider.joulehook, .mcp]' "$HOME/.config/opencode/opencode.json"
 	assert_output '[null,null]'
 }
+
+@test "the starter grant: OpenCode's todowrite, todoread, skill and the receipt tool run; task and an MCP tool are denied, saying how to grant them" {
+	mkdir -p "$HOME/src/app"
+	(cd "$HOME/src/app" && git init -q)
+	unset JH_HOME JH_STATE
+	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$HOME/src/app" -H opencode
+	hook=$HOME/.config/joulehook/bin/jh-hook
+	conf=$HOME/.config/joulehook/hook.conf
+	call() {
+		jq -nc --arg t "$1" --arg d "$HOME/src/app" '{hook_event_name: "tool.execute.before",
+		    session_id: "s-starter", tool_call_id: ("c-" + $t), tool: $t, args: {}, cwd: $d}' |
+		    "$hook" -c "$conf" -H opencode 2>/dev/null
+	}
+	for t in todowrite todoread skill joulehook_verify; do
+		run -0 call "$t"
+		assert_output '{"decision":"allow"}'
+	done
+	run -2 call task
+	assert_output --partial '"decision":"deny"'
+	assert_output --partial 'jh-grant add tool=task'
+	assert_output --partial 'which opencode cannot be asked for here: it is denied'
+	run -2 call github_create_issue
+	assert_output --partial 'jh-grant add tool=github_create_issue'
+}
