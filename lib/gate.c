@@ -179,8 +179,9 @@ jh_protect_add(struct jh_protect *p, const char *path, struct jh_err *e)
 /*
  * The paths never grantable: our own files (home, the state directory),
  * the install (this program's directory) and the hosts' configuration
- * ($HOME/.claude, .claude.json, .codex, .gemini, .cline, .cursor and
- * .codeium when HOME is absolute, and CODEX_HOME).  One
+ * ($HOME/.claude, .claude.json, .codex, .gemini, .cline, .cursor,
+ * .codeium, .config/opencode and .opencode when HOME is absolute, and
+ * CODEX_HOME).  One
  * that cannot be resolved is left out, as the gate has always done.
  */
 void
@@ -204,7 +205,7 @@ jh_protect_builtin(struct jh_protect *p, const char *home,
 		/* every host's own configuration, where its hooks live */
 		static const char *const conf[] = { ".claude", ".claude.json",
 		    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
-		    NULL };
+		    ".config/opencode", ".opencode", NULL };
 		size_t i;
 		for (i = 0; conf[i] != NULL; i++) {
 			snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);

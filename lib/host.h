@@ -16,6 +16,7 @@ extern const struct jh_host jh_host_claude_code, jh_host_codex,
     jh_host_gemini_cli, jh_host_cline, jh_host_cursor, jh_host_windsurf,
     jh_host_antigravity;
 extern const struct jh_host jh_host_acp;
+extern const struct jh_host jh_host_opencode;
 
 /* Claude Code's answers, which Codex shares in part. */
 void	jh_hc_hso(struct jh_buf *, const char *, const char *);

@@ -21,9 +21,7 @@
 static const struct jh_host *const hosts[] = {
 	&jh_host_claude_code, &jh_host_gemini_cli, &jh_host_codex,
 	&jh_host_cline, &jh_host_cursor, &jh_host_windsurf,
-	&jh_host_antigravity,
-	&jh_host_acp,
-	NULL
+	&jh_host_antigravity, &jh_host_opencode, &jh_host_acp, NULL
 };
 
 /*

@@ -52,15 +52,20 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 		/* every bound host's project configuration: its hooks */
 		static const char *const dirs[] = { ".claude", ".codex",
 		    ".gemini", ".cursor", ".windsurf", ".clinerules",
-		    ".agents", ".agent", NULL };
+		    ".agents", ".agent", ".opencode", NULL };
+		/* and the project's opencode.json, whose plugins OpenCode runs */
+		static const char *const files[] = { ".mcp.json",
+		    "opencode.json", "opencode.jsonc", NULL };
 		for (i = 0; dirs[i] != NULL; i++) {
 			snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
 			if (jh_path_under_fold(path, p))
 				return (1);
 		}
-		snprintf(p, sizeof(p), "%s/.mcp.json", root);
-		if (strcasecmp(path, p) == 0)
-			return (1);
+		for (i = 0; files[i] != NULL; i++) {
+			snprintf(p, sizeof(p), "%s/%s", root, files[i]);
+			if (strcasecmp(path, p) == 0)
+				return (1);
+		}
 	}
 	return (0);
 }

@@ -36,7 +36,7 @@ setup() {
 
 @test "golden: every verdict becomes exactly the host's stdout and exit status" {
 	local h line verdict tool upd st want out rc bad=0 n=0
-	for h in claude-code gemini-cli codex cline cursor windsurf antigravity acp; do
+	for h in claude-code gemini-cli codex cline cursor windsurf antigravity opencode acp; do
 		[ -f "$G/$h/answers.tsv" ] || { echo "no $h/answers.tsv"; bad=1; continue; }
 		while IFS= read -r line; do
 			case $line in '#'* | '') continue ;; esac
@@ -62,7 +62,7 @@ setup() {
 	local h rc out
 	jh_keys
 	mkdir -p "$T/home" "$T/state" "$T/p"
-	for h in claude-code gemini-cli codex cline cursor windsurf antigravity acp; do
+	for h in claude-code gemini-cli codex cline cursor windsurf antigravity opencode acp; do
 		# a stage that is not there: every host gets its own deny
 		cat >"$T/hook.conf" <<-EOF
 		bindir=$JH_BIN
@@ -80,7 +80,7 @@ setup() {
 		out=$(jq -c . "$f" | "$JH_BIN/jh-hook" -c "$T/hook.conf" -H "$h" 2>/dev/null) || rc=$?
 		case $h in
 		cline) [ "$(jq -r .cancel <<<"$out")" = true ] ;;
-		gemini-cli | antigravity)
+		gemini-cli | antigravity | opencode)
 			[ "$rc" = 2 ] && [ "$(jq -r .decision <<<"$out")" = deny ] ;;
 		cursor) [ "$rc" = 2 ] && [ "$(jq -r .permission <<<"$out")" = deny ] ;;
 		windsurf) [ "$rc" = 2 ] ;;

@@ -335,7 +335,7 @@ deny_of() {
 	run -2 jh-normalize
 	assert_output --partial "-H host is required"
 	run -2 jh-normalize -H vscode
-	assert_output --partial "unknown host vscode (known: claude-code, gemini-cli, codex, cline, cursor, windsurf, antigravity, acp)"
+	assert_output --partial "unknown host vscode (known: claude-code, gemini-cli, codex, cline, cursor, windsurf, antigravity, opencode, acp)"
 	run -2 jh-normalize -H claude-code -A
 	assert_output --partial "belong to -r"
 	run -2 jh-normalize -H claude-code -x

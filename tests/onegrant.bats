@@ -16,7 +16,7 @@
 
 load test_helper/common
 
-HOSTS="claude-code gemini-cli codex cline cursor windsurf antigravity acp"
+HOSTS="claude-code gemini-cli codex cline cursor windsurf antigravity opencode acp"
 
 setup_file() {
 	local root src
@@ -72,6 +72,9 @@ shell() {
 	antigravity)
 		jq -nc --arg c "$c" --arg d "$P" --arg s "s-$h" \
 		    '{conversationId:$s,stepIdx:1,workspacePaths:[$d],toolCall:{name:"run_command",args:{CommandLine:$c,Cwd:$d}}}' ;;
+	opencode)
+		jq -nc --arg c "$c" --arg d "$P" --arg s "s-$h" --arg i "call-$RANDOM$RANDOM" \
+		    '{hook_event_name:"tool.execute.before",session_id:$s,tool_call_id:$i,tool:"bash",args:{command:$c,description:"x"},cwd:$d}' ;;
 	acp)	# jh-acp(1), for codex-acp's permission request of an exec
 		jq -nc --arg c "$c" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
 		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"execute",title:$c,rawInput:{command:["/bin/bash","-lc",$c],cwd:$d}}}' ;;
@@ -102,6 +105,9 @@ readf() {
 	antigravity)
 		jq -nc --arg f "$f" --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:2,workspacePaths:[$d],toolCall:{name:"view_file",args:{AbsolutePath:$f}}}' ;;
+	opencode)
+		jq -nc --arg f "$f" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{hook_event_name:"tool.execute.before",session_id:"s-opencode",tool_call_id:$i,tool:"read",args:{filePath:$f},cwd:$d}' ;;
 	acp)	# claude-code-acp's read, through the editor
 		jq -nc --arg f "$f" --arg d "$P" \
 		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"fs/read_text_file",params:{sessionId:"s-acp",path:$f}}' ;;
@@ -133,6 +139,9 @@ writef() {
 	antigravity)
 		jq -nc --arg f "$f" --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:3,workspacePaths:[$d],toolCall:{name:"write_to_file",args:{TargetFile:$f,CodeContent:"y\n"}}}' ;;
+	opencode)
+		jq -nc --arg f "$f" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{hook_event_name:"tool.execute.before",session_id:"s-opencode",tool_call_id:$i,tool:"write",args:{filePath:$f,content:"y\n"},cwd:$d}' ;;
 	acp)	# claude-code-acp's Write, as its permission request
 		jq -nc --arg f "$f" --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
 		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"edit",locations:[{path:$f}],rawInput:{file_path:$f,content:"y\n"},_meta:{claudeCode:{toolName:"mcp__acp__Write"}}}}' ;;
@@ -161,6 +170,10 @@ mcp() {
 	antigravity)
 		jq -nc --arg d "$P" \
 		    '{conversationId:"s-antigravity",stepIdx:4,workspacePaths:[$d],toolCall:{name:"mcp__github__create_issue",args:{title:"t"}}}' ;;
+	opencode)
+		# OpenCode names an MCP tool <server>_<tool>
+		jq -nc --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
+		    '{hook_event_name:"tool.execute.before",session_id:"s-opencode",tool_call_id:$i,tool:"github_create_issue",args:{title:"t"},cwd:$d}' ;;
 	acp)
 		jq -nc --arg d "$P" --arg i "call-$RANDOM$RANDOM" \
 		    '{session_id:"s-acp",hook_event_name:"PreToolUse",cwd:$d,acp_method:"session/request_permission",tool_call:{toolCallId:$i,kind:"other",rawInput:{title:"t"},_meta:{claudeCode:{toolName:"mcp__github__create_issue"}}}}' ;;
@@ -187,7 +200,7 @@ blocked() {
 		case $(jq -r '.hookSpecificOutput.permissionDecision // "none"' <<<"${out:-{\}}") in
 		deny | ask) echo blocked ;; *) echo runs ;;
 		esac ;;
-	gemini-cli | antigravity)
+	gemini-cli | antigravity | opencode)
 		[ "$(jq -r .decision <<<"$out")" = allow ] && [ "$rc" = 0 ] && echo runs || echo blocked ;;
 	codex)
 		[ "$rc" = 2 ] && echo blocked || echo runs ;;
@@ -306,4 +319,11 @@ EOF
 	# Cline's editor writes path: a file_path beside it changes nothing
 	got=$(verdict cline "$(jq -nc --arg d "$P" --arg f "$P/src/ok.c" '{taskId:"s-cline",hookName:"tool_call",workspaceRoots:[$d],tool_call:{id:"w3",name:"editor",input:{path:"/etc/cron.d/x",file_path:$f,new_text:"y"}}}')")
 	[ "$got" = "deny blocked" ] || { echo "editor path: $got"; return 1; }
+	# OpenCode's bash has a workdir: honoured, and checked; its write
+	# writes filePath, whatever a file_path beside it says
+	verdict opencode "$(shell opencode "git status")" >/dev/null
+	got=$(verdict opencode "$(jq -nc --arg d "$P" '{hook_event_name:"tool.execute.before",session_id:"s-opencode",tool_call_id:"w4",tool:"bash",args:{command:"echo x > id_rsa",workdir:"../../.ssh"},cwd:$d}')")
+	[ "${got%% *}" != allow ] || { echo "opencode bash workdir: $got"; return 1; }
+	got=$(verdict opencode "$(jq -nc --arg d "$P" --arg f "$P/src/ok.c" '{hook_event_name:"tool.execute.before",session_id:"s-opencode",tool_call_id:"w5",tool:"write",args:{filePath:"/etc/cron.d/x",file_path:$f,content:"y"},cwd:$d}')")
+	[ "$got" = "deny blocked" ] || { echo "opencode write filePath: $got"; return 1; }
 }

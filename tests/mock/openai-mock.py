@@ -58,6 +58,10 @@ Script (a JSON object, re-read on every request), all keys optional:
                                 arguments in pieces; finish_reason
                                 "tool_calls"
       "usage": {...}, "finish_reason": "..."   overrides for this turn
+  "toolless_text": "..."        chat_turns only: a request that offers no
+                                tools is answered with this text and is
+                                not a turn (OpenCode asks for a session
+                                title so, beside the turns)
 
 Every request is appended to --log as one JSON line: time, t_in, method,
 path, headers (authorization redacted), body, response {status, id}.
@@ -205,6 +209,10 @@ class Handler(mockhttp.Handler):
         turns = sc.get("chat_turns")
         if not isinstance(turns, list):
             return None, sc.get("text", "done"), [], {}
+        if "toolless_text" in sc and not req.get("tools"):
+            # a request offering no tools (OpenCode's session title) is
+            # answered in words and is no turn
+            return None, sc["toolless_text"], [], {}
         k = sum(1 for m in req.get("messages") or []
                 if isinstance(m, dict) and m.get("role") == "assistant")
         turn = turns[k] if k < len(turns) and isinstance(turns[k], dict) else None
