@@ -86,6 +86,20 @@ static const struct jh_profile profiles[] = {
 	    "project root is used",
 	    "ask and rewrite are answered as denies: the hook can only "
 	    "block" } },
+	{ "opencode", "OpenCode 1.18.33", "opencode",
+	  "tool.execute.before in the plugin ~/.config/opencode/plugin/"
+	  "joulehook.js, with its own deadline",
+	  "provider.joulehook in ~/.config/opencode/opencode.json",
+	  "MCP server",
+	  "real binary, offline against a mock model",
+	  { "ask is answered as a deny: a plugin cannot ask",
+	    "a run cannot be ended after a tool: after a result that differs "
+	    "from its decision, the gate refuses the session's later calls",
+	    "another plugin that changes a tool's arguments after joulehook's "
+	    "runs what was not decided; the result then does not match",
+	    "an MCP tool is decided as class other, not by its server",
+	    "jh-proxy meters only the models of provider.joulehook: a model of "
+	    "another provider calls it directly, unmetered" } },
 	{ "acp", "ACP agents (claude-code-acp 0.16.2, codex-acp 0.16.0)",
 	  "acp",
 	  "jh-acp between the editor and the agent: session/request_permission, "

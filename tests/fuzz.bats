@@ -98,7 +98,7 @@ smoke() {
 @test "fuzz: fuzz-payload (host payloads to ActionEvents, the answers) smoke run" {
 	fuzz_ready
 	fuzz_build
-	smoke fuzz-payload 4000	# each input through all eight hosts
+	smoke fuzz-payload 4000	# each input through all nine hosts
 }
 
 @test "fuzz: fuzz-grant (grant documents, sealed, loaded, decided against) smoke run" {

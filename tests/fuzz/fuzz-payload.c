@@ -27,7 +27,8 @@
 #define MAXVALUES	64
 
 static const char *const names_of_hosts[] = { "claude-code", "gemini-cli",
-    "codex", "cline", "cursor", "windsurf", "antigravity", "opencode" };
+    "codex", "cline", "cursor", "windsurf", "antigravity", "opencode",
+    "acp" };
 #define NHOSTS	(sizeof(names_of_hosts) / sizeof(names_of_hosts[0]))
 static const struct jh_host *all[NHOSTS];
 static const struct jh_host *host;
