@@ -1711,14 +1711,9 @@ rx_handler(void *cls, struct MHD_Connection *con, const char *url,
 		return (rx_begin(rx, con, q, url, method));
 	}
 	if (*upsz > 0) {
-		if (!q->done && !q->too_big) {
-			if (q->body.len + *upsz > rx->maxbody) {
-				q->too_big = 1;
-				jh_buf_free(&q->body);
-				jh_buf_init(&q->body);
-			} else
-				jh_buf_add(&q->body, up, *upsz);
-		}
+		if (!q->done)
+			jh_buf_add_max(&q->body, up, *upsz, rx->maxbody,
+			    &q->too_big);
 		*upsz = 0;
 		return (MHD_YES);
 	}

@@ -77,6 +77,25 @@ jh_buf_add(struct jh_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
+/*
+ * A request body read in pieces, up to max bytes: past it the buffer is
+ * dropped and *over set, and later pieces are ignored.
+ */
+void
+jh_buf_add_max(struct jh_buf *b, const void *p, size_t n, size_t max,
+    int *over)
+{
+	if (*over)
+		return;
+	if (b->len + n > max) {
+		*over = 1;
+		jh_buf_free(b);
+		jh_buf_init(b);
+		return;
+	}
+	jh_buf_add(b, p, n);
+}
+
 void
 jh_buf_addc(struct jh_buf *b, uint8_t c)
 {

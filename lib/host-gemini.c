@@ -83,23 +83,8 @@ gemini_answer(struct jh_buf *b, int verdict, const char *reason,
     const char *updated, int replace)
 {
 	(void)replace;
-	switch (verdict) {
-	case JH_ANSWER_ALLOW:
-		jh_buf_adds(b, "{\"decision\":\"allow\"}\n");
-		return (0);
-	case JH_ANSWER_REWRITE:
-		jh_buf_adds(b, "{\"decision\":\"allow\",\"reason\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, ",\"hookSpecificOutput\":{\"tool_input\":");
-		jh_buf_adds(b, updated);
-		jh_buf_adds(b, "}}\n");
-		return (0);
-	default:
-		jh_buf_adds(b, "{\"decision\":\"deny\",\"reason\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, "}\n");
-		return (2);
-	}
+	return (jh_hc_decision(b, verdict, reason, updated,
+	    ",\"hookSpecificOutput\":{\"tool_input\":", "}}\n"));
 }
 
 /* After a tool ran: nothing, or end the run with the reason. */

@@ -118,23 +118,8 @@ oc_answer(struct jh_buf *b, int verdict, const char *reason,
     const char *updated, int replace)
 {
 	(void)replace;
-	switch (verdict) {
-	case JH_ANSWER_ALLOW:
-		jh_buf_adds(b, "{\"decision\":\"allow\"}\n");
-		return (0);
-	case JH_ANSWER_REWRITE:
-		jh_buf_adds(b, "{\"decision\":\"allow\",\"reason\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, ",\"args\":");
-		jh_buf_adds(b, updated);
-		jh_buf_adds(b, "}\n");
-		return (0);
-	default:
-		jh_buf_adds(b, "{\"decision\":\"deny\",\"reason\":");
-		jh_json_str(b, reason, strlen(reason));
-		jh_buf_adds(b, "}\n");
-		return (2);
-	}
+	return (jh_hc_decision(b, verdict, reason, updated,
+	    ",\"args\":", "}\n"));
 }
 
 /* A rewrite OpenCode can take: the renames undone; never a patch. */

@@ -20,6 +20,9 @@ extern const struct jh_host jh_host_opencode;
 
 /* Claude Code's answers, which Codex shares in part. */
 void	jh_hc_hso(struct jh_buf *, const char *, const char *);
+/* {"decision": ...}: allow, a rewrite's input between pre and post, deny */
+int	jh_hc_decision(struct jh_buf *, int, const char *, const char *,
+	    const char *, const char *);
 /* After a tool: nothing, or continue:false with the reason (and as the
  * systemMessage).  Returns 0. */
 int	jh_hc_stop(struct jh_buf *, int, const char *, int);

@@ -520,6 +520,33 @@ jh_host_post_answer(struct jh_buf *b, const struct jh_host *h,
 	return (h->post_answer(b, event, what, reason, path));
 }
 
+/*
+ * The answer of the hosts whose hook says {"decision": ...} (Gemini CLI,
+ * OpenCode's plugin): allow; a rewrite is allow with the reason and the
+ * new input written between pre and post; anything else is the deny JSON
+ * and exit 2.  Returns the exit status.
+ */
+int
+jh_hc_decision(struct jh_buf *b, int verdict, const char *reason,
+    const char *updated, const char *pre, const char *post)
+{
+	if (verdict == JH_ANSWER_ALLOW) {
+		jh_buf_adds(b, "{\"decision\":\"allow\"}\n");
+		return (0);
+	}
+	jh_buf_addf(b, "{\"decision\":\"%s\",\"reason\":",
+	    verdict == JH_ANSWER_REWRITE ? "allow" : "deny");
+	jh_json_str(b, reason, strlen(reason));
+	if (verdict == JH_ANSWER_REWRITE) {
+		jh_buf_adds(b, pre);
+		jh_buf_adds(b, updated);
+		jh_buf_adds(b, post);
+		return (0);
+	}
+	jh_buf_adds(b, "}\n");
+	return (2);
+}
+
 /* Adapters' helpers (host.h). */
 
 int

@@ -56,6 +56,7 @@ void	jh_buf_free(struct jh_buf *);
 void	jh_buf_reset(struct jh_buf *);
 int	jh_buf_reserve(struct jh_buf *, size_t);
 void	jh_buf_add(struct jh_buf *, const void *, size_t);
+void	jh_buf_add_max(struct jh_buf *, const void *, size_t, size_t, int *);
 void	jh_buf_addc(struct jh_buf *, uint8_t);
 void	jh_buf_adds(struct jh_buf *, const char *);
 void	jh_buf_addf(struct jh_buf *, const char *, ...)

@@ -892,14 +892,9 @@ jh_px_handler(void *cls, struct MHD_Connection *con, const char *url,
 		return (begin(c, method));
 	}
 	if (*upsz > 0) {
-		if (!c->too_big && !c->done) {
-			if (c->body.len + *upsz > O->maxbody) {
-				c->too_big = 1;
-				jh_buf_free(&c->body);
-				jh_buf_init(&c->body);
-			} else
-				jh_buf_add(&c->body, up, *upsz);
-		}
+		if (!c->done)
+			jh_buf_add_max(&c->body, up, *upsz, O->maxbody,
+			    &c->too_big);
 		*upsz = 0;
 		return (MHD_YES);
 	}
