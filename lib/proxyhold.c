@@ -411,15 +411,18 @@ jh_px_finish(struct call *c, const char *verdict)
 			json_decref(o);
 		}
 	}
-	jh_px_log("%.8s %s %s %d %s%s%s in=%llu out=%llu cr=%llu cw=%llu "
-	    "energy=%s%s debit=%s remaining=%s %llu ms",
+	/* every figure with its grade: a reading, a model, an estimate */
+	jh_px_log("%.8s %s %s %d %s%s%s in=%llu out=%llu cr=%llu cw=%llu%s "
+	    "energy=%s (%s) debit=%s remaining=%s %llu ms",
 	    c->session[0] ? c->session : "-", c->route == R_MODELS ? "GET" :
 	    "POST", c->path, c->answered, verdict, c->note ? "/" : "",
 	    c->note ? c->note : "", (unsigned long long)u.in,
 	    (unsigned long long)u.out, (unsigned long long)u.cache_read,
 	    (unsigned long long)u.cache_write,
+	    estimated ? " (tokens estimated)" : "",
 	    jh_px_joules(b1, sizeof(b1), en.measured ? en.measured_uj :
-	    en.estimated_uj), en.measured ? " (measured)" : "",
+	    en.estimated_uj), en.measured ? "measured" :
+	    strcmp(en.provenance, "ModelBased") == 0 ? "modelled" : "est",
 	    jh_px_joules(b2, sizeof(b2), debit), c->have_remaining ?
 	    jh_px_joules(b3, sizeof(b3), c->remaining) : "-",
 	    (unsigned long long)dur);

@@ -138,6 +138,8 @@ upstream_calls() {
 	messages_body 4000 true >"$T/body"
 	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
 	assert_output --partial 'event: message_stop'
+	# the log line says which figures are estimates
+	grep -q 'POST /v1/messages 200 usage-estimated .* (tokens estimated) energy=.* (est) debit=' "$PROXY_ERR"
 	run receipts s1
 	# 400 bytes of text relayed: about 100 tokens, not message_start's 1
 	run jq -c '[.verdict, .tokens_out >= 90, .enforced]' <<<"$output"
