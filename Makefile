@@ -25,8 +25,8 @@ MAN7	= joulehook.7
 
 LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c host-opencode.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
 
-# Libraries each program links, by pkg-config name (SECURITY.md P2: a hook
-# stage must not map libcurl it never calls).
+# Libraries each program links, by pkg-config name (a hook stage must not
+# map libcurl it never calls).
 PKG_jh-chain	= libsodium jansson
 PKG_jh-decide	= libsodium jansson
 PKG_jh-hook	= libsodium jansson
@@ -93,8 +93,9 @@ $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 
 # The hook driver is linked statically, so the dynamic loader, and any
 # LD_PRELOAD a project's settings inject, never runs before its main
-# (SECURITY.md S2); so is jh-status, which Claude Code runs through a
-# shell as its status line.  Sanitizer builds cannot be static.
+# (jh-hook(1), SECURITY CONSIDERATIONS); so is jh-status, which Claude
+# Code runs through a shell as its status line.  Sanitizer builds cannot
+# be static.
 $(OUTBIN)/jh-hook $(OUTBIN)/jh-status: $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_LDFLAGS) $(if $(NOSTATIC),,-static) -o $@ $< $(LIBA) \

@@ -1,6 +1,6 @@
 /*
  * jh-decide: decide ActionEvents against a signed grant, content
- * policies and the joule budget; write Decisions (DESIGN.md 2.2, 4).
+ * policies and the joule budget; write Decisions (jh-decide(1)).
  *
  * The ordered check itself is jh_decide() (lib/gate.c).  This program
  * reads the options and the events, makes a ledger (-I) and prints one

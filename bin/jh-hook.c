@@ -1,5 +1,6 @@
 /*
- * jh-hook: the hook driver a host runs (DESIGN.md 1, SECURITY.md S2, 7a).
+ * jh-hook: the hook driver a host runs (jh-hook(1), and its SECURITY
+ * CONSIDERATIONS for why it is built as it is).
  *
  * Statically linked, so no LD_PRELOAD a project's settings inject runs
  * before main.  It clears the environment, takes every path from an
@@ -651,7 +652,10 @@ pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
 	return (last_status);
 }
 
-/* Appends the session's signed checkpoint to the sink (DESIGN.md 3.3). */
+/*
+ * Appends the session's signed checkpoint to the sink (joulehook-formats(5),
+ * Checkpoints).
+ */
 static void
 checkpoint(struct run *r, const struct conf *c, char *lockms,
     uint64_t deadline)

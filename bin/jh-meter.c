@@ -362,7 +362,8 @@ cmd_tokens(int argc, char **argv)
 /*
  * One model call of a transcript.  Claude Code writes a line per content
  * block, each with the message's usage as it stood: output_tokens grows
- * while the answer streams, so the largest is kept (meter.md 6).
+ * while the answer streams, so the largest is kept (jh-meter(1),
+ * transcript).
  */
 struct msg {
 	char *id;

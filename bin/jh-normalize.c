@@ -224,9 +224,9 @@ fresh(const struct jh_cbor *core, uint64_t now, uint64_t limit,
 }
 
 /*
- * The checks of SECURITY.md S4 on what jh-chain wrote, in order; the
- * first that fails names the reason of the deny.  On success the answer
- * is the decision's own.
+ * The checks of jh-normalize(1), The reply, on what jh-chain wrote, in
+ * order; the first that fails names the reason of the deny.  On success
+ * the answer is the decision's own.
  */
 static int
 judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,

@@ -1,13 +1,13 @@
 /*
- * jh-proxy: the enforcing meter at the model boundary (DESIGN.md 5,
- * spec 4): an HTTP/1.1 listener (libmicrohttpd, one thread a connection)
- * that forwards Anthropic Messages and OpenAI Chat Completions and
- * Responses calls upstream with libcurl, holds each call's worst case
- * against the grant's joule budget before the provider is reached,
- * relays the answer as it arrives, settles the hold to the metered
- * figure and seals an efficiency/1 receipt into the session's log.
+ * jh-proxy: the enforcing meter at the model boundary (jh-proxy(1),
+ * joulehook spec section 4): an HTTP/1.1 listener (libmicrohttpd,
+ * one thread a connection) that forwards Anthropic Messages and OpenAI
+ * Chat Completions and Responses calls upstream with libcurl, holds each
+ * call's worst case against the grant's joule budget before the provider
+ * is reached, relays the answer as it arrives, settles the hold to the
+ * metered figure and seals an efficiency/1 receipt into the session's log.
  *
- * Lock discipline (SECURITY.md R2, R3): the ledger lock is never held
+ * Lock discipline (jh-proxy(1), The budget): the ledger lock is never held
  * across the network (hold, unlock, forward, lock, settle); the hold is
  * settled and synced before the receipt is chained; every thread opens
  * the ledger and the log itself and waits for their flock(2) locks with
@@ -88,8 +88,8 @@ listen_tcp(const char *spec, char *shown, size_t sz)
 }
 
 /*
- * A Unix socket only the user can connect to (mode 0700, SECURITY.md
- * S13): bound under a umask that leaves no window with a wider mode.  A
+ * A Unix socket only the user can connect to (mode 0700, jh-proxy(1),
+ * Callers): bound under a umask that leaves no window with a wider mode.  A
  * stale socket left by a killed proxy is replaced; anything else there
  * is refused.
  */

@@ -1,5 +1,5 @@
 /*
- * jh-result: what ran, checked against what was decided (SECURITY.md 7b).
+ * jh-result: what ran, checked against what was decided (jh-result(1)).
  *
  * Reads the ActionEvents jh-normalize makes of a host's post-tool events
  * (PostToolUse, PostToolUseFailure, PermissionDenied), finds the

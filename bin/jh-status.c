@@ -1,5 +1,5 @@
 /*
- * jh-status: the receipt surface (DESIGN.md 6).  By default, one status
+ * jh-status: the receipt surface (jh-status(1)).  By default, one status
  * line for Claude Code's statusLine, from a session's head record and its
  * grant's ledger, never from a pass over the log; -s, a JSON summary of
  * verified logs; -m, an MCP server on stdio exposing a project's receipts
@@ -435,7 +435,7 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	jh_keyset_init(&o.keys);
 	signal(SIGPIPE, SIG_IGN);
-	/* DESIGN.md 6 names the server --mcp: the same as -m. */
+	/* --mcp, the long name some MCP clients expect: the same as -m. */
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--mcp") == 0)
 			argv[i] = (char *)"-m";

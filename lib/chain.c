@@ -1,5 +1,5 @@
 /*
- * joulehook: the per-session hash-chained log (DESIGN.md 3.3).
+ * joulehook: the per-session hash-chained log (jh-chain(1)).
  *
  * A log is a CBOR sequence of chain/1 entries; entry n countersigns
  * {seq: n, prev: SHA-256(entry n-1) or 32 zero bytes, session, receipt}.
@@ -12,7 +12,7 @@
  *
  * State files are opened O_NOFOLLOW under a directory opened
  * O_DIRECTORY|O_NOFOLLOW and must be regular files owned by the user,
- * with one link and no group or other write (SECURITY.md S10).
+ * with one link and no group or other write (jh-chain(1), State files).
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -96,7 +96,8 @@ jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
 }
 
 /*
- * The same bounded flock(2) for a threaded process (SECURITY.md R3):
+ * The same bounded flock(2) for a threaded process (no thread waits
+ * forever):
  * SIGALRM and setitimer belong to the whole process, so a POSIX timer
  * (timer_create, SIGEV_THREAD_ID) interrupts only the calling thread,
  * with a real-time signal whose handler does nothing and has no
@@ -177,7 +178,8 @@ jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
 }
 
 /*
- * The rules every state file and directory must meet (SECURITY.md S10).
+ * The rules every state file and directory must meet (jh-chain(1),
+ * State files).
  * flags: JH_ST_DIR, and JH_ST_READ for a reader, who may read records
  * another user keeps (hardened mode: the gate's user writes them, the
  * developer reads them); a reader still refuses what others could write.
@@ -393,7 +395,7 @@ uint_of(const struct jh_cbor *m, const char *k)
  * estimate), a hardware reading (measured_uj, HwShunt only), the
  * estimate of a ModelBased unit and that of an Estimator unit.  A unit
  * counts as enforced only when the proxy sealed it (source "proxy")
- * with enforced 1 (SECURITY.md G6, U14).
+ * with enforced 1 (jh-status(1): enforced or only observed).
  */
 void
 jh_head_tally(struct jh_head *h, const struct jh_cbor *core)

@@ -1,7 +1,7 @@
 /*
- * joulehook: the gate's decision (DESIGN.md 2.2 and 4, SECURITY.md S1b,
- * S6-S9).  A deterministic function of the event, the grant, the
- * revocation set, the ledger and the clock; it never asks a model.
+ * joulehook: the gate's decision (jh-decide(1)).  A deterministic
+ * function of the event, the grant, the revocation set, the ledger and
+ * the clock; it never asks a model.
  *
  * This file holds the parts that need no I/O beyond the file system
  * reads that path resolution and content hashing make: loading and
@@ -421,7 +421,7 @@ jh_find_cap(const struct jh_grant *g, const struct jh_action *a, char **w,
 /*
  * The hash of an existing regular file, opened without following links
  * or blocking on a FIFO, under a size cap; NULL when there is none to be
- * had honestly (SECURITY.md S6).
+ * had honestly (jh-decide(1), Paths).
  */
 int
 jh_file_content_id(char *out, const char *path)
@@ -467,7 +467,7 @@ jh_inert_env(const char *assign)
 /*
  * Rewrites one string: every match of the POSIX ERE is replaced by
  * `with`, where \0-\9 are back-references and everything else is
- * literal (SECURITY.md S8).  Returns 1 when something changed.
+ * literal (jh-decide(1), Policies).  Returns 1 when something changed.
  */
 int
 jh_rewrite(struct jh_buf *out, const char *s, const char *re,

@@ -1,7 +1,8 @@
 /*
- * joulehook: the energy module, shared by jh-proxy and jh-meter (DESIGN.md
- * 5): provider token usage read with each API's semantics, token
- * coefficients from one data file, and the metering ladder.
+ * joulehook: the energy module, shared by jh-proxy and jh-meter
+ * (jh-proxy(1), Energy; jh-meter(1)): provider token usage read with
+ * each API's semantics, token coefficients from one data file, and the
+ * metering ladder.
  *
  * The ladder, top first:
  *   RAPL    package counters in powercap sysfs           HwShunt

@@ -1,6 +1,6 @@
 /*
  * joulehook: the gate's decision, the whole ordered check of one
- * ActionEvent (DESIGN.md 2.2 and 4, SECURITY.md S1b, S6-S9).
+ * ActionEvent (jh-decide(1), The ordered check).
  *
  * The order, the first failure naming the stable code: well-formed,
  * protected paths and commands, a grant, its signature, its issuer, not
@@ -227,9 +227,9 @@ jh_gcache_free(struct jh_gcache *gc)
 }
 
 /*
- * A loaded grant's standing (SECURITY.md S9 v): not revoked, its
- * audience names joulehook:<host>, and now_ms lies in [nbf, exp).
- * Returns 0, or the JH_D_* code with the reason in e.
+ * A loaded grant's standing (jh-decide(1), The ordered check): not
+ * revoked, its audience names joulehook:<host>, and now_ms lies in
+ * [nbf, exp).  Returns 0, or the JH_D_* code with the reason in e.
  */
 int
 jh_grant_valid(const struct jh_grant *g, const char *revdir,
@@ -274,7 +274,7 @@ sget(const json_t *o, const char *k)
 /*
  * The project root: pinned once per session at its first event, in
  * JH_STATE/roots/<digest of the session id>; never the per-event cwd
- * (SECURITY.md S2).
+ * (joulehook-formats(5), Pinned roots).
  */
 /*
  * The project a directory belongs to: the nearest directory at or above
@@ -491,7 +491,7 @@ cap_cost(const struct jh_grant *g, int idx, const char *class)
 	return (DEFAULT_COST);
 }
 
-/* Everything an action targets, by class (SECURITY.md S6, U3). */
+/* Everything an action targets, by class (jh-decide(1), Paths). */
 static int
 collect_targets(struct jh_decision *d, const struct jh_gate *g,
     const char *root, const struct event *x, const json_t *in,

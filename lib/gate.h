@@ -1,5 +1,5 @@
 /*
- * joulehook: the gate as one library call (DESIGN.md 2.2, 4).
+ * joulehook: the gate as one library call (jh-decide(1)).
  *
  * jh_decide() makes the whole ordered check of one ActionEvent, the
  * first failure naming the stable code: well-formed, protected paths and

@@ -50,7 +50,7 @@ jh_hc_hso(struct jh_buf *b, const char *decision, const char *reason)
 }
 
 /*
- * Claude Code's PreToolUse answers (real-hosts.md 2.4, SECURITY.md S5):
+ * Claude Code's PreToolUse answers (jh-normalize(1), Claude Code answers):
  * allow is "no opinion" (exit 0, nothing on stdout) so the host's own
  * permission flow still applies, unless the grant replaces the prompt;
  * a rewrite is updatedInput alone, which the host checks again; deny is
@@ -93,7 +93,7 @@ cc_answer(struct jh_buf *b, int verdict, const char *reason,
 }
 
 /*
- * Claude Code's answers after a tool ran (hosts.md 1.6, SECURITY.md 7b):
+ * Claude Code's answers after a tool ran (jh-result(1)):
  * nothing when what ran is what was decided; otherwise continue:false,
  * which ends the run after this tool, with the reason for the user and
  * for the model; a Read whose bytes are not the ones decided on is

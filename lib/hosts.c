@@ -143,12 +143,12 @@ jh_host_class(const struct jh_host *h, const char *tool, size_t n)
 
 /*
  * content_id of an action, from the payload alone and never fabricated
- * (DESIGN.md 2.1): shell, the command's bytes; write, the bytes to be
- * written; fetch, the URL's text; mcp, the text "<server>/<tool>" split
- * from "mcp__<server>__<tool>" at the first "__" after the prefix.
- * Read and edit are left to jh-decide, which hashes the file only once
- * the path capability has matched.  Returns 1 with "sha256:<hex>" in
- * out, 0 when there is none.
+ * (jh-normalize(1), content_id): shell, the command's bytes; write,
+ * the bytes to be written; fetch, the URL's text; mcp, the text
+ * "<server>/<tool>" split from "mcp__<server>__<tool>" at the first "__"
+ * after the prefix.  Read and edit are left to jh-decide, which hashes
+ * the file only once the path capability has matched.  Returns 1 with
+ * "sha256:<hex>" in out, 0 when there is none.
  */
 int
 jh_content_id(char *out, const struct jh_host *h, const char *cls,

@@ -17,7 +17,7 @@
 #define JH_PROFILE	"joulehook/1"
 #define JH_VERSION	"0.1.0"
 
-/* Limits shared by every stage (SECURITY.md U9). */
+/* Limits shared by every stage, so no stage refuses what another passed. */
 #define JH_MAX_RECORD	(16u * 1024 * 1024)	/* one JSON line or CBOR item */
 #define JH_MAX_DEPTH	64			/* CBOR/JSON nesting */
 
@@ -383,7 +383,7 @@ int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
 
 /*
  * shellparse.c: a conservative parser for the shell commands an agent
- * asks to run (DESIGN.md 4, SECURITY.md S7).  It splits a command line
+ * asks to run (jh-decide(1), Shell commands).  It splits a command line
  * into the simple commands that would run, with quote-removed words, and
  * refuses (returns -1 with a reason) whatever it cannot prove.
  */
@@ -521,7 +521,7 @@ int	jh_ledger_settle(struct jh_ledger *, const char *, uint64_t, int,
 
 /*
  * energy.c: token usage with each provider's semantics, token
- * coefficients, and the metering ladder (DESIGN.md 5).
+ * coefficients, and the metering ladder (jh-proxy(1), Energy).
  */
 #define JH_TOKENS_MAX	1000000000ULL	/* more in one call is absurd */
 
@@ -626,8 +626,9 @@ void	jh_ladder_energy(struct jh_energy *, const struct jh_ladder *,
 	    uint64_t);
 
 /*
- * wire.c: the model APIs' wire formats as jh-proxy meets them (meter.md
- * 1-2): SSE framing, usage and ids from events and bodies, error shapes.
+ * wire.c: the model APIs' wire formats as jh-proxy meets them (Anthropic
+ * Messages, OpenAI Chat Completions and Responses): SSE framing, usage
+ * and ids from events and bodies, error shapes.
  */
 #define JH_API_ANTHROPIC	1	/* Messages */
 #define JH_API_CHAT		2	/* OpenAI Chat Completions */
@@ -676,7 +677,7 @@ void	jh_wire_body(struct jh_wire *, const uint8_t *, size_t, int);
 int	jh_wire_accepted(const struct jh_wire *);
 void	jh_wire_error(struct jh_buf *, int, int, const char *, const char *);
 
-/* decide.c: grants, capabilities, policies (DESIGN.md 4). */
+/* decide.c: grants, capabilities, policies (jh-decide(1)). */
 enum jh_dcode {
 	JH_D_OK = 0,
 	JH_D_MALFORMED,		/* malformed-event */
@@ -888,7 +889,7 @@ int	jh_reader_json(struct jh_reader *, const char **, size_t *,
 	    uint64_t *, struct jh_err *);
 
 /*
- * status.c: the receipt surface (DESIGN.md 6) for jh-status: the O(1)
+ * status.c: the receipt surface (jh-status(1)) for jh-status: the O(1)
  * head check, a session's grant and ledger, the sessions of a project,
  * entries read by offset, and streaming summaries of verified logs.
  */
@@ -1006,7 +1007,7 @@ int	jh_st_summarize(struct jh_sum *, const char *, struct jh_err *);
 int	jh_st_summarize_project(const struct jh_stctx *, struct jh_sum *,
 	    const char *, struct jh_err *);
 
-/* mcp.c: jh-status's MCP server on stdio (hosts.md 10). */
+/* mcp.c: jh-status's MCP server on stdio (jh-status(1)). */
 int	jh_mcp_serve(const struct jh_stctx *, int, FILE *, struct jh_err *);
 
 /*

@@ -155,7 +155,7 @@ static const struct field checkpoint[] = {
 };
 
 /*
- * What ran (SECURITY.md 7b): the PostToolUse stage's evidence, bound to
+ * What ran (jh-result(1)): the PostToolUse stage's evidence, bound to
  * the decision by tool_use_id and to the chain entry that holds it.
  */
 static const struct field result[] = {

@@ -1,6 +1,6 @@
 /*
- * joulehook: the ledger, spent and held microjoules per grant (DESIGN.md
- * 4, SECURITY.md S9, R1-R5).
+ * joulehook: the ledger, spent and held microjoules per grant
+ * (joulehook-formats(5), The ledger).
  *
  * <state>/ledger/<grant hex> holds two fixed slots; each update writes
  * the slot the newer one is not, with a higher seq and a CRC, and fsyncs

@@ -1,10 +1,10 @@
 /*
- * joulehook: jh-status's MCP server (DESIGN.md 6, hosts.md 10):
+ * joulehook: jh-status's MCP server (jh-status(1), The MCP server):
  * JSON-RPC 2.0 over newline-delimited JSON on stdio, for the sessions
- * whose pinned root is the project root (SECURITY.md U7).  Each receipt
- * is a resource, read by offset (P5), with its decoded JSON and its raw
- * CBOR; the verify tool checks whole logs.  Bad messages get JSON-RPC
- * errors, notifications no answer; EOF ends the server.
+ * whose pinned root is the project root.  Each receipt is a resource,
+ * read by offset, with its decoded JSON and its raw CBOR; the verify tool
+ * checks whole logs.  Bad messages get JSON-RPC errors, notifications
+ * no answer; EOF ends the server.
  */
 #include <sys/stat.h>
 

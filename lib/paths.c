@@ -1,6 +1,6 @@
 /*
- * joulehook: path resolution and matching for the gate (DESIGN.md 4,
- * SECURITY.md S6).
+ * joulehook: path resolution and matching for the gate (jh-decide(1),
+ * Paths).
  *
  * A path is made absolute against a base, the longest existing prefix is
  * resolved with realpath(3) (so a symlink, and a ".." after one, resolve

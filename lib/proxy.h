@@ -4,7 +4,7 @@
  * proxyhold.c (the grant, the ledger hold and its settlement, the
  * receipt), proxyup.c (the upstream call, the relay) and proxyserve.c
  * (the listener's handlers).  Only jh-proxy links them, so only it maps
- * libcurl and libmicrohttpd (SECURITY.md P2).
+ * libcurl and libmicrohttpd.
  */
 #ifndef JH_PROXY_H
 #define JH_PROXY_H

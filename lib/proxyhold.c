@@ -1,5 +1,5 @@
 /*
- * jh-proxy: a call's account (DESIGN.md 5, SECURITY.md R2, R3): the
+ * jh-proxy: a call's account (jh-proxy(1), The budget): the
  * grant check jh-decide makes, the hold placed on the ledger before the
  * provider is reached, its settlement to the metered figure (synced),
  * and the efficiency/1 receipt sealed into the session's log.
@@ -92,10 +92,10 @@ same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
- * The check jh-decide makes (SECURITY.md S9 v): signature, trust, then
- * jh_grant_valid()'s revocation, audience, nbf/exp.  The grant and the
- * trust list are reloaded when their files change, by (dev, inode,
- * size, mtime).
+ * The check jh-decide makes (jh-decide(1), The ordered check): signature,
+ * trust, then jh_grant_valid()'s revocation, audience, nbf/exp.  The grant
+ * and the trust list are reloaded when their files change, by (dev,
+ * inode, size, mtime).
  */
 int
 jh_px_grant_check(struct call *c, char *why, size_t sz)

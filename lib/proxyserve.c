@@ -163,8 +163,8 @@ session_ok(const char *s)
 
 /*
  * A session seen before, or a new one within the rate of new logs
- * (SECURITY.md S13: a caller cannot create one log file per invented id
- * at will).
+ * (jh-proxy(1), Callers: a caller cannot create one log file per
+ * invented id at will).
  */
 int
 jh_px_admit(const char *s)

@@ -83,7 +83,7 @@ named_by_connection(const char *conn, const char *name)
  * The client's headers go upstream unchanged (anthropic-version and
  * anthropic-beta always), except hop-by-hop ones, Host (libcurl writes
  * the upstream's), Accept-Encoding (identity is asked, so usage can be
- * read: SECURITY.md X12) and the proxy's own token.  Keys are passed,
+ * read: jh-proxy(1), Headers) and the proxy's own token.  Keys are passed,
  * never logged.
  */
 enum MHD_Result

@@ -1,7 +1,7 @@
 /*
  * joulehook: a shell command line against the protected paths, and
- * whether it is the grant's outcome command (DESIGN.md 4, SECURITY.md
- * S1b, S6).
+ * whether it is the grant's outcome command (jh-decide(1),
+ * Protected paths and Shell commands).
  *
  * The parsed line (shellparse.c) is checked word by word: joulehook's
  * own programs and protected places are refused before any grant.  What

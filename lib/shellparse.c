@@ -1,6 +1,6 @@
 /*
  * joulehook: a conservative parser for the bash commands an agent asks
- * to run (DESIGN.md 4, SECURITY.md S7).
+ * to run (jh-decide(1), Shell commands).
  *
  * jh_sh_parse() lists every simple command a line would run, with its
  * quote-removed words, in the order they would start: the commands of a

@@ -1,5 +1,5 @@
 /*
- * joulehook: the receipt surface (DESIGN.md 6), shared by the status
+ * joulehook: the receipt surface (jh-status(1)), shared by the status
  * line, the summaries and the MCP server of jh-status.
  *
  * The status line never reads a log through: it checks the sidecar the
@@ -8,7 +8,7 @@
  * Summaries stream a log once, verifying each entry as jh-verify does,
  * and keep counts, never entries.  Everything here only reads: state
  * files are opened read-only, O_NOFOLLOW, and checked as chain.c checks
- * them (SECURITY.md S10).
+ * them (jh-chain(1), State files).
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -460,12 +460,12 @@ debits_grant(int lfd, const char *name, const char *grant_id)
 }
 
 /*
- * The sessions of a project (SECURITY.md U7): those whose root pinned in
- * <state>/roots/ is the project root (compared as given, then
- * realpath'd) and that have a log; and those with a log but no pinned
- * root (only model calls metered, no tool call gated yet) whose first
- * unit debited the project's grant (the one jh-decide would use for that
- * root).  out receives n digests of 65 bytes each, sorted.
+ * The sessions of a project (jh-status(1), The MCP server): those whose
+ * root pinned in <state>/roots/ is the project root (compared as given,
+ * then realpath'd) and that have a log; and those with a log but no
+ * pinned root (only model calls metered, no tool call gated yet) whose
+ * first unit debited the project's grant (the one jh-decide would use
+ * for that root).  out receives n digests of 65 bytes each, sorted.
  */
 int
 jh_st_sessions(struct jh_buf *out, size_t *n, const struct jh_stctx *o,

@@ -15,8 +15,8 @@
 
 /*
  * JH_NOW and JH_NONCE exist only in a test build (-DJH_TESTING), so a
- * project's settings cannot move an installed gate's clock (SECURITY.md
- * S2).
+ * project's settings cannot move an installed gate's clock (jh-hook(1),
+ * SECURITY CONSIDERATIONS).
  */
 uint64_t
 jh_now_ms(void)

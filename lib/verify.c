@@ -29,9 +29,10 @@ did_of(struct jh_verifier *v, const uint8_t *kid)
 }
 
 /*
- * Every check of DESIGN.md 3.1 on one envelope: shape and canonical form
- * (jh_env_parse), a known kind, a kid trusted for the kind's role, the
- * signature over the exact bytes, the kind's fields, steward == kid.
+ * Every check of joulehook-formats(5), The JCR-1 envelope, on one
+ * envelope: shape and canonical form (jh_env_parse), a known kind, a
+ * kid trusted for the kind's role, the signature over the exact bytes,
+ * the kind's fields, steward == kid.
  */
 int
 jh_verify_env(struct jh_verifier *v, struct jh_env *env, struct jh_arena *a,

@@ -1,8 +1,8 @@
 /*
  * joulehook: the model APIs' wire formats as jh-proxy meets them
- * (meter.md 1-2, and Gemini's generateContent): SSE framing, what each
- * API's events and bodies say about usage, ids and the end of a call,
- * and each API's error shape.
+ * (Anthropic Messages, OpenAI Chat Completions and Responses, and Gemini's
+ * generateContent): SSE framing, what each API's events and bodies say
+ * about usage, ids and the end of a call, and each API's error shape.
  *
  * The SSE parser works on a copy of the bytes being relayed; it never
  * holds back the stream.  Events are bounded: one larger than the limit

@@ -348,8 +348,9 @@ log_verifies() {
 # nothing of the attacker's ran or was used.
 # bats test_tags=host
 @test "7. a project's settings env (JH_HOME, PATH, LD_PRELOAD) changes no verdict" {
-	# The guarantee rests on a statically linked jh-hook (SECURITY.md S2);
-	# the asan build's and the valgrind wrappers' are not.
+	# The guarantee rests on a statically linked jh-hook (jh-hook(1),
+	# SECURITY CONSIDERATIONS); the asan build's and the valgrind
+	# wrappers' are not.
 	if [ "$(head -c4 "$JH_BIN/jh-hook" | od -An -c | tr -d ' ')" != '177ELF' ] ||
 	    LC_ALL=C readelf -l "$JH_BIN/jh-hook" 2>/dev/null | grep -q INTERP; then
 		echo "# SKIPPED: $JH_BIN/jh-hook is not a statically linked ELF" >&3
@@ -636,7 +637,7 @@ $calls transcript 0"
 	assert_output observed
 }
 
-# Issue 6 / SECURITY.md S3: another PreToolUse hook rewrites the input
+# Issue 6: another PreToolUse hook rewrites the input
 # joulehook allowed; what runs is not what was decided, and the run stops
 # after that tool with the reason: no further model call.
 # bats test_tags=host
@@ -661,7 +662,7 @@ $calls transcript 0"
 	[ "$output" -ge 1 ]
 }
 
-# Issue 6 / SECURITY.md S6: a Read whose file changes between the decision
+# Issue 6: a Read whose file changes between the decision
 # and the read is withheld: the bytes written after the check never reach
 # the transcript's tool result, and the run stops.
 # bats test_tags=host

@@ -136,7 +136,7 @@ nth_request() {
 }
 
 # (a) exit 0 + no output + --allowedTools Bash: the tool runs.  Payload keys
-# as in real-hosts.md §2.3; tool_use_id is the mock's toolu_ id.
+# as observed with Claude Code 2.1.328; tool_use_id is the mock's toolu_ id.
 # bats test_tags=host
 @test "(a) claude -p runs a scripted Bash call past a PreToolUse hook that exits 0" {
 	claude_install
@@ -314,7 +314,8 @@ end"
 	for rid in $(mock_requests | jq -r .response.message_id); do
 		grep -q "\"id\":\"$rid\"" "$tp"
 	done
-	# the headers real-hosts.md §2.2 lists, the key redacted in the log
+	# the headers Claude Code 2.1.328 was seen to send, the key
+	# redacted in the log
 	run -0 jq -r '.path, .headers["x-api-key"], .headers["anthropic-version"], .headers["x-app"], .headers["User-Agent"], .body.stream' <<<"$(mock_requests | head -1)"
 	assert_output "/v1/messages?beta=true
 REDACTED

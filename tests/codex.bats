@@ -127,7 +127,8 @@ log_verifies() {
 	assert_output ""
 }
 
-# Codex's text for a hook's block (real-hosts.md 4.4), as the model gets it.
+# Codex's text for a hook's block (hosts/codex/README.md), as the model
+# gets it.
 blocked() {
 	run -0 codex_output "$1"
 	assert_output --partial "Command blocked by PreToolUse hook: "

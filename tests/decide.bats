@@ -15,7 +15,8 @@ setup() {
 	seal_grant "$T/grant.json"
 }
 
-# The test grant: the DESIGN.md 4 shape, rooted at the test repository.
+# The test grant: the shape of joulehook-formats(5), rooted at the test
+# repository.
 grant_doc() {
 	jq -nc --arg root "$R" --argjson budget "${BUDGET:-20000000000000}" \
 	    --argjson nbf "${NBF:-0}" --argjson exp "${EXP:-1900000000}" \

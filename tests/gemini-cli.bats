@@ -15,7 +15,8 @@
 # request, in the mock's log), and by the session's log
 # JH_STATE/logs/<sha256 of the session id>.jhl as jh-verify reads it.
 #
-# What Gemini CLI 0.61.0 does with joulehook's answers (real-hosts.md 3.4):
+# What Gemini CLI 0.61.0 does with joulehook's answers
+# (hosts/gemini-cli/README.md):
 #  - allow {"decision":"allow"}: the tool runs;
 #  - deny {"decision":"deny","reason":R}, exit 2: the tool does not run;
 #    the model gets functionResponse {"error": "Tool execution blocked: R"};

@@ -11,7 +11,8 @@
  *      itself and uses libcbor only for single and double heads.
  *
  * Prints one line per fact and exits 0 while both still hold, 1 when a
- * libcbor release has changed either (time to revisit DESIGN.md 3.1).
+ * libcbor release has changed either (time to revisit joulehook-formats(5),
+ * Deterministic CBOR).
  */
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Why signed bytes never go through libcbor (DESIGN.md 3.1): Debian 12's
+# Why signed bytes never go through libcbor (joulehook-formats(5)): Debian 12's
 # libcbor 0.8 refuses COSE_Sign1's one-byte tag, accepts non-canonical
 # input and loses bits of subnormal halves. When a libcbor release fixes
 # any of these the test fails, as a prompt to revisit the decision.

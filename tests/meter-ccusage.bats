@@ -30,7 +30,7 @@
 #    requestId is absent); lines with different requestIds are all counted;
 #  - of the lines with one key it keeps the line with the largest
 #    input + output + cache_read + cache_creation, the first one on a tie --
-#    not "the first line" as older versions did (meter.md s6, X8);
+#    not "the first line" as older versions did;
 #    within one message input and cache fields are the same on every line,
 #    so this is "the largest output_tokens", jh-meter's rule (test 3);
 #  - cache creation is the sum of usage.cache_creation.ephemeral_5m +
@@ -249,9 +249,9 @@ meter_totals() {
 
 # Older Claude Code versions wrote each block's line as its block ended,
 # with the usage known then: message_start's output_tokens (the API, and
-# the mock, send 1 there; meter.md s6).  2.1.328 no longer does (test 1),
-# so that shape is made from this session's own transcript: every line of
-# a message but one gets output_tokens 1, input and cache fields untouched.
+# the mock, send 1 there).  2.1.328 no longer does (test 1), so that shape
+# is made from this session's own transcript: every line of a message but
+# one gets output_tokens 1, input and cache fields untouched.
 # With the final line last (as streaming wrote it) and first (order must
 # not matter), ccusage -- largest input+output+cache per key, which here
 # is the largest output_tokens -- and jh-meter -- largest output_tokens

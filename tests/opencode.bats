@@ -15,10 +15,10 @@
 # and by the session's log JH_STATE/logs/<sha256 of the session id>.jhl
 # as jh-verify reads it.
 #
-# What OpenCode 1.18.33 does with the plugin (real-hosts.md 5a): a throw
-# from tool.execute.before is a block whose text the model gets as the
-# tool's result, and the loop goes on; a hook that never resolves hangs
-# the run (OpenCode has no hook timeout: the plugin keeps its own).
+# What OpenCode 1.18.33 does with the plugin (hosts/opencode/README.md):
+# a throw from tool.execute.before is a block whose text the model gets
+# as the tool's result, and the loop goes on; a hook that never resolves
+# hangs the run (OpenCode has no hook timeout: the plugin keeps its own).
 #
 # Where npm cannot reach the registry the tests that need the binary are
 # skipped, loudly ("SKIPPED: cannot install OpenCode from npm: ...").

@@ -404,10 +404,10 @@ model_matches() {
 	assert_output false
 }
 
-# Issue 6 / SECURITY.md S9, G5: an ask in the interactive REPL.  Claude
-# Code shows its dialog; the human (tmux keys) says yes; the command runs,
-# and the PostToolUse stage settles the ask's hold into a debit and seals
-# the answer: result/1 answer "approved", bound to the ask's entry.
+# Issue 6: an ask in the interactive REPL.  Claude Code shows its dialog;
+# the human (tmux keys) says yes; the command runs, and the PostToolUse
+# stage settles the ask's hold into a debit and seals the answer: result/1
+# answer "approved", bound to the ask's entry.
 # bats test_tags=host
 @test "(c) interactive: an ask the human approves runs; its hold settles and the answer is sealed" {
 	command -v tmux >/dev/null || skip "SKIPPED: no tmux (Debian package tmux; scripts/deps installs it)"

@@ -173,7 +173,7 @@ claude_dump() {
 }
 
 # ~/.claude.json keys an *interactive* session needs to start without
-# dialogs (real-hosts.md §2.1); -p needs none of them.
+# dialogs (observed with Claude Code 2.1.328); -p needs none of them.
 claude_home_interactive() {
 	local cwd="${1:-$PWD}"
 	CLAUDE_HOME="${CLAUDE_HOME:-$BATS_TEST_TMPDIR/claude-home}"

@@ -20,7 +20,8 @@
 # calling test is skipped with a loud "SKIPPED: cannot install Codex from
 # npm: ...", never failed, never left hanging.
 #
-# What 0.171.0 needs to run offline (real-hosts.md 4.1, checked again here):
+# What 0.171.0 needs to run offline (hosts/codex/README.md, checked
+# again here):
 #  - model_provider = a [model_providers.X] with wire_api = "responses"
 #    and base_url = the mock's /v1; env_key names the variable the key is
 #    read from (MOCK_API_KEY=sk-test here; OPENAI_API_KEY=sk-test too, for

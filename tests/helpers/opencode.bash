@@ -21,8 +21,8 @@
 # loud "SKIPPED: cannot install OpenCode from npm: ...", never failed,
 # never left hanging.
 #
-# What 1.18.33 needs to run offline (real-hosts.md 5a, checked again
-# here): a provider with npm "@ai-sdk/openai-compatible" (bundled, no
+# What 1.18.33 needs to run offline (hosts/opencode/README.md, checked
+# again here): a provider with npm "@ai-sdk/openai-compatible" (bundled, no
 # download) whose baseURL is the mock's /v1 and whose model says
 # tool_call; autoupdate off and sharing disabled; the OPENCODE_DISABLE_*
 # variables below; every XDG directory the test's.  Its first model call

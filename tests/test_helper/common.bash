@@ -40,7 +40,7 @@ jh_fixed_keys() {
 	cp "$VECTORS/keys/issuer.key.pub" "$JH_HOME/trust"
 }
 
-# A Decision as jh-decide writes it (DESIGN.md 2.2).
+# A Decision as jh-decide writes it (joulehook-formats(5), The Decision).
 decision_json() {
 	local verdict="${1:-allow}" debit=2000000
 	[ "$verdict" = deny ] && debit=0
