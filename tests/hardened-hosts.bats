@@ -280,14 +280,25 @@ cx_dev_config() {
 	jq -e --arg s "$JH_RUNDIR/hook.sock" '.allowManagedHooksOnly == true
 	    and (.hooks.PreToolUse[0].hooks[0].args == ["-s", $s, "-H", "claude-code", "-t", "10000"])' "$ms"
 	grep -q -- "-H codex -t 10000" "$req"
+	# the developer's jh-status -P declares both, from root's records
+	profiles() {
+		asdev "$W/bin/jh-status" -P -j -c "$JH_SYSCONF/status.conf" |
+		    jq -r '.[] | select(.gate.bound) | .host' | tr '\n' ' '
+	}
+	run -0 profiles
+	assert_output 'claude-code codex '
 	run -0 sh "$W/scripts/jh-install" -u -U "$G" -H claude-code
 	assert_output --partial "took the gate out of $ms"
 	assert_file_not_exists "$ms"
 	grep -q -- "-H codex -t 10000" "$req"
 	assert_file_exists "$JH_LIBEXEC/jh-hook"
+	run -0 profiles
+	assert_output 'codex '
 	run -0 sh "$W/scripts/jh-install" -u -U "$G"
 	assert_file_not_exists "$req"
 	assert_file_not_exists "$JH_LIBEXEC"
+	run -0 profiles
+	assert_output ''
 }
 
 # ----------------------------------------------------------------------
