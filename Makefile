@@ -3,7 +3,8 @@
 #   make                  release programs in bin/ (JH_NOW/JH_NONCE ignored)
 #   make check            test build in build/test/, every suite, man lint
 #   make check-asan       the suites on an ASan+UBSan build, less those
-#                         tagged host (a real host's run; make check has them)
+#                         tagged host (a real host's run), fuzz (sanitized
+#                         already) and corpus; make check has them
 #   make check-valgrind   the same suites under valgrind
 #   make demo             a short tour on a built-in example
 #   make bench            throughput and latency ratios, one run
@@ -151,7 +152,7 @@ check-asan: deps
 	    build/asan/tests/host-answer
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    $(MAKE) BUILD=asan BATS_TAGS='!host' test-suites
+	    $(MAKE) BUILD=asan BATS_TAGS='!host,!fuzz,!corpus' test-suites
 
 check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \

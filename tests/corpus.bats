@@ -33,6 +33,9 @@
 # $W is never under /tmp: the starter grant grants /tmp/**, and a home
 # there would make every write to it a granted one.
 
+# bats file_tags=corpus
+# (the same binaries on a thousand lines: make check-asan leaves it out;
+# the parser's memory safety is the fuzz targets' and sh-parse's)
 load test_helper/common
 
 # Thresholds (tighten as the effects-based gate lands).

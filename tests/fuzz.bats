@@ -1,3 +1,6 @@
+# bats file_tags=fuzz
+# (the targets are built with ASan and UBSan already: make check-asan
+# leaves this suite out)
 load test_helper/common
 setup() { _common_setup; }
 
