@@ -94,7 +94,7 @@ chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
 	}
 	kid = jh_kind_lookup(env.kind);
 	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY &&
-	    kid != JH_KIND_RESULT) {
+	    kid != JH_KIND_RESULT && kid != JH_KIND_HOLD) {
 		warnx("receipt %lu: a %s belongs to no session; not chained",
 		    idx, env.kind);
 		goto out;
@@ -160,7 +160,7 @@ chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
 	}
 	rc = 2;
 	jh_nonce(nonce);
-	if (jh_log_append(l, &o->key, p, n, env.core, jh_now_ms(), nonce,
+	if (jh_log_append(l, &o->key, p, n, env.core, jh_now_ms(), nonce, 1,
 	    &entry, &e) == -1) {
 		warnx("%s", e.msg);
 		goto out;

@@ -36,6 +36,7 @@ struct opts {
 	const char *home;
 	int exit_deny;
 	int init;
+	const char *replay;		/* -r: jh-verify -L's output */
 	unsigned wait_ms;
 	int have_uid;			/* -u */
 	uint32_t uid;
@@ -52,7 +53,8 @@ usage(FILE *f, int status)
 	    "usage: %s [-e] [-g grant] [-L ledgerdir] [-P dir] [-R revokeddir] "
 	    "[-S statedir]\n"
 	    "                 [-t trust] [-u uid] [-w ms] [file ...]\n"
-	    "       %s -I [-g grant] [-L ledgerdir] [-S statedir] [-t trust]\n"
+	    "       %s -I [-g grant] [-L ledgerdir] [-r replay] [-S statedir]\n"
+	    "                 [-t trust]\n"
 	    "       %s -x [-j] [-d dir] [-g grant] [-L ledgerdir] [-S statedir]\n"
 	    "                 [-t trust] [command ...]\n"
 	    "       %s -h\n", PROG, PROG, PROG, PROG);
@@ -324,27 +326,83 @@ one_line(void *arg, const char *line, size_t len, const char *why)
 	return (0);
 }
 
+/*
+ * -r: what jh-verify -L rebuilt for the ledger named, from the receipts
+ * alone (its "rebuilt_uj"), read from its JSON lines.  Returns 0 and the
+ * figure, or exits: a replay that does not name this ledger restores
+ * nothing.
+ */
+static uint64_t
+replay_spent(const char *path, const char *ledger)
+{
+	struct jh_err e;
+	json_t *o, *l;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t v = 0;
+	int found = 0;
+
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(path, "r")) == NULL)
+		err(2, "%s", path);
+	while (!found && (n = getline(&line, &cap, f)) != -1) {
+		if ((o = jh_json_parse(line, (size_t)n, &e)) == NULL)
+			continue;
+		l = json_object_get(o, "ledger");
+		if (json_is_string(json_object_get(l, "grant")) &&
+		    strcmp(json_string_value(json_object_get(l, "grant")),
+		    ledger) == 0 && jh_json_uint(&v, json_object_get(l,
+		    "rebuilt_uj")) == 0)
+			found = 1;
+		json_decref(o);
+	}
+	if (ferror(f))
+		err(2, "%s", path);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	if (!found)
+		errx(1, "%s: no rebuilt figure for ledger %s (the output of "
+		    "jh-verify -L over the grant's logs)", path, ledger);
+	return (v);
+}
+
 static int
 init_ledger(struct opts *o)
 {
 	struct jh_grant g;
 	struct jh_err e;
+	uint64_t spent = 0, raised;
+	char b[64];
 	int r, existed;
 
 	if (o->grantfile == NULL)
 		errx(2, "-I needs -g grant");
 	if ((r = jh_grant_load(&g, o->grantfile, &o->trust, &e)) != 0)
 		errx(1, "%s", e.msg);
-	if (jh_ledger_init(o->ledgerdir, g.ledger, g.budget, &existed,
-	    &e) == -1)
+	if (o->replay != NULL)
+		spent = replay_spent(o->replay, g.ledgertext);
+	if (jh_ledger_init(o->ledgerdir, g.ledger, g.budget, spent, &existed,
+	    &raised, &e) == -1)
 		errx(2, "%s", e.msg);
+	if (!existed && spent > 0)
+		snprintf(b, sizeof(b), "restored, %llu uJ spent",
+		    (unsigned long long)spent);
+	else if (raised > 0)
+		snprintf(b, sizeof(b), "exists, raised by %llu uJ",
+		    (unsigned long long)raised);
+	else
+		snprintf(b, sizeof(b), "%s", existed ? "exists (left as it "
+		    "is)" : "created");
 	if (memcmp(g.ledger, g.id, JH_HASH_LEN) != 0)
 		fprintf(stderr, "%s: ledger %s, which grant %s spends, %s\n",
-		    PROG, g.ledgertext, g.idtext, existed ?
-		    "exists (left as it is)" : "created");
+		    PROG, g.ledgertext, g.idtext, b);
 	else
 		fprintf(stderr, "%s: ledger for grant %s %s\n", PROG,
-		    g.idtext, existed ? "exists (left as it is)" : "created");
+		    g.idtext, b);
 	jh_grant_free(&g);
 	return (0);
 }
@@ -397,7 +455,7 @@ main(int argc, char *argv[])
 	jh_keyset_init(&o.trust);
 	jh_protect_init(&o.protect);
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:R:S:t:u:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:r:R:S:t:u:w:x")) != -1) {
 		switch (ch) {
 		case 'd':
 			o.dir = optarg;
@@ -427,6 +485,9 @@ main(int argc, char *argv[])
 			if (jh_protect_add(&o.protect, optarg, &e) == -1)
 				errx(2, "-P %s: %s", optarg, e.msg);
 			break;
+		case 'r':
+			o.replay = optarg;
+			break;
 		case 'R':
 			o.revdir = optarg;
 			break;
@@ -451,6 +512,8 @@ main(int argc, char *argv[])
 	argv += optind;
 	/* -u: who asked for the Decisions to seal; -I and -x write none. */
 	if (o.have_uid && (o.init || o.explain))
+		usage(stderr, 2);
+	if (o.replay != NULL && !o.init)
 		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");

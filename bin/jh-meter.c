@@ -1534,7 +1534,7 @@ seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 	if ((o = jh_unit_json(x)) == NULL)
 		return (jh_errf(e, "out of memory"));
 	rc = jh_seal_chain(o, JH_KIND_EFFICIENCY, &rx->key, &rx->keys,
-	    rx->state, x->session, rx->wait_ms, &cut, e);
+	    rx->state, x->session, rx->wait_ms, JH_SEAL_SYNC, &cut, e);
 	json_decref(o);
 	if (cut > 0)
 		warnx("otel: the log of session %s: cut a torn tail of %llu "

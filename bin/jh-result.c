@@ -294,7 +294,7 @@ settle(const struct opts *o, struct res *r, const struct jh_cbor *grant,
 		size_t k = strlen(r->reason);
 		snprintf(r->reason + k, sizeof(r->reason) - k, "; the ask's "
 		    "hold had already settled in full");
-	} else if (jh_ledger_write(fd, l, &e) == -1)
+	} else if (jh_ledger_write(fd, l, 1, &e) == -1)
 		warnx("ledger: %s", e.msg);
 	else if (!release)
 		r->debited = amount;

@@ -19,9 +19,16 @@
 
 #define PROG "jh-verify"
 
-/* A receipt's debit, for ledger replay: counted once by payload hash. */
+/*
+ * What a receipt did to a ledger, for ledger replay: counted once by
+ * payload hash and type.  A debit names its grant; a hold (a hold/1, an
+ * ask) its grant and id; a settlement only the id of the hold it closes.
+ */
+enum { R_DEBIT, R_HOLD, R_SETTLE };
+
 struct debit {
 	uint8_t ph[JH_HASH_LEN];
+	int type;
 	uint8_t grant[JH_HASH_LEN];
 	uint64_t amount;
 	char id[64];
@@ -144,20 +151,11 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 }
 
 static void
-record(struct opts *o, const struct jh_env *env)
+add(struct opts *o, const struct jh_env *env, int type, const struct
+    jh_cbor *g, uint64_t amount, const struct jh_cbor *id)
 {
-	const struct jh_cbor *g, *d, *id;
 	struct debit *x;
 
-	if (o->ledgerdir == NULL || env->core == NULL)
-		return;
-	/* A resealed grant's receipts count on the ledger it names. */
-	if ((g = jh_cbor_get(env->core, "ledger")) == NULL)
-		g = jh_cbor_get(env->core, "grant");
-	d = jh_cbor_get(env->core, "debited_uj");
-	if (g == NULL || d == NULL || g->type != JH_CBOR_TEXT ||
-	    g->len != 71 || d->type != JH_CBOR_UINT)
-		return;
 	if (o->rp.n == o->rp.cap) {
 		size_t nc = o->rp.cap ? 2 * o->rp.cap : 1024;
 		if ((x = realloc(o->rp.v, nc * sizeof(*x))) == NULL)
@@ -167,30 +165,80 @@ record(struct opts *o, const struct jh_env *env)
 	}
 	x = &o->rp.v[o->rp.n];
 	memset(x, 0, sizeof(*x));
-	if (jh_unhex(x->grant, JH_HASH_LEN, (const char *)g->p + 7, 64) == -1)
+	if (g != NULL && jh_unhex(x->grant, JH_HASH_LEN,
+	    (const char *)g->p + 7, 64) == -1)
 		return;
 	crypto_hash_sha256(x->ph, env->payload_p, env->payload_len);
-	x->amount = d->u;
-	if ((id = jh_cbor_get(env->core, "tool_use_id")) == NULL)
-		id = jh_cbor_get(env->core, "unit");
+	x->type = type;
+	x->amount = amount;
 	if (id != NULL && id->type == JH_CBOR_TEXT)
 		snprintf(x->id, sizeof(x->id), "%.*s", (int)(id->len < 63 ?
 		    id->len : 63), (const char *)id->p);
 	o->rp.n++;
 }
 
-static int
-debit_cmp(const void *a, const void *b)
+static uint64_t
+uint_field(const struct jh_cbor *core, const char *k)
 {
-	return (memcmp(((const struct debit *)a)->ph,
-	    ((const struct debit *)b)->ph, JH_HASH_LEN));
+	const struct jh_cbor *v = jh_cbor_get(core, k);
+
+	return (v != NULL && v->type == JH_CBOR_UINT ? v->u : 0);
+}
+
+static void
+record(struct opts *o, const struct jh_env *env)
+{
+	const struct jh_cbor *g, *id, *h, *c = env->core;
+	int kid;
+
+	if (o->ledgerdir == NULL || c == NULL)
+		return;
+	kid = jh_kind_lookup(env->kind);
+	if ((id = jh_cbor_get(c, "tool_use_id")) == NULL)
+		id = jh_cbor_get(c, "unit");
+	/* What settles a hold: a result (an ask's), an efficiency/1's hold. */
+	if (kid == JH_KIND_RESULT)
+		add(o, env, R_SETTLE, NULL, 0, id);
+	else if (kid == JH_KIND_EFFICIENCY && (h = jh_cbor_get(c,
+	    "hold")) != NULL)
+		add(o, env, R_SETTLE, NULL, 0, h);
+	/* A resealed grant's receipts count on the ledger it names. */
+	if ((g = jh_cbor_get(c, "ledger")) == NULL)
+		g = jh_cbor_get(c, "grant");
+	if (g == NULL || g->type != JH_CBOR_TEXT || g->len != 71)
+		return;
+	if (kid == JH_KIND_HOLD)
+		add(o, env, R_HOLD, g, uint_field(c, "held_uj"), id);
+	else if (kid == JH_KIND_DECISION && jh_cbor_text_is(jh_cbor_get(c,
+	    "verdict"), "ask") && uint_field(c, "cost_uj") > 0)
+		add(o, env, R_HOLD, g, uint_field(c, "cost_uj"), id);
+	else if ((h = jh_cbor_get(c, "debited_uj")) != NULL &&
+	    h->type == JH_CBOR_UINT)
+		add(o, env, R_DEBIT, g, h->u, id);
 }
 
 static int
+debit_cmp(const void *a, const void *b)
+{
+	const struct debit *x = a, *y = b;
+	int r = memcmp(x->ph, y->ph, JH_HASH_LEN);
+
+	return (r != 0 ? r : x->type - y->type);
+}
+
+/* By grant, the settlements (no grant) first, each group by id. */
+static int
 grant_cmp(const void *a, const void *b)
 {
-	return (memcmp(((const struct debit *)a)->grant,
-	    ((const struct debit *)b)->grant, JH_HASH_LEN));
+	const struct debit *x = a, *y = b;
+	int r;
+
+	if ((x->type == R_SETTLE) != (y->type == R_SETTLE))
+		return (x->type == R_SETTLE ? -1 : 1);
+	if (x->type != R_SETTLE && (r = memcmp(x->grant, y->grant,
+	    JH_HASH_LEN)) != 0)
+		return (r);
+	return (strcmp(x->id, y->id));
 }
 
 static int
@@ -199,18 +247,39 @@ id_seen(const struct replay *rp, const uint8_t *grant, const char *id)
 	size_t i;
 
 	for (i = 0; i < rp->n; i++)
-		if (memcmp(rp->v[i].grant, grant, JH_HASH_LEN) == 0 &&
-		    strcmp(rp->v[i].id, id) == 0)
+		if (rp->v[i].type != R_SETTLE && memcmp(rp->v[i].grant,
+		    grant, JH_HASH_LEN) == 0 && strcmp(rp->v[i].id, id) == 0)
 			return (1);
 	return (0);
 }
 
+/* Whether a settlement names the hold id: v[0..ns) are sorted by id. */
+static int
+settled(const struct debit *v, size_t ns, const char *id)
+{
+	size_t lo = 0, hi = ns, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((r = strcmp(v[mid].id, id)) == 0)
+			return (1);
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (0);
+}
+
 /*
- * --ledger: rebuilds each grant's spend from the receipts (each counted
- * once, by payload hash) and compares with the ledger.  A ledger that
- * holds more than its receipts is the trace of a fail-closed crash (a
- * debit made before a stage died, so the action never ran), reported
- * as such; one that holds less was reset or edited, and fails.
+ * --ledger: rebuilds each grant's ledger from the receipts alone (each
+ * counted once, by payload hash): what they debited, and each hold no
+ * receipt settles at the most its call could debit, as the ledger itself
+ * settles a hold whose owner is gone.  Compared with the ledger file: one
+ * that counts less than its receipts was reset or edited, and fails; one
+ * that counts more is the trace of a fail-closed crash; a missing one
+ * fails, and jh-decide -I -r restores it from this output.
  */
 static int
 replay_ledger(struct opts *o, struct tally *t)
@@ -219,7 +288,7 @@ replay_ledger(struct opts *o, struct tally *t)
 	struct jh_err e;
 	struct jh_buf out;
 	struct replay *rp = &o->rp;
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, ns;
 	int fd, rc = 0;
 
 	jh_buf_init(&out);
@@ -227,42 +296,53 @@ replay_ledger(struct opts *o, struct tally *t)
 		errx(2, "out of memory");
 	qsort(rp->v, rp->n, sizeof(*rp->v), debit_cmp);
 	for (i = 0; i < rp->n; i++)
-		if (n == 0 || memcmp(rp->v[n - 1].ph, rp->v[i].ph,
-		    JH_HASH_LEN) != 0)
+		if (n == 0 || debit_cmp(&rp->v[n - 1], &rp->v[i]) != 0)
 			rp->v[n++] = rp->v[i];
 	rp->n = n;
 	qsort(rp->v, rp->n, sizeof(*rp->v), grant_cmp);
-	for (i = 0; i < rp->n; i = j) {
+	for (ns = 0; ns < rp->n && rp->v[ns].type == R_SETTLE; ns++)
+		;
+	for (i = ns; i < rp->n; i = j) {
 		char hex[2 * JH_HASH_LEN + 1], finding[512];
-		uint64_t sum = 0;
+		uint64_t sum = 0, open = 0, rebuilt, used = 0;
 		int ok = 1;
 
 		for (j = i; j < rp->n && memcmp(rp->v[j].grant, rp->v[i].grant,
-		    JH_HASH_LEN) == 0; j++)
-			sum = jh_add_sat(sum, rp->v[j].amount);
+		    JH_HASH_LEN) == 0; j++) {
+			if (rp->v[j].type == R_DEBIT)
+				sum = jh_add_sat(sum, rp->v[j].amount);
+			else if (!settled(rp->v, ns, rp->v[j].id))
+				open = jh_add_sat(open, rp->v[j].amount);
+		}
+		rebuilt = jh_add_sat(sum, open);
 		jh_hex(hex, rp->v[i].grant, JH_HASH_LEN);
 		finding[0] = '\0';
 		if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant,
-		    JH_LEDGER_READ, NULL, &e)) == -1 || jh_ledger_read(l, fd, &e) == -1) {
-			snprintf(finding, sizeof(finding), "%s", e.msg);
+		    JH_LEDGER_READ, NULL, &e)) == -1 || jh_ledger_read(l, fd,
+		    &e) == -1) {
+			snprintf(finding, sizeof(finding), "%s; jh-decide -I -r "
+			    "restores it from this output", e.msg);
 			memset(l, 0, sizeof(*l));
 			ok = 0;
-		} else if (l->spent_uj < sum) {
-			snprintf(finding, sizeof(finding), "the ledger holds "
-			    "%llu uJ less than its receipts debited: it was "
-			    "reset or edited",
-			    (unsigned long long)(sum - l->spent_uj));
+		} else if ((used = jh_add_sat(l->spent_uj, l->held_uj)) <
+		    rebuilt) {
+			snprintf(finding, sizeof(finding), "the ledger counts "
+			    "%llu uJ less than its receipts: it was reset or "
+			    "edited; jh-decide -I -r raises it to them",
+			    (unsigned long long)(rebuilt - used));
 			ok = 0;
-		} else if (l->spent_uj > sum) {
+		} else if (used > rebuilt) {
 			size_t k, m = JH_LEDGER_RING < l->ndebits ?
 			    JH_LEDGER_RING : (size_t)l->ndebits;
-			int w = snprintf(finding, sizeof(finding), "%llu uJ "
+			int w;
+
+			w = snprintf(finding, sizeof(finding), "%llu uJ "
 			    "debited with no receipt: the trace of a "
 			    "fail-closed crash (a stage died after the debit, "
 			    "so the action did not run) or of an ask hold "
 			    "settled when nothing answered it; recent debits "
 			    "without a receipt:",
-			    (unsigned long long)(l->spent_uj - sum));
+			    (unsigned long long)(used - rebuilt));
 			for (k = 0; k < m && w > 0 &&
 			    (size_t)w < sizeof(finding) - 80; k++)
 				if (!id_seen(rp, rp->v[i].grant,
@@ -283,8 +363,10 @@ replay_ledger(struct opts *o, struct tally *t)
 		}
 		jh_buf_reset(&out);
 		jh_buf_addf(&out, "{\"ledger\":{\"grant\":\"sha256:%s\","
-		    "\"receipts_uj\":%llu,\"spent_uj\":%llu,\"held_uj\":%llu,"
+		    "\"receipts_uj\":%llu,\"unsettled_uj\":%llu,"
+		    "\"rebuilt_uj\":%llu,\"spent_uj\":%llu,\"held_uj\":%llu,"
 		    "\"ok\":%s", hex, (unsigned long long)sum,
+		    (unsigned long long)open, (unsigned long long)rebuilt,
 		    (unsigned long long)l->spent_uj,
 		    (unsigned long long)l->held_uj, ok ? "true" : "false");
 		if (finding[0] != '\0') {

@@ -737,11 +737,13 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
  * entry: one write at the end, fsync, the directory's fsync for a new
  * file, then the sidecar.  Called with the log locked; on any failure
  * the log is cut back to where it was and nothing is acknowledged.
+ * With sync 0 the entry is written but not synced (the caller syncs it,
+ * or a later append does), except the first of a new file.
  */
 int
 jh_log_append(struct jh_log *l, const struct jh_key *k,
     const uint8_t *receipt, size_t rlen, const struct jh_cbor *rcore,
-    uint64_t now, const uint8_t *nonce, struct jh_buf *entry,
+    uint64_t now, const uint8_t *nonce, int sync, struct jh_buf *entry,
     struct jh_err *e)
 {
 	static const uint8_t zero[JH_HASH_LEN];
@@ -800,7 +802,7 @@ jh_log_append(struct jh_log *l, const struct jh_key *k,
 			goto cutback;
 		}
 	}
-	if (fsync(l->fd) == -1) {
+	if ((sync || l->created) && fsync(l->fd) == -1) {
 		jh_errf(e, "%s: fsync: %s", l->name, strerror(errno));
 		goto cutback;
 	}

@@ -990,7 +990,7 @@ budget(struct jh_decision *d, const struct jh_gate *g,
 		jh_ledger_debit(l, tuid, d->cost, now);
 		d->debited = d->cost;
 	}
-	if (jh_ledger_write(fd, l, &e) == -1) {
+	if (jh_ledger_write(fd, l, 1, &e) == -1) {
 		d->debited = 0;
 		rc = jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg);
 		goto out;

@@ -246,7 +246,8 @@ enum jh_kind_id {
 	JH_KIND_REVOCATION,
 	JH_KIND_CHAIN,
 	JH_KIND_CHECKPOINT,
-	JH_KIND_RESULT
+	JH_KIND_RESULT,
+	JH_KIND_HOLD
 };
 int	jh_kind_lookup(const char *);
 const char *jh_kind_name(int);
@@ -320,7 +321,7 @@ int	jh_log_scan(struct jh_log *, const struct jh_keyset *, int,
 int	jh_log_head(struct jh_log *, const struct jh_keyset *, int,
 	    uint64_t *, struct jh_err *);
 int	jh_log_append(struct jh_log *, const struct jh_key *, const uint8_t *,
-	    size_t, const struct jh_cbor *, uint64_t, const uint8_t *,
+	    size_t, const struct jh_cbor *, uint64_t, const uint8_t *, int,
 	    struct jh_buf *, struct jh_err *);
 
 /* verify.c: sealed objects and whole logs. */
@@ -507,9 +508,9 @@ uint64_t jh_add_sat(uint64_t, uint64_t);
 int	jh_ledger_open(const char *, const uint8_t *, int, int *,
 	    struct jh_err *);
 int	jh_ledger_read(struct jh_ledger *, int, struct jh_err *);
-int	jh_ledger_write(int, struct jh_ledger *, struct jh_err *);
-int	jh_ledger_init(const char *, const uint8_t *, uint64_t, int *,
-	    struct jh_err *);
+int	jh_ledger_write(int, struct jh_ledger *, int, struct jh_err *);
+int	jh_ledger_init(const char *, const uint8_t *, uint64_t, uint64_t,
+	    int *, uint64_t *, struct jh_err *);
 uint64_t jh_pid_start(int);
 int	jh_ledger_reap(struct jh_ledger *, uint64_t);
 uint64_t jh_ledger_remaining(const struct jh_ledger *);
@@ -951,6 +952,7 @@ struct jh_tally {		/* the figures of verified receipts */
 	uint64_t n_other;
 	uint64_t n_res;		/* result/1: what ran */
 	uint64_t n_agg;		/* task-level efficiency roll-ups */
+	uint64_t n_hold;	/* hold/1: a model call's hold, before it */
 	struct jh_counts verdicts, codes, tools, classes, checks;
 	struct { uint64_t n, cost, debited; } dec[JH_NPROV];
 	struct { uint64_t n, est, meas, debited, accepted, out, ms; }
@@ -1040,6 +1042,7 @@ struct jh_unit {
 	uint64_t status;		/* the HTTP status answered; 0: none */
 	/* jh-proxy lowered the output limit from asked to sent; 0: not */
 	uint64_t limit_asked, limit_sent;
+	const char *hold;		/* the hold/1 it settles; NULL: none */
 };
 
 void	jh_unit_init(struct jh_unit *, const char *, const char *);
@@ -1050,10 +1053,16 @@ int	jh_json_uint(uint64_t *, const json_t *);
 int	jh_prov_rank(const char *);
 /* end of meter.c */
 
-/* sealunit.c: seal a core and chain it into its session's log. */
+/*
+ * sealunit.c: seal a core and chain it into its session's log, synced
+ * before it returns (JH_SEAL_SYNC; concurrent appends to one log share
+ * one fsync) or written only, for a later append's sync to cover.
+ */
+#define JH_SEAL_SYNC	1
+#define JH_SEAL_WRITE	0
 int	jh_seal_chain(json_t *, int, const struct jh_key *,
 	    const struct jh_keyset *, const char *, const char *, unsigned,
-	    uint64_t *, struct jh_err *);
+	    int, uint64_t *, struct jh_err *);
 
 /* listen.c: a listening TCP socket on addr:port. */
 int	jh_listen_tcp(const char *, int, char *, size_t, struct jh_err *);

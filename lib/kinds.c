@@ -111,6 +111,7 @@ static const struct field efficiency[] = {
 	{ "note", F_TEXT, OPT },
 	{ "limit_asked", F_UINT, OPT },
 	{ "limit_sent", F_UINT, OPT },
+	{ "hold", F_TEXT, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -183,6 +184,25 @@ static const struct field result[] = {
 	{ NULL, 0, 0 }
 };
 
+/*
+ * A model call's hold, sealed before the call goes upstream: the most it
+ * may debit (joulehook-formats(5), hold/1); the efficiency/1 whose hold
+ * names its unit settles it.
+ */
+static const struct field hold[] = {
+	{ "session", F_TEXT, REQ },
+	{ "unit", F_TEXT, REQ },
+	{ "source", F_TEXT, REQ },
+	{ "grant", F_ID, REQ },
+	{ "ledger", F_ID, OPT },
+	{ "held_uj", F_UINT, REQ },
+	{ "model", F_TEXT, OPT },
+	{ "remaining_uj", F_UINT, OPT },
+	{ "limit_asked", F_UINT, OPT },
+	{ "limit_sent", F_UINT, OPT },
+	{ NULL, 0, 0 }
+};
+
 static const struct kind kinds[] = {
 	{ "decision/1", JH_KIND_DECISION, JH_ROLE_STEWARD, decision },
 	{ "efficiency/1", JH_KIND_EFFICIENCY, JH_ROLE_STEWARD, efficiency },
@@ -191,6 +211,7 @@ static const struct kind kinds[] = {
 	{ "chain/1", JH_KIND_CHAIN, JH_ROLE_STEWARD, chain },
 	{ "checkpoint/1", JH_KIND_CHECKPOINT, JH_ROLE_STEWARD, checkpoint },
 	{ "result/1", JH_KIND_RESULT, JH_ROLE_STEWARD, result },
+	{ "hold/1", JH_KIND_HOLD, JH_ROLE_STEWARD, hold },
 	{ NULL, 0, 0, NULL }
 };
 
@@ -522,6 +543,12 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 			return (jh_errf(e, "energy.measured_uj is only for "
 			    "HwShunt"));
 		break;
+	case JH_KIND_HOLD:
+		if (check_fields(core, k->fields, 0, e) == -1)
+			return (-1);
+		if (!jh_cbor_text_is(jh_cbor_get(core, "source"), "proxy"))
+			return (jh_errf(e, "field source must be proxy"));
+		break;
 	case JH_KIND_RESULT:
 		if (check_fields(core, k->fields, 0, e) == -1)
 			return (-1);
@@ -657,6 +684,7 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 		del_null(o, "grant");
 		del_null(o, "ledger");
 		del_null(o, "remaining_uj");
+		del_null(o, "hold");
 		if ((v = json_object_get(o, "energy")) != NULL &&
 		    json_is_object(v))
 			del_null(v, "measured_uj");

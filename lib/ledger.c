@@ -140,9 +140,14 @@ jh_ledger_read(struct jh_ledger *out, int fd, struct jh_err *e)
 	return (0);
 }
 
-/* Writes the next state into the slot not holding the current one. */
+/*
+ * Writes the next state into the slot not holding the current one, and
+ * fsyncs it unless sync is 0: a settlement that only lowers what is
+ * counted (a lost one leaves its hold, which its owner's death settles at
+ * the worst case) need not wait for the disk.
+ */
 int
-jh_ledger_write(int fd, struct jh_ledger *l, struct jh_err *e)
+jh_ledger_write(int fd, struct jh_ledger *l, int sync, struct jh_err *e)
 {
 	off_t off;
 	ssize_t w;
@@ -157,20 +162,28 @@ jh_ledger_write(int fd, struct jh_ledger *l, struct jh_err *e)
 	if (w != (ssize_t)sizeof(*l))
 		return (jh_errf(e, "ledger write: %s", w == -1 ?
 		    strerror(errno) : "short write"));
-	if (fsync(fd) == -1)
+	if (sync && fsync(fd) == -1)
 		return (jh_errf(e, "ledger fsync: %s", strerror(errno)));
 	return (0);
 }
 
-/* Creates the ledger of a grant; an existing one is left as it is. */
+/*
+ * Creates the ledger of a grant with spent microjoules already spent (0
+ * for a new grant; what a replay of the receipts found, to restore a
+ * lost ledger).  An existing one is left as it is, except that a replay
+ * counting more than it holds raises its spend to that (*raised says by
+ * how much): a restore never lowers a ledger.
+ */
 int
 jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
-    int *existed, struct jh_err *e)
+    uint64_t spent, int *existed, uint64_t *raised, struct jh_err *e)
 {
 	struct jh_ledger *l;
+	uint64_t used;
 	int fd, created = 0, rc = -1;
 
 	*existed = 0;
+	*raised = 0;
 	if ((fd = jh_ledger_open(state, grant, 1, &created, e)) == -1)
 		return (-1);
 	if (jh_flock(fd, LOCK_EX, 5000, e) == -1)
@@ -182,6 +195,12 @@ jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
 	if (!created && jh_ledger_read(l, fd, e) == 0) {
 		*existed = 1;
 		rc = 0;
+		used = jh_add_sat(l->spent_uj, l->held_uj);
+		if (spent > used) {
+			*raised = spent - used;
+			jh_ledger_debit(l, "jh-restore", *raised, jh_now_ms());
+			rc = jh_ledger_write(fd, l, 1, e);
+		}
 	} else if (!created) {
 		/* Present but empty or damaged: never overwritten. */
 		jh_errf(e, "a ledger exists for this grant but is damaged; "
@@ -189,10 +208,12 @@ jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
 	} else {
 		memcpy(l->grant, grant, JH_HASH_LEN);
 		l->budget_uj = budget;
-		rc = jh_ledger_write(fd, l, e);
+		if (spent > 0)
+			jh_ledger_debit(l, "jh-restore", spent, jh_now_ms());
+		rc = jh_ledger_write(fd, l, 1, e);
 		/* Both slots valid from the start. */
 		if (rc == 0)
-			rc = jh_ledger_write(fd, l, e);
+			rc = jh_ledger_write(fd, l, 1, e);
 	}
 	free(l);
 out:

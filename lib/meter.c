@@ -106,6 +106,8 @@ jh_unit_json(const struct jh_unit *x)
 		put(o, "limit_asked", juint(x->limit_asked));
 		put(o, "limit_sent", juint(x->limit_sent));
 	}
+	if (x->hold != NULL)
+		put(o, "hold", json_string(x->hold));
 	return (o);
 }
 

@@ -112,6 +112,7 @@ struct call {
 	int metered;
 	int forwarded;			/* a hold was placed: it went upstream */
 	int held;			/* the hold is open */
+	int hold_sealed;		/* its hold/1 is in the log */
 	int clamped;
 	uint64_t in_est, out_worst, worst, hold;
 	/* the output limit, which jh_px_limit may lower to what the budget

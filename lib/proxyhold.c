@@ -45,6 +45,9 @@ uint64_t jh_px_inflight, jh_px_starts;
 static struct opts *const O = &jh_px_opts;
 static struct gcache *const G = &jh_px_gcache;
 
+static int	ledger_settle(struct call *, uint64_t, int);
+static int	hold_receipt(struct call *, char *, size_t);
+
 uint64_t
 jh_px_mono_ms(void)
 {
@@ -198,7 +201,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "ledger: %s", e.msg);
 		goto out;
 	}
-	if (jh_ledger_write(fd, l, &e) == -1) {
+	if (jh_ledger_write(fd, l, 1, &e) == -1) {
 		snprintf(why, sz, "%s", e.msg);
 		goto out;
 	}
@@ -208,12 +211,21 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 out:
 	close(fd);			/* drops the lock */
 	free(l);
+	if (rc == 0 && hold_receipt(c, why, sz) == -1) {
+		c->forwarded = 0;
+		(void)ledger_settle(c, 0, 1);	/* or the proxy's exit does */
+		rc = -1;
+	}
 	return (rc);
 }
 
-/* Settles the hold to what was metered, synced, before any receipt. */
+/*
+ * Settles the hold to what was metered (or releases it), not synced: a
+ * settlement lost to a crash leaves the hold, which the proxy's exit
+ * settles at its worst case, so a lost one never lowers what is counted.
+ */
 static int
-ledger_settle(struct call *c, uint64_t debit)
+ledger_settle(struct call *c, uint64_t debit, int release)
 {
 	struct jh_ledger *l;
 	struct jh_err e;
@@ -229,8 +241,8 @@ ledger_settle(struct call *c, uint64_t debit)
 	}
 	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1 ||
-	    jh_ledger_settle(l, c->id, debit, 0, jh_now_ms(), &e) == -1 ||
-	    jh_ledger_write(fd, l, &e) == -1) {
+	    jh_ledger_settle(l, c->id, debit, release, jh_now_ms(), &e) ==
+	    -1 || jh_ledger_write(fd, l, 0, &e) == -1) {
 		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
 		goto out;
 	}
@@ -246,22 +258,70 @@ out:
 
 /* --- receipts --------------------------------------------------------- */
 
-/* Seals an efficiency/1 core and appends it to the session's log. */
+/* Seals a core and appends it to the session's log. */
 static int
-chain_receipt(json_t *o, const char *session)
+chain_receipt(json_t *o, int kind, const char *session, int sync,
+    struct jh_err *e)
 {
-	struct jh_err e;
 	uint64_t cut;
 	int rc;
 
-	rc = jh_seal_chain(o, JH_KIND_EFFICIENCY, &O->key, &O->keys,
-	    O->statedir, session, O->wait_ms, &cut, &e);
+	rc = jh_seal_chain(o, kind, &O->key, &O->keys, O->statedir, session,
+	    O->wait_ms, sync, &cut, e);
 	if (cut > 0)
 		jh_px_log("the log of session %s: cut a torn tail of %llu bytes",
 		    session, (unsigned long long)cut);
 	if (rc == -1)
-		jh_px_log("receipt not chained: %s", e.msg);
+		jh_px_log("receipt not chained: %s", e->msg);
 	return (rc);
+}
+
+/*
+ * The hold's hold/1, written into the session's log before the call goes
+ * upstream (joulehook-formats(5), hold/1): the write-ahead record a
+ * ledger is rebuilt from.  Its fsync is the settlement's, which follows
+ * on the same log; the ledger's hold is synced already.  A hold that
+ * cannot be written is not placed: the call does not go upstream.
+ */
+static int
+hold_receipt(struct call *c, char *why, size_t sz)
+{
+	struct jh_err e;
+	json_t *o;
+	int rc;
+
+	if (c->session[0] == '\0')
+		return (0);
+	if ((o = json_object()) == NULL) {
+		snprintf(why, sz, "out of memory");
+		return (-1);
+	}
+	json_object_set_new(o, "session", json_string(c->session));
+	json_object_set_new(o, "unit", json_string(c->id));
+	json_object_set_new(o, "source", json_string("proxy"));
+	json_object_set_new(o, "grant", json_string(c->grant_id));
+	if (strcmp(c->ledger_id, c->grant_id) != 0)
+		json_object_set_new(o, "ledger", json_string(c->ledger_id));
+	json_object_set_new(o, "held_uj", json_integer((json_int_t)c->hold));
+	if (c->model[0] != '\0')
+		json_object_set_new(o, "model", json_string(c->model));
+	json_object_set_new(o, "remaining_uj",
+	    json_integer((json_int_t)c->remaining));
+	if (c->lim_sent > 0) {
+		json_object_set_new(o, "limit_asked",
+		    json_integer((json_int_t)c->lim_asked));
+		json_object_set_new(o, "limit_sent",
+		    json_integer((json_int_t)c->lim_sent));
+	}
+	rc = chain_receipt(o, JH_KIND_HOLD, c->session, JH_SEAL_WRITE, &e);
+	json_decref(o);
+	if (rc == -1) {
+		snprintf(why, sz, "the hold's receipt cannot be written: %s",
+		    e.msg);
+		return (-1);
+	}
+	c->hold_sealed = 1;
+	return (0);
 }
 
 /*
@@ -329,7 +389,7 @@ jh_px_finish(struct call *c, const char *verdict)
 		    O->default_mw);
 		debit = en.measured && en.measured_uj > en.estimated_uj ?
 		    en.measured_uj : en.estimated_uj;
-		if (ledger_settle(c, debit) == -1)
+		if (ledger_settle(c, debit, 0) == -1)
 			debit = 0;
 		if (verdict == NULL) {
 			if (c->client_gone || c->cut || c->idle ||
@@ -388,6 +448,7 @@ jh_px_finish(struct call *c, const char *verdict)
 		x.request_id = rid;
 		x.limit_asked = c->lim_asked;
 		x.limit_sent = c->lim_sent;
+		x.hold = c->hold_sealed ? c->id : NULL;
 		x.model = c->w.model[0] ? c->w.model : c->model;
 		x.u = u;
 		x.accepted = accepted ? u.out : 0;
@@ -407,7 +468,9 @@ jh_px_finish(struct call *c, const char *verdict)
 		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
 		x.note = c->note;
 		if ((o = jh_unit_json(&x)) != NULL) {
-			chain_receipt(o, c->session);
+			struct jh_err e;
+			(void)chain_receipt(o, JH_KIND_EFFICIENCY, c->session,
+			    JH_SEAL_SYNC, &e);
 			json_decref(o);
 		}
 	}

@@ -40,6 +40,7 @@ uint64_t jh_px_bucket_ms;
 uint64_t jh_px_active;
 static size_t nsess, capsess;		/* under jh_px_mu */
 static uint64_t seq, last_authlog;	/* under jh_px_mu */
+static uint32_t run;			/* this run's tag, under jh_px_mu */
 
 static struct opts *const O = &jh_px_opts;	/* as main set them */
 
@@ -857,9 +858,12 @@ begin(struct call *c, const char *method)
 			    refusal_type(c, 0), "joulehook: too many new "
 			    "sessions this minute"));
 		snprintf(c->session, sizeof(c->session), "%s", s);
+		/* Unique across restarts: a hold/1 is settled by this id. */
 		pthread_mutex_lock(&jh_px_mu);
-		snprintf(c->id, sizeof(c->id), "jhp-%ld-%llu", (long)getpid(),
-		    (unsigned long long)++seq);
+		if (run == 0)
+			run = randombytes_random() | 1;
+		snprintf(c->id, sizeof(c->id), "jhp-%ld-%08x-%llu",
+		    (long)getpid(), (unsigned)run, (unsigned long long)++seq);
 		pthread_mutex_unlock(&jh_px_mu);
 	}
 	cl = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,

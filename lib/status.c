@@ -427,9 +427,9 @@ digest_cmp(const void *a, const void *b)
 
 /*
  * Whether the log named (a session with no pinned root) is of the project
- * whose grant has the id given: its first entry embeds an efficiency/1
- * receipt that debited that grant.  Only jh-proxy's units name a grant;
- * a unit that names none ties its session to no project.
+ * whose grant has the id given: its first entry embeds a hold/1 or an
+ * efficiency/1 receipt that names that grant.  Only jh-proxy's units
+ * name a grant; a unit that names none ties its session to no project.
  */
 static int
 debits_grant(int lfd, const char *name, const char *grant_id)
@@ -451,7 +451,8 @@ debits_grant(int lfd, const char *name, const char *grant_id)
 	    (rc = jh_cbor_get(env.core, "receipt")) != NULL &&
 	    rc->type == JH_CBOR_BYTES &&
 	    jh_env_parse(&in, &a, rc->p, rc->len, &e) == 0 &&
-	    strcmp(in.kind, "efficiency/1") == 0)
+	    (strcmp(in.kind, "efficiency/1") == 0 ||
+	    strcmp(in.kind, "hold/1") == 0))
 		ok = jh_cbor_text_is(jh_cbor_get(in.core, "grant"), grant_id);
 	jh_arena_free(&a);
 	jh_buf_free(&b);
@@ -727,6 +728,8 @@ tally_add(struct jh_tally *t, const struct jh_cbor *core)
 	} else if (jh_cbor_text_is(v, "efficiency/1") && jh_cbor_text_is(
 	    jh_cbor_get(core, "source"), "aggregate")) {
 		t->n_agg++;	/* a roll-up of units counted already */
+	} else if (jh_cbor_text_is(v, "hold/1")) {
+		t->n_hold++;	/* its call's efficiency/1 counts it */
 	} else if (jh_cbor_text_is(v, "result/1")) {
 		t->n_res++;
 		r |= counts_add(&t->checks, jh_cbor_get(core, "check"));
@@ -825,8 +828,9 @@ tally_json(struct jh_buf *b, struct jh_tally *t)
 	    (unsigned long long)t->n_eff, (unsigned long long)t->n_enforced,
 	    (unsigned long long)(t->n_eff - t->n_enforced),
 	    (unsigned long long)t->n_other);
-	jh_buf_addf(b, ",\"results\":%llu,\"aggregates\":%llu",
-	    (unsigned long long)t->n_res, (unsigned long long)t->n_agg);
+	jh_buf_addf(b, ",\"results\":%llu,\"aggregates\":%llu,\"holds\":%llu",
+	    (unsigned long long)t->n_res, (unsigned long long)t->n_agg,
+	    (unsigned long long)t->n_hold);
 	counts_json(b, "checks", &t->checks);
 	/* Decisions: the Estimator's tool surcharges. */
 	jh_buf_adds(b, ",\"energy\":{\"tools\":{");

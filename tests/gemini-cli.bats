@@ -259,7 +259,7 @@ bind() {
 	receipts "$own" | jq -c '[.unit, .tokens_in, .tokens_out, .tokens_cache_read]' | sort >"$T/got"
 	run diff "$T/want" "$T/got"
 	assert_success
-	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$own' | jq -r '[.verdict, .enforced, .source, .model] | join(\" \")' | sort -u"
+	run sh -c "$(declare -f session_log receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$own' | jq -r '[.verdict, .enforced, .source, .model] | join(\" \")' | sort -u"
 	assert_output 'ok 0 proxy gemini-2.5-pro'
 	# the API key reached the mock, never the proxy's log
 	run -0 sh -c "jq -r 'select(.method == \"POST\") | .headers[\"x-goog-api-key\"]' '$GEMINI_MOCK_LOG' | sort | uniq -c | awk '{print \$1, \$2}'"

@@ -222,7 +222,7 @@ upstream_calls() {
 	assert_output true
 	run ledger_json
 	assert_output --partial '"held": 0, "nholds": 0'
-	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts s1 | jq -r .verdict | sort | uniq -c | awk '{print \$1, \$2}'"
+	run sh -c "$(declare -f session_log receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts s1 | jq -r .verdict | sort | uniq -c | awk '{print \$1, \$2}'"
 	assert_output $'6 ok\n14 refused'
 }
 
@@ -565,6 +565,10 @@ upstream_calls() {
 	done
 	held=$(ledger_json | jq .held)
 	[ "$held" -gt 0 ]
+	# the write-ahead record is in the log before the provider answered
+	run -0 sh -c "jh-verify -s '$JH_HOME/stewards' '$(session_log s1)' |
+	    jq -c 'select(.kind) | [.kind, .core.held_uj, (.core.unit | startswith(\"jhp-\"))]'"
+	assert_output "[\"hold/1\",$held,true]"
 	kill -9 "$PROXY_PID"
 	wait "$PROXY_PID" 2>/dev/null || true
 	PROXY_PID=
@@ -577,6 +581,69 @@ upstream_calls() {
 	spent=$(ledger_json | jq .spent)
 	debit=$(receipts s2 | jq .debited_uj)
 	assert_equal "$spent" "$((held + debit))"
+	# the rebuilt ledger counts the hold no receipt settled as the ledger did
+	run -0 sh -c "jh-verify -L '$JH_STATE/ledger' '$JH_STATE'/logs/*.jhl |
+	    jq -c 'select(.ledger) | .ledger | [.ok, .receipts_uj, .unsettled_uj, .rebuilt_uj, .spent_uj, .held_uj]'"
+	assert_output "[true,$debit,$held,$spent,$spent,0]"
+}
+
+@test "the receipts are the write-ahead log: each hold/1 is settled by its efficiency/1, and a deleted or reset ledger is rebuilt from the logs alone and decides the next call as the old one would" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	for s in s1 s2 s1; do
+		run -0 ph /v1/messages -H "X-Claude-Code-Session-Id: $s" --data-binary @"$T/body"
+	done
+	run -0 sh -c "jh-verify -s '$JH_HOME/stewards' '$(session_log s1)' | jq -r 'select(.kind) | .kind'"
+	assert_output "$(printf 'hold/1\nefficiency/1\nhold/1\nefficiency/1')"
+	# each efficiency/1 names the hold/1 before it; the hold is its worst case
+	run -0 sh -c "jh-verify -s '$JH_HOME/stewards' '$(session_log s1)' |
+	    jq -sc '[.[] | select(.kind)] | [_nwise(2) | [.[1].core.hold == .[0].core.unit,
+	        .[0].core.held_uj >= .[1].core.debited_uj]] | unique'"
+	assert_output '[[true,true]]'
+	before=$(ledger_json)
+	spent=$(jq .spent <<<"$before")
+	run -0 sh -c "jh-verify -L '$JH_STATE/ledger' '$JH_STATE'/logs/*.jhl |
+	    jq -c 'select(.ledger) | .ledger | [.ok, .unsettled_uj, .rebuilt_uj, .spent_uj]'"
+	assert_output "[true,0,$spent,$spent]"
+	proxy_stop
+
+	# lost: jh-verify says so and how to mend it; the gate cannot decide
+	rm "$JH_STATE/ledger/$GRANT_HEX"
+	run -1 jh-verify -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+	assert_output --partial "ledger sha256:$GRANT_HEX"
+	assert_output --partial 'jh-decide -I -r restores it'
+	# a replay that does not name the ledger restores nothing
+	echo '{"ledger":{"grant":"sha256:0000","rebuilt_uj":1}}' >"$T/other.json"
+	run -1 jh-decide -I -g "$JH_HOME/grant" -r "$T/other.json"
+	assert_output --partial "no rebuilt figure for ledger sha256:$GRANT_HEX"
+	assert_file_not_exist "$JH_STATE/ledger/$GRANT_HEX"
+	run -0 sh -c "jh-verify -L '$JH_STATE/ledger' '$JH_STATE'/logs/*.jhl |
+	    jh-decide -I -g '$JH_HOME/grant' -r -"
+	assert_output "jh-decide: ledger for grant sha256:$GRANT_HEX restored, $spent uJ spent"
+	run ledger_json
+	assert_output "$before"
+	run -0 jh-verify -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+
+	# reset: a fresh ledger counts less than its receipts; -r raises it
+	rm "$JH_STATE/ledger/$GRANT_HEX"
+	jh-decide -I -g "$JH_HOME/grant" 2>/dev/null
+	run -1 jh-verify -q -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl
+	assert_output --partial "the ledger counts $spent uJ less than its receipts: it was reset or edited"
+	jh-verify -L "$JH_STATE/ledger" "$JH_STATE"/logs/*.jhl >"$T/replay.json" || true
+	run -0 jh-decide -I -g "$JH_HOME/grant" -r "$T/replay.json"
+	assert_output "jh-decide: ledger for grant sha256:$GRANT_HEX exists, raised by $spent uJ"
+	# never lowered: the same replay again changes nothing
+	run -0 jh-decide -I -g "$JH_HOME/grant" -r "$T/replay.json"
+	assert_output "jh-decide: ledger for grant sha256:$GRANT_HEX exists (left as it is)"
+
+	# the restored ledger decides as the old one: the next call sees what
+	# was left before the loss
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s3' --data-binary @"$T/body"
+	r=$(receipts s3 | jq -r '.remaining_uj + .debited_uj')
+	assert_equal "$r" "$((20000000000000 - spent))"
 }
 
 @test "a clamp below the worst case holds the clamp and seals enforced 0" {
@@ -786,7 +853,7 @@ claude_through_proxy() {
 	receipts "$sid" | jq -c '[.unit, .tokens_in, .tokens_out, .tokens_cache_read]' | sort >"$T/got"
 	run diff "$T/want" "$T/got"
 	assert_success
-	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$sid' | jq -r '[.verdict, .enforced, .source] | join(\" \")' | sort -u"
+	run sh -c "$(declare -f session_log receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$sid' | jq -r '[.verdict, .enforced, .source] | join(\" \")' | sort -u"
 	assert_output 'ok 1 proxy'
 }
 
@@ -831,7 +898,7 @@ claude_through_proxy() {
 	# both calls that went upstream asked for less than Claude Code did
 	run jq -c 'select(.method == "POST" and (.path | startswith("/v1/messages"))) | .body.max_tokens < 128000' "$MOCK_LOG"
 	assert_output $'true\ntrue'
-	run sh -c "$(declare -f receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$(jq -r .session_id "$CLAUDE_OUT")' | jq -c '[.verdict, .enforced, .limit_asked]'"
+	run sh -c "$(declare -f session_log receipts); JH_STATE='$JH_STATE' JH_HOME='$JH_HOME' receipts '$(jq -r .session_id "$CLAUDE_OUT")' | jq -c '[.verdict, .enforced, .limit_asked]'"
 	assert_output $'["ok",1,128000]\n["ok",1,128000]\n["refused",1,null]'
 	# Claude Code asked once more and took the 402 as final
 	run grep -c 'POST /v1/messages 402 refused/budget' "$PROXY_ERR"

@@ -11,6 +11,7 @@
 #   proxy_start [ARGS...]           # PROXY_URL, PROXY_PID, PROXY_ERR
 #   ph ...                          # curl with the token, -H args follow
 #   receipts [SESSION]              # the session's efficiency cores, JSON lines
+#   session_log SESSION             # the path of the session's log
 
 # proxy_client ARGS...: tests/helpers/proxy-client.py
 proxy_client() {
@@ -118,10 +119,15 @@ ph() {
 	    "$@" "$PROXY_URL$path"
 }
 
+# session_log SESSION: the path of the session's log
+session_log() {
+	printf '%s/logs/%s.jhl\n' "$JH_STATE" "$(printf %s "$1" | sha256sum | cut -c1-64)"
+}
+
 # receipts [SESSION]: the efficiency/1 cores in the session's log, verified
 receipts() {
 	local s="${1:-s1}" f
-	f="$JH_STATE/logs/$(printf %s "$s" | sha256sum | cut -c1-64).jhl"
+	f=$(session_log "$s")
 	[ -f "$f" ] || return 0
 	jh-verify -s "$JH_HOME/stewards" "$f" |
 	    jq -c 'select(.kind == "efficiency/1") | .core'
