@@ -241,6 +241,13 @@ b1|2|2|ok"
 	run pg_as lead -c "SELECT session, checkpoint_count, entries, status
 	    FROM joulehook.checkpoint_status WHERE status <> 'ok'"
 	assert_output "t|3|2|missing"
+	# the team lead's queries in README.md run, and say the same
+	sed -n '/^```sql$/,/^```$/p' "$PROJECT_ROOT/README.md" | sed '1d;$d' \
+	    >"$T/lead.sql"
+	[ -s "$T/lead.sql" ]
+	run -0 pg_as lead -f "$T/lead.sql"
+	assert_line "t|alice|3|2|missing"
+	assert_line --regexp "^alice\|\|claude-code\|[0-9-]+\|12000000\|6\|6\|0\|0\|0\|0$"
 }
 
 @test "a damaged cursor is an error, never reset; one that names another entry is a rewritten log" {
