@@ -330,8 +330,8 @@ batch_end(struct opts *o, const char *hex, const struct cursor *c,
 }
 
 static void
-report(const char *path, const struct jh_lv *lv, uint64_t fresh,
-    uint64_t present)
+report(const char *path, const struct jh_lv *lv, uint64_t count,
+    uint64_t fresh, uint64_t present)
 {
 	struct jh_buf b;
 
@@ -341,7 +341,7 @@ report(const char *path, const struct jh_lv *lv, uint64_t fresh,
 	jh_buf_adds(&b, ",\"session\":");
 	jh_json_str(&b, (const char *)lv->session, lv->slen);
 	jh_buf_addf(&b, ",\"entries\":%llu,\"new\":%llu,\"present\":%llu}}\n",
-	    (unsigned long long)lv->entries, (unsigned long long)fresh,
+	    (unsigned long long)count, (unsigned long long)fresh,
 	    (unsigned long long)present);
 	if (!b.oom)
 		fwrite(b.p, 1, b.len, stdout);
@@ -370,7 +370,7 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 	const uint8_t *item;
 	uint8_t shash[JH_HASH_LEN];
 	char hex[2 * JH_HASH_LEN + 1];
-	uint64_t fresh = 0, present = 0, off;
+	uint64_t fresh = 0, present = 0, bf = 0, bp = 0, off;
 	size_t len, inbatch = 0;
 	int rc = 0, x, isnew;
 
@@ -396,6 +396,7 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 		rc = 1;
 		goto out;
 	}
+	/* The log's digest: the cursor's name and the rows' session_hash. */
 	crypto_hash_sha256(shash, sess->p, sess->len);
 	jh_hex(hex, shash, JH_HASH_LEN);
 	if (cursor_read(o, hex, &c) == -1) {
@@ -409,7 +410,7 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 	}
 	if ((uint64_t)st.st_size == c.end) {
 		if (!quiet_idle && lv.have_session)
-			report(path, &lv, 0, 0);
+			report(path, &lv, c.count, 0, 0);
 		goto out;
 	}
 	if (db_open(o) == -1) {
@@ -446,15 +447,13 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 			    e.msg);
 			break;
 		}
-		crypto_hash_sha256(shash, (const uint8_t *)lv.session,
-		    lv.slen);
 		if ((rc = insert_entry(o, &env, &inner, item, len, shash, &j,
 		    &isnew)) != 0)
 			break;
 		if (isnew)
-			fresh++;
+			bf++;
 		else
-			present++;
+			bp++;
 		c.count = lv.entries;
 		c.off = off;
 		c.end = off + len;
@@ -465,20 +464,24 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 				goto out;
 			}
 			was = c;
+			fresh += bf, present += bp;
+			bf = bp = 0;
 			inbatch = 0;
 			if ((rc = db_simple(o, "BEGIN")) != 0)
 				goto out;
 		}
 	}
-	if (rc == 1 && c.count == was.count)
+	/* What verified before a bad entry is shipped; a failed batch is not. */
+	if (rc == 2 || (rc == 1 && (c.count == was.count ||
+	    PQtransactionStatus(o->db) == PQTRANS_INERROR))) {
 		db_simple(o, "ROLLBACK");
-	else if (rc == 2 || (rc == 1 && PQtransactionStatus(o->db) ==
-	    PQTRANS_INERROR))
-		db_simple(o, "ROLLBACK");
-	else if ((x = batch_end(o, hex, &c, &was)) != 0)
+		c = was;
+	} else if ((x = batch_end(o, hex, &c, &was)) != 0)
 		rc = x;
+	else
+		fresh += bf, present += bp;
 	if (lv.have_session && (fresh > 0 || !quiet_idle))
-		report(path, &lv, fresh, present);
+		report(path, &lv, c.count, fresh, present);
 out:
 	jh_reader_free(&r);
 	jh_lv_free(&lv);

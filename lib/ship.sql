@@ -122,20 +122,24 @@ BEGIN
 	    USING ERRCODE = 'JH002';
 END $$;
 
-CREATE TRIGGER a_stamp BEFORE INSERT ON joulehook.entries
-    FOR EACH ROW EXECUTE FUNCTION joulehook.stamp();
-CREATE TRIGGER b_link BEFORE INSERT ON joulehook.entries
+CREATE TRIGGER link BEFORE INSERT ON joulehook.entries
     FOR EACH ROW EXECUTE FUNCTION joulehook.entries_link();
-CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON joulehook.entries
-    FOR EACH ROW EXECUTE FUNCTION joulehook.append_only();
-CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON joulehook.entries
-    FOR EACH STATEMENT EXECUTE FUNCTION joulehook.append_only();
-CREATE TRIGGER a_stamp BEFORE INSERT ON joulehook.checkpoints
-    FOR EACH ROW EXECUTE FUNCTION joulehook.stamp();
-CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON joulehook.checkpoints
-    FOR EACH ROW EXECUTE FUNCTION joulehook.append_only();
-CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON joulehook.checkpoints
-    FOR EACH STATEMENT EXECUTE FUNCTION joulehook.append_only();
+DO $$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['entries', 'checkpoints'] LOOP
+		EXECUTE format('CREATE TRIGGER a_stamp BEFORE INSERT ON '
+		    'joulehook.%I FOR EACH ROW EXECUTE FUNCTION '
+		    'joulehook.stamp()', t);
+		EXECUTE format('CREATE TRIGGER append_only BEFORE UPDATE OR '
+		    'DELETE ON joulehook.%I FOR EACH ROW EXECUTE FUNCTION '
+		    'joulehook.append_only()', t);
+		EXECUTE format('CREATE TRIGGER append_only_truncate BEFORE '
+		    'TRUNCATE ON joulehook.%I FOR EACH STATEMENT EXECUTE '
+		    'FUNCTION joulehook.append_only()', t);
+	END LOOP;
+END $$;
 
 -- Every receipt, flat, for the team lead's queries.  developer is the
 -- role that shipped it; uid (hardened mode) and steward say more.

@@ -45,13 +45,10 @@ dev() {
 
 # chain N SESSION [VERDICT]: N decisions chained into SESSION's log
 chain() {
-	local n=$1 sess=$2 verdict=${3:-allow} i
-	for ((i = 0; i < n; i++)); do
-		decision_json "$verdict" | jq -c --arg s "$sess" \
-		    --arg i "toolu_$i" '.session_id=$s | .tool_use_id=$i |
-		    if .verdict == "deny" then .code="policy-deny" |
-		    .rule="no-force-push" else . end'
-	done | jh-seal | jh-chain >/dev/null
+	decision_json "${3:-allow}" | jq -c --arg s "$2" --argjson n "$1" '
+	    range($n) as $i | .session_id=$s | .tool_use_id="toolu_\($i)" |
+	    if .verdict == "deny" then .code="policy-deny" |
+	    .rule="no-force-push" else . end' | jh-seal | jh-chain >/dev/null
 }
 
 logof() {
@@ -119,6 +116,16 @@ b1|2|2|ok"
 	assert_output "0 1 2 3 4"
 }
 
+@test "a log longer than a batch ships in several transactions" {
+	dev alice
+	chain 300 s
+	run -0 jh-ship -d "$DB"
+	assert_output --partial '"entries":300,"new":300,"present":0'
+	assert_equal "$(rows entries)" 300
+	run cat "$(cursorof s)"
+	assert_output --regexp '^jh-ship/1 300 [0-9]+ [0-9]+ [0-9a-f]{64}$'
+}
+
 @test "a gap is refused: by the database, and by jh-ship before it" {
 	dev alice
 	# an entry 2 of a session the database holds nothing of
@@ -151,7 +158,7 @@ b1|2|2|ok"
 	cat "$T/e/0" "$T/e/1" "$T/e/3" >"$T/holed.jhl"
 	run -1 --separate-stderr jh-ship -d "$DB" "$T/holed.jhl"
 	[[ $stderr == *"seq 3 follows seq 1"* ]]
-	assert_output --partial '"entries":3,"new":2'
+	assert_output --partial '"entries":2,"new":2'
 	assert_equal "$(rows entries)" 2
 }
 
@@ -160,20 +167,15 @@ b1|2|2|ok"
 	chain 2 s
 	jh-chain -c -i s >"$T/cp"
 	jh-ship -d "$DB" -c "$T/cp" >/dev/null
-	local t
+	local t op
 	for t in entries checkpoints; do
-		run -1 pg_as alice -c "UPDATE joulehook.$t SET ts = 0"
-		assert_output --partial "permission denied for table $t"
-		run -1 pg_as alice -c "DELETE FROM joulehook.$t"
-		assert_output --partial "permission denied for table $t"
-		run -1 pg_as alice -c "TRUNCATE joulehook.$t"
-		assert_output --partial "permission denied for table $t"
-		run -1 pg_as admin -c "UPDATE joulehook.$t SET ts = 0"
-		assert_output --partial "joulehook.$t is append-only: UPDATE refused for admin"
-		run -1 pg_as admin -c "DELETE FROM joulehook.$t"
-		assert_output --partial "joulehook.$t is append-only: DELETE refused for admin"
-		run -1 pg_as admin -c "TRUNCATE joulehook.$t"
-		assert_output --partial "joulehook.$t is append-only: TRUNCATE refused for admin"
+		for op in "UPDATE joulehook.$t SET ts = 0" \
+		    "DELETE FROM joulehook.$t" "TRUNCATE joulehook.$t"; do
+			run -1 pg_as alice -c "$op"
+			assert_output --partial "permission denied for table $t"
+			run -1 pg_as admin -c "$op"
+			assert_output --partial "joulehook.$t is append-only: ${op%% *} refused for admin"
+		done
 	done
 	assert_equal "$(rows entries)" 2
 	assert_equal "$(rows checkpoints)" 1
