@@ -19,8 +19,8 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 BUILD	?= release
 
-PROGS	= jh-acp jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify
-MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-status.1 jh-verify.1
+PROGS	= jh-acp jh-chain jh-decide jh-hook jh-meter jh-normalize jh-proxy jh-result jh-seal jh-ship jh-status jh-verify
+MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-result.1 jh-seal.1 jh-ship.1 jh-status.1 jh-verify.1
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
@@ -36,6 +36,7 @@ PKG_jh-normalize	= libsodium jansson
 PKG_jh-proxy	= libsodium jansson libcurl libmicrohttpd
 PKG_jh-result	= libsodium jansson
 PKG_jh-seal	= libsodium jansson
+PKG_jh-ship	= libsodium jansson libpq
 PKG_jh-status	= libsodium jansson
 PKG_jh-verify	= libsodium jansson
 PKG_jh-acp	= libsodium jansson
@@ -82,6 +83,9 @@ $(O)/lib/%.o: lib/%.c
 $(O)/bin/%.o: bin/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) -MMD -MP -c -o $@ $<
+
+# jh-ship alone includes libpq's header.
+$(O)/bin/jh-ship.o: JH_CFLAGS += $(shell pkg-config --cflags libpq)
 
 $(LIBA): $(LIBOBJ)
 	@rm -f $@
@@ -254,6 +258,7 @@ install: all
 	install -m 755 scripts/jh-grant $(DESTDIR)$(PREFIX)/bin/jh-grant
 	install -m 644 lib/coefficients.json \
 	    $(DESTDIR)$(PREFIX)/share/joulehook/coefficients.json
+	install -m 644 lib/ship.sql $(DESTDIR)$(PREFIX)/share/joulehook/ship.sql
 	mkdir -p $(DESTDIR)$(PREFIX)/share/joulehook/hosts
 	for h in hosts/*/; do cp -R $$h $(DESTDIR)$(PREFIX)/share/joulehook/hosts/ || exit 1; done
 	cp -R conformance/v1 $(DESTDIR)$(PREFIX)/share/joulehook/conformance

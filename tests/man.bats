@@ -9,8 +9,8 @@ load test_helper/common
 setup() {
 	_common_setup
 	MAN="$PROJECT_ROOT/man"
-	PAGES="jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
-	PROGS="jh-chain jh-decide jh-grant jh-hook jh-install jh-meter jh-normalize jh-proxy jh-result jh-seal jh-status jh-verify"
+	PAGES="jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-meter.1 jh-normalize.1 jh-proxy.1 jh-seal.1 jh-ship.1 jh-status.1 jh-verify.1 joulehook.7 joulehook-formats.5"
+	PROGS="jh-chain jh-decide jh-grant jh-hook jh-install jh-meter jh-normalize jh-proxy jh-result jh-seal jh-ship jh-status jh-verify"
 }
 
 # The installer and jh-grant are scripts, not build products: run from
