@@ -33,19 +33,50 @@
 
 #define HEAD_MAGIC	"JHHEAD2"	/* JHHEAD1 (one mixed energy sum): rebuilt */
 
+/*
+ * CRC-32 (IEEE 802.3, reflected), as zlib's crc32() computes it, eight
+ * bytes a step (slice-by-8): the ledger's two 8800-byte slots are
+ * checked at every decision and every model call.  The tables are made
+ * once, and only read after.
+ */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void
+crc_init(void)
+{
+	uint32_t c;
+	int i, k;
+
+	for (i = 0; i < 256; i++) {
+		c = (uint32_t)i;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+		crc_tab[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^
+			    crc_tab[0][crc_tab[k - 1][i] & 0xff];
+}
+
 uint32_t
 jh_crc32(const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	uint32_t c = 0xffffffffu;
-	size_t i;
-	int k;
 
-	for (i = 0; i < n; i++) {
-		c ^= b[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	pthread_once(&crc_once, crc_init);
+	for (; n >= 8; n -= 8, b += 8) {
+		c ^= (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+		    (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		c = crc_tab[7][c & 0xff] ^ crc_tab[6][(c >> 8) & 0xff] ^
+		    crc_tab[5][(c >> 16) & 0xff] ^ crc_tab[4][c >> 24] ^
+		    crc_tab[3][b[4]] ^ crc_tab[2][b[5]] ^ crc_tab[1][b[6]] ^
+		    crc_tab[0][b[7]];
 	}
+	while (n-- > 0)
+		c = (c >> 8) ^ crc_tab[0][(c ^ *b++) & 0xff];
 	return (c ^ 0xffffffffu);
 }
 

@@ -1063,6 +1063,7 @@ int	jh_prov_rank(const char *);
 int	jh_seal_chain(json_t *, int, const struct jh_key *,
 	    const struct jh_keyset *, const char *, const char *, unsigned,
 	    int, uint64_t *, struct jh_err *);
+int	jh_seal_sync(const char *, const char *, struct jh_err *);
 
 /* listen.c: a listening TCP socket on addr:port. */
 int	jh_listen_tcp(const char *, int, char *, size_t, struct jh_err *);

@@ -113,6 +113,7 @@ struct call {
 	int forwarded;			/* a hold was placed: it went upstream */
 	int held;			/* the hold is open */
 	int hold_sealed;		/* its hold/1 is in the log */
+	int sync_due;			/* its receipts are written, not synced */
 	int clamped;
 	uint64_t in_est, out_worst, worst, hold;
 	/* the output limit, which jh_px_limit may lower to what the budget
@@ -190,6 +191,7 @@ void	jh_px_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 const char *jh_px_joules(char *, size_t, uint64_t);
 int	jh_px_grant_check(struct call *, char *, size_t);
 int	jh_px_hold(struct call *, char *, size_t);
+void	jh_px_sync(struct call *);
 void	jh_px_finish(struct call *, const char *);
 
 /* proxyup.c */

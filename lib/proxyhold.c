@@ -277,6 +277,25 @@ chain_receipt(json_t *o, int kind, const char *session, int sync,
 }
 
 /*
+ * The call's receipts to disk, after its client has the answer: the
+ * settlement's efficiency/1 and the hold/1 before it, in one fsync that
+ * concurrent calls on the log share.  The line logged says when a
+ * receipt could not be synced; the ledger's synced hold still counts
+ * the call at its worst case until then.
+ */
+void
+jh_px_sync(struct call *c)
+{
+	struct jh_err e;
+
+	if (!c->sync_due)
+		return;
+	c->sync_due = 0;
+	if (jh_seal_sync(O->statedir, c->session, &e) == -1)
+		jh_px_log("%s: receipt not synced: %s", c->id, e.msg);
+}
+
+/*
  * The hold's hold/1, written into the session's log before the call goes
  * upstream (joulehook-formats(5), hold/1): the write-ahead record a
  * ledger is rebuilt from.  Its fsync is the settlement's, which follows
@@ -467,10 +486,16 @@ jh_px_finish(struct call *c, const char *verdict)
 		x.remaining = c->remaining;
 		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
 		x.note = c->note;
+		/*
+		 * Written before the client's answer ends, synced (with the
+		 * hold/1 before it) once it has: jh_px_sync, from MHD's
+		 * completion callback.
+		 */
 		if ((o = jh_unit_json(&x)) != NULL) {
 			struct jh_err e;
-			(void)chain_receipt(o, JH_KIND_EFFICIENCY, c->session,
-			    JH_SEAL_SYNC, &e);
+			if (chain_receipt(o, JH_KIND_EFFICIENCY, c->session,
+			    JH_SEAL_WRITE, &e) == 0)
+				c->sync_due = 1;
 			json_decref(o);
 		}
 	}

@@ -953,6 +953,7 @@ jh_px_completed(void *cls, struct MHD_Connection *con, void **ptr,
 			c->cut = 1;
 		jh_px_finish(c, NULL);
 	}
+	jh_px_sync(c);
 	jh_px_call_free(c);
 	*ptr = NULL;
 }

@@ -178,3 +178,31 @@ out:
 	jh_buf_free(&entry);
 	return (rc);
 }
+
+/*
+ * Syncs the session's log as it stands, sharing the fsync with any
+ * concurrent one (above): for a receipt appended with JH_SEAL_WRITE
+ * whose writer syncs it after answering its client.
+ */
+int
+jh_seal_sync(const char *statedir, const char *session, struct jh_err *e)
+{
+	struct jh_log *l;
+	struct stat st;
+	int rc = -1;
+
+	if ((l = malloc(sizeof(*l))) == NULL)
+		return (jh_errf(e, "out of memory"));
+	if (jh_log_open(l, statedir, NULL, (const uint8_t *)session,
+	    strlen(session), 0, e) == -1) {
+		free(l);
+		return (-1);
+	}
+	if (fstat(l->fd, &st) == -1)
+		jh_errf(e, "%s: %s", l->name, strerror(errno));
+	else
+		rc = gc_sync(l->fd, l->name, (uint64_t)st.st_size, e);
+	jh_log_close(l);
+	free(l);
+	return (rc);
+}
