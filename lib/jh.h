@@ -163,6 +163,7 @@ typedef struct json_t json_t;
 
 json_t	*jh_json_parse(const char *, size_t, struct jh_err *);
 json_t	*jh_json_load_wire(const void *, size_t, int *);
+json_t	*jh_json_load_members(const char *, size_t, size_t, int *);
 int	jh_json_span(const char *, size_t, const char *, size_t *, size_t *);
 size_t	jh_json_lone_surrogates(char *, size_t);
 int	jh_json_to_cbor(struct jh_buf *, const json_t *, int,

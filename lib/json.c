@@ -128,6 +128,74 @@ jh_json_load_wire(const void *p, size_t n, int *reals)
 	    NULL));
 }
 
+/* One JSON value of any kind, as jh_json_load_wire reads a body. */
+static json_t *
+load_any(const char *p, size_t n, int *reals)
+{
+	json_error_t je;
+	json_t *j;
+
+	if ((j = json_loadb(p, n, JSON_ALLOW_NUL | JSON_DECODE_ANY, &je)) !=
+	    NULL || strstr(je.text, "too big") == NULL)
+		return (j);
+	*reals = 1;
+	return (json_loadb(p, n, JSON_ALLOW_NUL | JSON_DECODE_ANY |
+	    JSON_DECODE_INT_AS_REAL, NULL));
+}
+
+/*
+ * A large body's top-level members, each parsed on its own, those whose
+ * value is over max bytes as written left null: what jh-proxy reads of a
+ * body (the model, its limits, stream options, tools) without building a
+ * tree of the whole conversation, which would take twice the body's
+ * memory again.  A member left out is not checked; the provider reads
+ * it.  NULL when the body is not one JSON object; duplicate keys keep
+ * the last, as jansson does.
+ */
+json_t *
+jh_json_load_members(const char *p, size_t n, size_t max, int *reals)
+{
+	json_t *o, *k, *v;
+	size_t i, ks, ke, vs;
+
+	*reals = 0;
+	i = skip_ws(p, n, 0);
+	if (i >= n || p[i] != '{' || (o = json_object()) == NULL)
+		return (NULL);
+	for (i = skip_ws(p, n, i + 1); i < n && p[i] == '"';) {
+		ks = i;
+		ke = i = skip_value(p, n, i);
+		i = skip_ws(p, n, i);
+		if (i >= n || p[i] != ':')
+			goto bad;
+		vs = i = skip_ws(p, n, i + 1);
+		i = skip_value(p, n, i);
+		if (i == vs || (k = json_loadb(p + ks, ke - ks,
+		    JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)) == NULL)
+			goto bad;
+		v = i - vs > max ? json_null() : load_any(p + vs, i - vs,
+		    reals);
+		if (!json_is_string(k) || v == NULL || json_object_setn_new(o,
+		    json_string_value(k), json_string_length(k), v) == -1) {
+			json_decref(k);
+			goto bad;
+		}
+		json_decref(k);
+		i = skip_ws(p, n, i);
+		if (i >= n || p[i] != ',')
+			break;
+		i = skip_ws(p, n, i + 1);
+		if (i >= n || p[i] != '"')
+			goto bad;
+	}
+	if (i >= n || p[i] != '}' || skip_ws(p, n, i + 1) != n)
+		goto bad;
+	return (o);
+bad:
+	json_decref(o);
+	return (NULL);
+}
+
 static int
 hex4(const char *s, unsigned *v)
 {

@@ -42,6 +42,9 @@ static size_t nsess, capsess;		/* under jh_px_mu */
 static uint64_t seq, last_authlog;	/* under jh_px_mu */
 static uint32_t run;			/* this run's tag, under jh_px_mu */
 
+/* A body up to this is parsed whole; a larger one member by member. */
+#define SCAN_WHOLE	(1u << 20)
+
 static struct opts *const O = &jh_px_opts;	/* as main set them */
 
 /* --- the listener ----------------------------------------------------- */
@@ -464,9 +467,9 @@ jh_px_limit(struct call *c, uint64_t rem)
  * the client.  Where the body has no stream_options, the member is put
  * in front of the client's bytes, which are otherwise kept as sent; an
  * object without include_usage is re-serialized, which keeps U+0000 but
- * not integers past int64: such a body goes as sent, without usage, and
- * its call is settled as one whose usage was lost.  0, or -2 out of
- * memory.
+ * not integers past int64, and needs the whole body parsed: a body with
+ * such integers, or over SCAN_WHOLE, goes as sent, without usage, and its
+ * call is settled as one whose usage was lost.  0, or -2 out of memory.
  */
 static int
 ask_usage(struct call *c, json_t *req, json_t *so)
@@ -496,8 +499,8 @@ ask_usage(struct call *c, json_t *req, json_t *so)
 		memcpy(c->fwd + at + 1 + ml, p + at + 1, rest);
 		c->fwdlen = c->body.len + ml;
 		c->fwd[c->fwdlen] = '\0';
-	} else if (c->reals)
-		return (0);
+	} else if (c->reals || c->body.len > SCAN_WHOLE)
+		return (0);	/* req is not the whole body: never dumped */
 	else {
 		if (!json_is_object(so)) {
 			so = json_object();
@@ -528,7 +531,12 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 	json_t *req, *v, *so;
 	int rc = 0;
 
-	req = jh_json_load_wire(c->body.p, c->body.len, &c->reals);
+	/* A large body's conversation is not made a tree (flat memory). */
+	if (c->body.len > SCAN_WHOLE)
+		req = jh_json_load_members((const char *)c->body.p,
+		    c->body.len, SCAN_WHOLE, &c->reals);
+	else
+		req = jh_json_load_wire(c->body.p, c->body.len, &c->reals);
 	if (!json_is_object(req)) {
 		json_decref(req);
 		snprintf(why, sz, "the request body is not a JSON object");

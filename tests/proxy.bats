@@ -388,6 +388,51 @@ upstream_calls() {
 	assert_line --index 0 '["ok",true]'
 }
 
+@test "a body over 1 MiB is read member by member: its limit, stream and tools count as in a small one, a clamp still lowers its limit in place, and it reaches the provider byte for byte" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	# 3 MiB of conversation with a NUL, a web search tool, a stream
+	/usr/bin/python3 -c 'import json, sys; json.dump({"model": "claude-opus-4-5",
+	    "max_tokens": 2000, "stream": True,
+	    "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+	    "messages": [{"role": "user", "content": "x\u0000" + "y" * (3 << 20)}]},
+	    sys.stdout)' >"$T/big"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/big"
+	assert_output --partial 'event: message_stop'
+	run jq -r 'select(.method == "POST") | .body_sha256' "$MOCK_LOG"
+	assert_output "$(sha256sum <"$T/big" | cut -c1-64)"
+	# the hold saw the limit and the provider's own tool (-x tokens)
+	run -0 sh -c "jh-verify -s '$JH_HOME/stewards' '$(session_log s1)' | jq -r 'select(.kind == \"hold/1\") | .core.held_uj'"
+	small=$(jq -c '.messages[0].content = "x"' "$T/big")
+	printf '%s' "$small" >"$T/small"
+	held_big=$output
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s2' --data-binary @"$T/small"
+	run -0 sh -c "jh-verify -s '$JH_HOME/stewards' '$(session_log s2)' | jq -r 'select(.kind == \"hold/1\") | .core.held_uj'"
+	held_small=$output
+	# the same but for the input: 3 MiB / 4 tokens more, at the input rate
+	cin=$(jq -r '.families[] | select(.family == "claude-opus") | [.input.uj, .cache_write.uj] | max' "$COEFF")
+	extra=$(( ( ($(wc -c <"$T/big") + 3) / 4 - ($(wc -c <"$T/small") + 3) / 4 ) * cin ))
+	assert_equal "$held_big" "$((held_small + extra))"
+	# a budget that cannot pay 2000 output tokens lowers them in place
+	proxy_stop
+	grant_budget $(( held_big - 1000 * $(jq -r '.families[] | select(.family == "claude-opus") | .output.uj' "$COEFF") ))
+	proxy_start
+	: >"$MOCK_LOG"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s3' --data-binary @"$T/big"
+	assert_output --partial 'event: message_stop'
+	run jq -r 'select(.method == "POST") | .body.max_tokens' "$MOCK_LOG"
+	[ "$output" -lt 2000 ] && [ "$output" -ge 256 ] || fail "max_tokens sent: $output"
+	run receipts s3
+	run jq -c '[.limit_asked, .limit_sent < 2000, .enforced]' <<<"$output"
+	assert_output '[2000,true,1]'
+	# not one JSON object at its top: refused here, as a small one is
+	printf '{"model":"claude-opus-4-5","max_tokens":10 "messages":"%s"}' "$(head -c 2000000 /dev/zero | tr '\0' z)" >"$T/bad"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s3' --data-binary @"$T/bad" -w ' %{http_code}'
+	assert_output --partial 'the request body is not a JSON object'
+	assert_output --partial ' 400'
+}
+
 @test "OpenAI chat: usage asked for by one member put in front of the client's own bytes; no \"usage\": null reaches the client" {
 	grant_budget 20000000000000
 	jq -nc '{text: "hello from openai, a longer answer", usage: {prompt_tokens: 12, completion_tokens: 7, total_tokens: 19}}' >"$T/oai.json"

@@ -59,7 +59,7 @@ append(struct jh_log *l, const char *tool, const char *verdict, int i)
 	    jh_seal(&env, &fz_steward, core.p, core.len, &e) == -1 ||
 	    jh_env_parse(&parsed, &a, env.p, env.len, &e) == -1 ||
 	    jh_log_append(l, &fz_steward, env.p, env.len, parsed.core,
-	    NOW_MS + (uint64_t)i, nonce, &entry, &e) == -1) {
+	    NOW_MS + (uint64_t)i, nonce, 1, &entry, &e) == -1) {
 		fprintf(stderr, "fuzz-mcp: the log: %s\n", e.msg);
 		abort();
 	}

@@ -63,6 +63,29 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 	int r, reals;
 
 	jh_buf_add(&c->body, d, n);
+	/*
+	 * A large body is read member by member: wherever the whole body
+	 * parses as an object, that reading is the same object (all of its
+	 * numbers reals when one integer is past int64, where the member
+	 * reading makes reals of that member's only), and with small
+	 * members left out it still parses.
+	 */
+	if ((j = jh_json_load_wire(d, n, &reals)) != NULL &&
+	    json_is_object(j)) {
+		json_t *m;
+		int mr;
+
+		if ((m = jh_json_load_members((const char *)d, n, (size_t)-1,
+		    &mr)) == NULL || mr != reals || (!reals &&
+		    !json_equal(j, m)))
+			abort();
+		json_decref(m);
+		if ((m = jh_json_load_members((const char *)d, n, 8,
+		    &mr)) == NULL)
+			abort();
+		json_decref(m);
+	}
+	json_decref(j);
 	jh_px_opts.cap_uj = (ctl & 0x40) ? 1000000 : 0;
 	r = jh_px_scan(c, why, sizeof(why));
 	if (r == -1) {
