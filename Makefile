@@ -183,9 +183,13 @@ demo: deps
 
 bench: deps
 	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync \
-	    build/release/tests/sh-effects
+	    build/release/tests/sh-effects build/release/fast-upstream
 	sh scripts/bench bin
 	sh scripts/bench-proxy bin
+
+build/release/fast-upstream: tests/mock/fast-upstream.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(JH_CFLAGS) -o $@ $< $(shell pkg-config --cflags --libs libmicrohttpd)
 
 build/release/bench-catsync: scripts/bench-catsync.c
 	@mkdir -p $(@D)
