@@ -388,6 +388,25 @@ upstream_calls() {
 	assert_line --index 0 '["ok",true]'
 }
 
+@test "a hold whose receipt cannot be written is not placed: the call never goes upstream, and the refusal says why" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	messages_body 1000 >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/body"
+	# the next session's log is not a file the proxy can append to
+	mkdir -p "$(session_log s2)"
+	before=$(ledger_json)
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s2' --data-binary @"$T/body" -w ' %{http_code}'
+	assert_output --partial "the hold's receipt cannot be written"
+	assert_output --partial ' 402'
+	run upstream_calls
+	assert_output 1
+	run ledger_json
+	assert_output "$before"
+	grep -q "receipt not chained" "$PROXY_ERR"
+}
+
 @test "a body over 1 MiB is read member by member: its limit, stream and tools count as in a small one, a clamp still lowers its limit in place, and it reaches the provider byte for byte" {
 	grant_budget 20000000000000
 	mock_start "$T/script.json"
