@@ -111,3 +111,14 @@ expect() {
 	expect ask "pytest -p evilplugin" "make -f /tmp/evil.mk" "/tmp/t" "strace -p 1" "valgrind sh" "golangci-lint run --output.json.path=/tmp/x" \
 	    "python3 -m venv --upgrade-deps .venv" "npm install left-pad"
 }
+
+@test "the starter grant names the project's test commands as its outcome, so a session's task unit is completed when they pass" {
+	for c in "npm test" "make check" "pytest -q tests" "cargo test --all" "go test ./..."; do
+		run -0 "$H/jh-decide" -x -j "$c"
+		assert_equal "$(jq -c '[.verdict, .outcome]' <<<"$output")" '["allow",1]'
+	done
+	for c in "ls" "npm install" "make"; do
+		run -0 "$H/jh-decide" -x -j "$c"
+		assert_equal "$(jq -c '.outcome' <<<"$output")" null
+	done
+}
