@@ -40,10 +40,27 @@ struct replay {
 	size_t cap;
 };
 
+/* A shard grant given (jh-grant shard): its id, its parent's, its share. */
+struct shard {
+	uint8_t id[JH_HASH_LEN];
+	char parent[JH_ID_LEN];
+	uint64_t parent_uj;
+	uint64_t budget;
+	uint64_t n;		/* siblings, itself included */
+	uint64_t rebuilt;	/* what its ledger's replay found */
+	int seen;		/* its ledger had receipts */
+};
+
+struct shards {
+	struct shard *v;
+	size_t n;
+};
+
 struct opts {
 	int quiet;
-	const char *ledgerdir;
+	const char *ledgerdir;	/* "-": rebuild only, no ledger files */
 	struct replay rp;
+	struct shards sh;
 	struct jh_keyset keys;
 	struct jh_verifier v;
 	const struct jh_cp *cp;	/* the one the log at hand is checked with */
@@ -185,6 +202,83 @@ uint_field(const struct jh_cbor *core, const char *k)
 	return (v != NULL && v->type == JH_CBOR_UINT ? v->u : 0);
 }
 
+/* A shard grant (checked by its kind: its figures are consistent). */
+static void
+record_shard(struct opts *o, const struct jh_env *env,
+    const struct jh_cbor *sh)
+{
+	const struct jh_cbor *p = jh_cbor_get(sh, "parent"),
+	    *bs = jh_cbor_get(sh, "budgets");
+	struct shard *x;
+	size_t i;
+
+	uint8_t id[JH_HASH_LEN];
+
+	crypto_hash_sha256(id, env->payload_p, env->payload_len);
+	for (i = 0; i < o->sh.n; i++)
+		if (memcmp(id, o->sh.v[i].id, JH_HASH_LEN) == 0)
+			return;		/* given twice */
+	if ((x = realloc(o->sh.v, (o->sh.n + 1) * sizeof(*x))) == NULL)
+		errx(2, "out of memory");
+	o->sh.v = x;
+	x = &o->sh.v[o->sh.n++];
+	memset(x, 0, sizeof(*x));
+	memcpy(x->id, id, JH_HASH_LEN);
+	snprintf(x->parent, sizeof(x->parent), "%.*s", (int)p->len,
+	    (const char *)p->p);
+	x->parent_uj = uint_field(sh, "parent_uj");
+	x->budget = uint_field(env->core, "budget_uj");
+	x->n = bs->len;
+}
+
+/*
+ * After the ledgers: each parent whose shards were given, with what its
+ * shards' receipts rebuilt together, so a team that split one budget
+ * across machines sees the parent's total.
+ */
+static int
+shard_totals(struct opts *o)
+{
+	struct jh_buf out;
+	size_t i, j;
+	int rc = 0;
+
+	jh_buf_init(&out);
+	for (i = 0; i < o->sh.n; i++) {
+		uint64_t rebuilt = 0, budgets = 0, given = 0, seen = 0;
+		int first = 1;
+
+		for (j = 0; j < i && first; j++)
+			if (strcmp(o->sh.v[j].parent, o->sh.v[i].parent) == 0)
+				first = 0;
+		if (!first)
+			continue;
+		for (j = i; j < o->sh.n; j++) {
+			if (strcmp(o->sh.v[j].parent, o->sh.v[i].parent) != 0)
+				continue;
+			given++;
+			budgets = jh_add_sat(budgets, o->sh.v[j].budget);
+			rebuilt = jh_add_sat(rebuilt, o->sh.v[j].rebuilt);
+			seen += o->sh.v[j].seen;
+		}
+		if (o->quiet)
+			continue;
+		jh_buf_reset(&out);
+		jh_buf_addf(&out, "{\"shards\":{\"parent\":\"%s\","
+		    "\"parent_uj\":%llu,\"shards\":%llu,\"given\":%llu,"
+		    "\"with_receipts\":%llu,\"budgets_uj\":%llu,"
+		    "\"rebuilt_uj\":%llu}}\n", o->sh.v[i].parent,
+		    (unsigned long long)o->sh.v[i].parent_uj,
+		    (unsigned long long)o->sh.v[i].n,
+		    (unsigned long long)given, (unsigned long long)seen,
+		    (unsigned long long)budgets, (unsigned long long)rebuilt);
+		if (put(&out) == -1)
+			rc = -1;
+	}
+	jh_buf_free(&out);
+	return (rc);
+}
+
 static void
 record(struct opts *o, const struct jh_env *env)
 {
@@ -194,6 +288,10 @@ record(struct opts *o, const struct jh_env *env)
 	if (o->ledgerdir == NULL || c == NULL)
 		return;
 	kid = jh_kind_lookup(env->kind);
+	if (kid == JH_KIND_GRANT && (h = jh_cbor_get(c, "shard")) != NULL) {
+		record_shard(o, env, h);
+		return;
+	}
 	if ((id = jh_cbor_get(c, "tool_use_id")) == NULL)
 		id = jh_cbor_get(c, "unit");
 	/* What settles a hold: a result (an ask's), an efficiency/1's hold. */
@@ -288,7 +386,7 @@ replay_ledger(struct opts *o, struct tally *t)
 	struct jh_err e;
 	struct jh_buf out;
 	struct replay *rp = &o->rp;
-	size_t i, j, n = 0, ns;
+	size_t i, j, k, n = 0, ns;
 	int fd, rc = 0;
 
 	jh_buf_init(&out);
@@ -317,7 +415,17 @@ replay_ledger(struct opts *o, struct tally *t)
 		rebuilt = jh_add_sat(sum, open);
 		jh_hex(hex, rp->v[i].grant, JH_HASH_LEN);
 		finding[0] = '\0';
-		if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant,
+		for (k = 0; k < o->sh.n; k++)
+			if (memcmp(o->sh.v[k].id, rp->v[i].grant,
+			    JH_HASH_LEN) == 0) {
+				o->sh.v[k].rebuilt = rebuilt;
+				o->sh.v[k].seen = 1;
+			}
+		fd = -1;
+		memset(l, 0, sizeof(*l));
+		if (strcmp(o->ledgerdir, "-") == 0)
+			;	/* rebuild only: no ledger file to compare */
+		else if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant,
 		    JH_LEDGER_READ, NULL, &e)) == -1 || jh_ledger_read(l, fd,
 		    &e) == -1) {
 			snprintf(finding, sizeof(finding), "%s; jh-decide -I -r "
@@ -332,7 +440,7 @@ replay_ledger(struct opts *o, struct tally *t)
 			    (unsigned long long)(rebuilt - used));
 			ok = 0;
 		} else if (used > rebuilt) {
-			size_t k, m = JH_LEDGER_RING < l->ndebits ?
+			size_t m = JH_LEDGER_RING < l->ndebits ?
 			    JH_LEDGER_RING : (size_t)l->ndebits;
 			int w;
 
@@ -364,11 +472,13 @@ replay_ledger(struct opts *o, struct tally *t)
 		jh_buf_reset(&out);
 		jh_buf_addf(&out, "{\"ledger\":{\"grant\":\"sha256:%s\","
 		    "\"receipts_uj\":%llu,\"unsettled_uj\":%llu,"
-		    "\"rebuilt_uj\":%llu,\"spent_uj\":%llu,\"held_uj\":%llu,"
-		    "\"ok\":%s", hex, (unsigned long long)sum,
-		    (unsigned long long)open, (unsigned long long)rebuilt,
-		    (unsigned long long)l->spent_uj,
-		    (unsigned long long)l->held_uj, ok ? "true" : "false");
+		    "\"rebuilt_uj\":%llu", hex, (unsigned long long)sum,
+		    (unsigned long long)open, (unsigned long long)rebuilt);
+		if (strcmp(o->ledgerdir, "-") != 0)
+			jh_buf_addf(&out, ",\"spent_uj\":%llu,\"held_uj\":%llu",
+			    (unsigned long long)l->spent_uj,
+			    (unsigned long long)l->held_uj);
+		jh_buf_addf(&out, ",\"ok\":%s", ok ? "true" : "false");
 		if (finding[0] != '\0') {
 			jh_buf_adds(&out, ",\"finding\":");
 			jh_json_str(&out, finding, strlen(finding));
@@ -379,6 +489,8 @@ replay_ledger(struct opts *o, struct tally *t)
 	}
 	free(l);
 	jh_buf_free(&out);
+	if (shard_totals(o) == -1)
+		rc = -1;
 	return (rc);
 }
 

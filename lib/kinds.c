@@ -130,6 +130,7 @@ static const struct field grant[] = {
 	{ "depth", F_UINT, REQ },
 	{ "otherwise", F_TEXT, OPT },
 	{ "ledger", F_ID, OPT },
+	{ "shard", F_MAP, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -445,6 +446,62 @@ grant_costs(const struct jh_cbor *core, struct jh_err *e)
 	return (0);
 }
 
+/*
+ * A shard (JCP's sharding, joulehook-formats(5), grant/1): one of the
+ * sibling grants a grant was split into, each spent on its own ledger.
+ * It states its parent, its index, every sibling's budget and how much
+ * of its parent was split: its own budget must be its entry, and the
+ * siblings' budgets together no more than what was split, so shards can
+ * never hold more than their parent had.
+ */
+#define SHARDS_MAX	1024
+
+static int
+grant_shard(const struct jh_cbor *core, struct jh_err *e)
+{
+	const struct jh_cbor *s = jh_cbor_get(core, "shard"), *p, *ix, *bs,
+	    *of, *b = jh_cbor_get(core, "budget_uj");
+	uint64_t sum = 0;
+	size_t i;
+
+	if (s == NULL)
+		return (0);
+	p = jh_cbor_get(s, "parent");
+	ix = jh_cbor_get(s, "index");
+	bs = jh_cbor_get(s, "budgets");
+	of = jh_cbor_get(s, "parent_uj");
+	if (p == NULL || !is_id(p))
+		return (jh_errf(e, "field shard.parent must be the parent "
+		    "grant's id"));
+	if (ix == NULL || ix->type != JH_CBOR_UINT || of == NULL ||
+	    of->type != JH_CBOR_UINT)
+		return (jh_errf(e, "fields shard.index and shard.parent_uj "
+		    "must be unsigned integers"));
+	if (bs == NULL || bs->type != JH_CBOR_ARRAY || bs->len == 0 ||
+	    bs->len > SHARDS_MAX)
+		return (jh_errf(e, "field shard.budgets must be an array of "
+		    "1 to %d budgets", SHARDS_MAX));
+	for (i = 0; i < bs->len; i++) {
+		if (bs->v[i].type != JH_CBOR_UINT)
+			return (jh_errf(e, "shard.budgets[%zu] must be an "
+			    "unsigned integer (microjoules)", i));
+		if (bs->v[i].u > UINT64_MAX - sum)
+			return (jh_errf(e, "the shards' budgets overflow"));
+		sum += bs->v[i].u;
+	}
+	if (ix->u >= bs->len)
+		return (jh_errf(e, "shard.index %llu is not one of its %zu "
+		    "siblings", (unsigned long long)ix->u, bs->len));
+	if (b == NULL || b->type != JH_CBOR_UINT || b->u != bs->v[ix->u].u)
+		return (jh_errf(e, "a shard's budget_uj must be its own entry "
+		    "of shard.budgets"));
+	if (sum > of->u)
+		return (jh_errf(e, "the shards' budgets, %llu uJ together, "
+		    "exceed the %llu uJ split from their parent",
+		    (unsigned long long)sum, (unsigned long long)of->u));
+	return (0);
+}
+
 /* updated_digest must be the input_digest of the JSON in updated_input. */
 static int
 check_updated(const struct jh_cbor *ui, const struct jh_cbor *ud,
@@ -576,7 +633,7 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		if (jh_cbor_get(core, "parent") != NULL)
 			return (jh_errf(e, "field parent: delegated grants "
 			    "are not supported in v1"));
-		if (grant_costs(core, e) == -1)
+		if (grant_costs(core, e) == -1 || grant_shard(core, e) == -1)
 			return (-1);
 		if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
 		    !jh_cbor_text_is(v, "ask") && !jh_cbor_text_is(v, "deny"))
