@@ -32,6 +32,7 @@ struct debit {
 	uint8_t grant[JH_HASH_LEN];
 	uint64_t amount;
 	char id[64];
+	uint8_t key[JH_HASH_LEN];	/* SHA-256 of session, NUL, id */
 };
 
 struct replay {
@@ -188,9 +189,20 @@ add(struct opts *o, const struct jh_env *env, int type, const struct
 	crypto_hash_sha256(x->ph, env->payload_p, env->payload_len);
 	x->type = type;
 	x->amount = amount;
-	if (id != NULL && id->type == JH_CBOR_TEXT)
+	if (id != NULL && id->type == JH_CBOR_TEXT) {
+		const struct jh_cbor *s = jh_cbor_get(env->core, "session");
+		crypto_hash_sha256_state h;
+
 		snprintf(x->id, sizeof(x->id), "%.*s", (int)(id->len < 63 ?
 		    id->len : 63), (const char *)id->p);
+		/* A hold is settled by its own session's receipt only. */
+		crypto_hash_sha256_init(&h);
+		if (s != NULL && s->type == JH_CBOR_TEXT)
+			crypto_hash_sha256_update(&h, s->p, s->len);
+		crypto_hash_sha256_update(&h, (const uint8_t *)"", 1);
+		crypto_hash_sha256_update(&h, id->p, id->len);
+		crypto_hash_sha256_final(&h, x->key);
+	}
 	o->rp.n++;
 }
 
@@ -336,7 +348,7 @@ grant_cmp(const void *a, const void *b)
 	if (x->type != R_SETTLE && (r = memcmp(x->grant, y->grant,
 	    JH_HASH_LEN)) != 0)
 		return (r);
-	return (strcmp(x->id, y->id));
+	return (memcmp(x->key, y->key, JH_HASH_LEN));
 }
 
 static int
@@ -351,16 +363,16 @@ id_seen(const struct replay *rp, const uint8_t *grant, const char *id)
 	return (0);
 }
 
-/* Whether a settlement names the hold id: v[0..ns) are sorted by id. */
+/* Whether a settlement names the hold: v[0..ns) are sorted by key. */
 static int
-settled(const struct debit *v, size_t ns, const char *id)
+settled(const struct debit *v, size_t ns, const uint8_t *key)
 {
 	size_t lo = 0, hi = ns, mid;
 	int r;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if ((r = strcmp(v[mid].id, id)) == 0)
+		if ((r = memcmp(v[mid].key, key, JH_HASH_LEN)) == 0)
 			return (1);
 		if (r < 0)
 			lo = mid + 1;
@@ -409,7 +421,7 @@ replay_ledger(struct opts *o, struct tally *t)
 		    JH_HASH_LEN) == 0; j++) {
 			if (rp->v[j].type == R_DEBIT)
 				sum = jh_add_sat(sum, rp->v[j].amount);
-			else if (!settled(rp->v, ns, rp->v[j].id))
+			else if (!settled(rp->v, ns, rp->v[j].key))
 				open = jh_add_sat(open, rp->v[j].amount);
 		}
 		rebuilt = jh_add_sat(sum, open);

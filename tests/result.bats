@@ -198,6 +198,9 @@ EOF
 	run -0 jh-verify -L "$JH_STATE/ledger" "$LOG"
 	held=$(jq -r 'select(.ledger) | .ledger.held_uj' <<<"$output")
 	[ "$held" -eq 2000000 ]
+	# the ask's decision is the hold's receipt: rebuilt from it alone
+	run -0 jq -c 'select(.ledger) | .ledger | [.ok, .receipts_uj, .unsettled_uj, .rebuilt_uj]' <<<"$output"
+	assert_output "[true,0,2000000,2000000]"
 	hook "$(payload PostToolUse Bash "$in" toolu_ask \
 	    '{"stdout":"","stderr":"","interrupted":false}')"
 	assert_success
@@ -207,8 +210,8 @@ EOF
 	assert_output "approved	2000000	match"
 	# The ledger and the receipts agree: spent = the settled ask.
 	run -0 jh-verify -L "$JH_STATE/ledger" "$LOG"
-	run -0 jq -c 'select(.ledger) | .ledger | [.ok, .held_uj, .spent_uj, .receipts_uj]' <<<"$output"
-	assert_output "[true,0,2000000,2000000]"
+	run -0 jq -c 'select(.ledger) | .ledger | [.ok, .held_uj, .spent_uj, .receipts_uj, .unsettled_uj]' <<<"$output"
+	assert_output "[true,0,2000000,2000000,0]"
 }
 
 @test "an ask never answered: Stop releases its hold, records refused, writes a checkpoint" {
