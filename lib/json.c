@@ -29,6 +29,13 @@ jh_json_parse(const char *s, size_t n, struct jh_err *e)
 	return (j);
 }
 
+/* JSON's whitespace; never NUL, which strchr(3) would match. */
+static int
+is_ws(char c)
+{
+	return (c == ' ' || c == '\t' || c == '\r' || c == '\n');
+}
+
 /* Past the JSON value at p[i] (well-formed input, as jansson read it). */
 static size_t
 skip_value(const char *p, size_t n, size_t i)
@@ -53,8 +60,7 @@ skip_value(const char *p, size_t n, size_t i)
 				return (i);	/* a scalar ended at its object */
 			if (--depth == 0)
 				return (i + 1);
-		} else if (depth == 0 && (p[i] == ',' ||
-		    strchr(" \t\r\n", p[i]) != NULL))
+		} else if (depth == 0 && (p[i] == ',' || is_ws(p[i])))
 			return (i);
 	}
 	return (n);
@@ -63,7 +69,7 @@ skip_value(const char *p, size_t n, size_t i)
 static size_t
 skip_ws(const char *p, size_t n, size_t i)
 {
-	while (i < n && strchr(" \t\r\n", p[i]) != NULL)
+	while (i < n && is_ws(p[i]))
 		i++;
 	return (i);
 }
