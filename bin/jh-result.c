@@ -302,6 +302,31 @@ settle(const struct opts *o, struct res *r, const struct jh_cbor *grant,
 	free(l);
 }
 
+/*
+ * A subagent's ask held its cost on every ledger of its chain (the
+ * decision's chain, own first): each is settled or released alike.
+ */
+static void
+settle_all(const struct opts *o, struct res *r, const struct jh_cbor *core,
+    const char *call, uint64_t amount, int release)
+{
+	const struct jh_cbor *own = spends(core), *ch = jh_cbor_get(core,
+	    "chain");
+	struct res other;
+	size_t i;
+
+	settle(o, r, own, call, amount, release);
+	if (ch == NULL || ch->type != JH_CBOR_ARRAY)
+		return;
+	for (i = 0; i < ch->len; i++) {
+		if (own != NULL && ch->v[i].len == own->len &&
+		    memcmp(ch->v[i].p, own->p, own->len) == 0)
+			continue;
+		memset(&other, 0, sizeof(other));
+		settle(o, &other, &ch->v[i], call, amount, release);
+	}
+}
+
 static void
 emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
     const struct found *f, const struct res *r, const char *event)
@@ -335,6 +360,15 @@ emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
 		if ((v = jh_cbor_get(f->in.core, "outcome")) != NULL &&
 		    v->type == JH_CBOR_UINT && v->u == 1)
 			json_object_set_new(o, "outcome", json_integer(1));
+		if ((v = jh_cbor_get(f->in.core, "chain")) != NULL &&
+		    v->type == JH_CBOR_ARRAY) {
+			json_t *c = json_array();
+			size_t i;
+			for (i = 0; i < v->len; i++)
+				json_array_append_new(c, json_stringn(
+				    (const char *)v->v[i].p, v->v[i].len));
+			json_object_set_new(o, "chain", c);
+		}
 		if ((v = jh_cbor_get(f->in.core, "target")) != NULL &&
 		    v->type == JH_CBOR_ARRAY) {
 			json_t *t = json_array();
@@ -493,7 +527,7 @@ post(const struct opts *o, const json_t *ev, const struct jh_host *h,
 	}
 settle:
 	if (jh_cbor_text_is(verdict, "ask"))
-		settle(o, &r, spends(f.in.core), call,
+		settle_all(o, &r, f.in.core, call,
 		    jh_cbor_get(f.in.core, "cost_uj")->u,
 		    strcmp(status, "denied") == 0);
 done:
@@ -622,8 +656,7 @@ end(const struct opts *o, const json_t *ev)
 			snprintf(r.reason, sizeof(r.reason), "%s was asked "
 			    "about and never ran before the session ended",
 			    tool);
-			settle(o, &r, spends(f->in.core), call,
-			    0, 1);
+			settle_all(o, &r, f->in.core, call, 0, 1);
 			emit(e, tool, cls, dg, f, &r, event);
 			json_decref(e);
 		}

@@ -291,6 +291,27 @@ shard_totals(struct opts *o)
 	return (rc);
 }
 
+/*
+ * A subagent's decision (and the result that settles its ask) debited
+ * or held on every ledger of its chain: its own, then its ancestors'.
+ */
+static void
+chained(struct opts *o, const struct jh_env *env, int type,
+    const struct jh_cbor *g, uint64_t amount, const struct jh_cbor *id)
+{
+	const struct jh_cbor *ch = jh_cbor_get(env->core, "chain");
+	size_t i;
+
+	add(o, env, type, g, amount, id);
+	if (ch == NULL || ch->type != JH_CBOR_ARRAY)
+		return;
+	for (i = 0; i < ch->len; i++)
+		if (ch->v[i].type == JH_CBOR_TEXT && ch->v[i].len == 71 &&
+		    !(ch->v[i].len == g->len && memcmp(ch->v[i].p, g->p,
+		    g->len) == 0))
+			add(o, env, type, &ch->v[i], amount, id);
+}
+
 static void
 record(struct opts *o, const struct jh_env *env)
 {
@@ -321,10 +342,10 @@ record(struct opts *o, const struct jh_env *env)
 		add(o, env, R_HOLD, g, uint_field(c, "held_uj"), id);
 	else if (kid == JH_KIND_DECISION && jh_cbor_text_is(jh_cbor_get(c,
 	    "verdict"), "ask") && uint_field(c, "cost_uj") > 0)
-		add(o, env, R_HOLD, g, uint_field(c, "cost_uj"), id);
+		chained(o, env, R_HOLD, g, uint_field(c, "cost_uj"), id);
 	else if ((h = jh_cbor_get(c, "debited_uj")) != NULL &&
 	    h->type == JH_CBOR_UINT)
-		add(o, env, R_DEBIT, g, h->u, id);
+		chained(o, env, R_DEBIT, g, h->u, id);
 }
 
 static int
@@ -333,7 +354,9 @@ debit_cmp(const void *a, const void *b)
 	const struct debit *x = a, *y = b;
 	int r = memcmp(x->ph, y->ph, JH_HASH_LEN);
 
-	return (r != 0 ? r : x->type - y->type);
+	if (r == 0)
+		r = x->type - y->type;
+	return (r != 0 ? r : memcmp(x->grant, y->grant, JH_HASH_LEN));
 }
 
 /* By grant, the settlements (no grant) first, each group by id. */

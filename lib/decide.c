@@ -140,6 +140,10 @@ jh_grant_load(struct jh_grant *g, const char *path,
 	g->nbf = jh_cbor_get(g->env.core, "nbf")->u;
 	g->exp = jh_cbor_get(g->env.core, "exp")->u;
 	g->budget = jh_cbor_get(g->env.core, "budget_uj")->u;
+	g->depth = jh_cbor_get(g->env.core, "depth")->u;
+	g->parent = jh_cbor_get(g->env.core, "parent");
+	g->agent = jh_cbor_get(g->env.core, "agent");
+	g->holder = jh_cbor_get(g->env.core, "holder");
 	if ((v = jh_cbor_get(g->env.core, "root")) != NULL &&
 	    (g->root == NULL || g->root[0] != '/')) {
 		jh_errf(e, "the grant's root is not an absolute path");

@@ -1258,6 +1258,193 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 }
 
 /*
+ * Delegation (JCP's attenuation, joulehook-formats(5), Child grants): a
+ * subagent's call, whose event names its agent_type, is decided under
+ * the child grant for that type when there is one, <grant>.agents/<type>,
+ * verified root first against the grant in force, which it may only
+ * narrow: named as its parent, issued by the parent's holder (else its
+ * issuer), a lower depth, no more budget, no later expiry, no earlier
+ * start, itself unrevoked and valid.  Returns 0 with *child loaded, 1
+ * when there is none (the grant in force decides alone, as for the main
+ * agent), -1 decided (a deny).
+ */
+static int
+child_grant(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const struct event *x, struct jh_grant *c,
+    uint64_t now)
+{
+	const char *type = sget(x->ev, "agent_type");
+	char path[sizeof(g->cache->path) + 80], did[JH_DIDKEY_MAX];
+	struct jh_err e;
+	size_t i;
+	int r;
+
+	if (type == NULL || *type == '\0' || *type == '.')
+		return (1);
+	for (i = 0; type[i] != '\0'; i++)
+		if (i >= 63 || !((type[i] >= 'a' && type[i] <= 'z') ||
+		    (type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= '0' &&
+		    type[i] <= '9') || strchr("._-", type[i]) != NULL))
+			return (1);	/* no file can be named so */
+	snprintf(d->agent_type, sizeof(d->agent_type), "%s", type);
+	snprintf(path, sizeof(path), "%s.agents/%s", g->cache->path, type);
+	if (access(path, F_OK) != 0)
+		return (1);
+	if ((r = jh_grant_load(c, path, g->trust, &e)) != 0) {
+		jh_grant_free(c);
+		jh_decision_fail(d, r, "the %s subagent's grant %s: %s", type,
+		    path, e.msg);
+		return (-1);
+	}
+	jh_didkey_enc(did, sizeof(did), c->env.kid);
+	if (c->parent == NULL || (!jh_cbor_text_is(c->parent, gr->idtext) &&
+	    !jh_cbor_text_is(c->parent, gr->ledgertext)))
+		jh_decision_fail(d, JH_D_BADSIG, "the %s subagent's grant "
+		    "does not name the grant in force, %s, as its parent", type,
+		    gr->idtext);
+	else if (!jh_cbor_text_is(c->agent, type))
+		jh_decision_fail(d, JH_D_BADSIG, "the grant in %s is not for "
+		    "the %s subagent", path, type);
+	else if (gr->holder != NULL && gr->holder->type == JH_CBOR_TEXT &&
+	    gr->holder->len > 8 && memcmp(gr->holder->p, "did:key:", 8) == 0 ?
+	    !jh_cbor_text_is(gr->holder, did) : memcmp(c->env.kid,
+	    gr->env.kid, sizeof(c->env.kid)) != 0)
+		jh_decision_fail(d, JH_D_BADSIG, "the %s subagent's grant is "
+		    "not issued by its parent's holder", type);
+	else if (gr->depth == 0)
+		jh_decision_fail(d, JH_D_NOTGRANTED, "the grant in force "
+		    "allows no delegation (its depth is 0), so the %s "
+		    "subagent's grant is not honoured; seal the grant with "
+		    "depth 1 to delegate", type);
+	else if (c->depth >= gr->depth)
+		jh_decision_fail(d, JH_D_BADSIG, "the %s subagent's grant "
+		    "does not lower its parent's depth", type);
+	else if (c->budget > gr->budget || c->exp > gr->exp ||
+	    c->nbf < gr->nbf)
+		jh_decision_fail(d, JH_D_BADSIG, "the %s subagent's grant "
+		    "widens its parent: its %s", type, c->budget > gr->budget ?
+		    "budget is larger" : c->exp > gr->exp ? "expiry is later" :
+		    "start is earlier");
+	else if ((r = jh_grant_valid(c, g->revdir, x->host, now, &e)) != 0)
+		jh_decision_fail(d, r, "the %s subagent's grant: %s", type,
+		    r == JH_D_REVOKED ? "it is revoked" : e.msg);
+	else
+		return (0);
+	jh_grant_free(c);
+	return (-1);
+}
+
+/*
+ * A subagent's action is granted only if the grant in force grants it
+ * too, each with its own policies: the parent's verdict is decided as
+ * for the main agent and may only make the child's stricter.  Returns
+ * 0 when the parent lets it through (an ask of its own kept), -1 denied.
+ */
+static int
+parent_too(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const struct event *x, const char *root,
+    struct jh_action *act, const struct targets *t)
+{
+	struct jh_decision dp;
+	struct jh_action ap = *act;
+	int r;
+
+	jh_decision_init(&dp);
+	r = capability(&dp, g, gr, x, root, &ap, t);
+	if (r != 0 && r != JH_D_POLICY_ASK) {
+		jh_decision_fail(d, dp.code, "not granted by the parent grant "
+		    "of the %s subagent's: %s", d->agent_type, dp.reason);
+		jh_decision_free(&dp);
+		return (-1);
+	}
+	if (r == JH_D_POLICY_ASK && d->verdict == NULL) {
+		d->code = dp.code;
+		d->verdict = dp.verdict;
+		snprintf(d->reason, sizeof(d->reason), "%.480s (the parent "
+		    "grant's)", dp.reason);
+	}
+	jh_decision_free(&dp);
+	return (0);
+}
+
+/*
+ * A subagent's cost, debited (or held) on its own ledger and on its
+ * parent's, both under their locks, parent first: it must fit in both,
+ * so delegation never mints joules.  The child's ledger is made on its
+ * first use.
+ */
+static int
+budget_chain(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *c, const struct jh_grant *gr, const char *tuid,
+    uint64_t now)
+{
+	const struct jh_grant *link[2] = { gr, c };
+	struct jh_ledger *l[2] = { NULL, NULL };
+	struct jh_err e;
+	uint64_t rem[2];
+	int fd[2] = { -1, -1 }, existed, i, rc = 0;
+	uint64_t raised;
+
+	if (!g->dryrun && jh_ledger_init(g->ledgerdir, c->ledger, c->budget,
+	    0, &existed, &raised, &e) == -1)
+		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
+	for (i = 0; i < 2; i++) {
+		if ((fd[i] = jh_ledger_open(g->ledgerdir, link[i]->ledger, 0,
+		    NULL, &e)) == -1 || (l[i] = malloc(sizeof(*l[i]))) ==
+		    NULL || jh_flock(fd[i], LOCK_EX, g->wait_ms, &e) == -1 ||
+		    jh_ledger_read(l[i], fd[i], &e) == -1) {
+			rc = jh_decision_fail(d, JH_D_GATEFAIL, "ledger: %s",
+			    l[i] == NULL && fd[i] != -1 ? "out of memory" :
+			    e.msg);
+			goto out;
+		}
+		l[i]->budget_uj = link[i]->budget;
+		jh_ledger_reap(l[i], now);
+		rem[i] = jh_ledger_remaining(l[i]);
+	}
+	d->remaining = rem[1] < rem[0] ? rem[1] : rem[0];
+	d->have_remaining = 1;
+	if (d->cost > d->remaining) {
+		rc = jh_decision_fail(d, JH_D_BUDGET, "cost %llu uJ exceeds "
+		    "the remaining %llu uJ of the %s", (unsigned long long)
+		    d->cost, (unsigned long long)d->remaining, rem[1] <=
+		    rem[0] ? "subagent's grant" : "parent grant");
+		goto out;
+	}
+	if (g->dryrun)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (strcmp(d->verdict, "ask") == 0) {
+			if (jh_ledger_hold(l[i], tuid, d->cost, 0, now,
+			    &e) == -1) {
+				rc = jh_decision_fail(d, JH_D_GATEFAIL,
+				    "ledger: %s", e.msg);
+				goto out;
+			}
+		} else
+			jh_ledger_debit(l[i], tuid, d->cost, now);
+	}
+	/* The parent first: a crash between counts more, never less. */
+	for (i = 0; i < 2; i++)
+		if (jh_ledger_write(fd[i], l[i], 1, &e) == -1) {
+			rc = jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg);
+			goto out;
+		}
+	if (strcmp(d->verdict, "ask") != 0)
+		d->debited = d->cost;
+	rem[0] = jh_ledger_remaining(l[0]);
+	rem[1] = jh_ledger_remaining(l[1]);
+	d->remaining = rem[1] < rem[0] ? rem[1] : rem[0];
+out:
+	for (i = 0; i < 2; i++) {
+		if (fd[i] != -1)
+			close(fd[i]);
+		free(l[i]);
+	}
+	return (rc);
+}
+
+/*
  * Decides one PreToolUse event against the gate at now_ms.  Returns
  * d->code; the decision is made whatever it is (a deny is one).
  */
@@ -1265,7 +1452,8 @@ int
 jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
     uint64_t now_ms)
 {
-	const struct jh_grant *gr = &g->cache->g;
+	const struct jh_grant *gr = &g->cache->g, *link = gr;
+	struct jh_grant child;
 	char root[PATH_MAX + 2];
 	struct event x;
 	struct jh_action act;
@@ -1303,10 +1491,30 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 		jh_decision_fail(d, r, "%s", e.msg);
 		goto out;
 	}
-	if ((r = capability(d, g, gr, &x, root, &act, &t)) != 0 &&
+	/* a subagent under its child grant: every link must grant it */
+	if ((r = child_grant(d, g, gr, &x, &child, now_ms)) == -1)
+		goto out;
+	if (r == 0) {
+		link = &child;
+		snprintf(d->child_id, sizeof(d->child_id), "%s", child.idtext);
+		snprintf(d->child_ledger, sizeof(d->child_ledger), "%s",
+		    child.ledgertext);
+		d->grant = d->child_id;
+		d->ledger = memcmp(child.ledger, child.id, JH_HASH_LEN) != 0 ?
+		    d->child_ledger : NULL;
+		snprintf(d->chain[0], sizeof(d->chain[0]), "%s",
+		    child.ledgertext);
+		snprintf(d->chain[1], sizeof(d->chain[1]), "%s",
+		    gr->ledgertext);
+		d->nchain = 2;
+	}
+	if ((r = capability(d, g, link, &x, root, &act, &t)) != 0 &&
 	    r != JH_D_POLICY_ASK)
 		goto out;
-	if (r == 0 && rewrite(d, g, gr, &x, root, &act) != 0)
+	if (link != gr && parent_too(d, g, gr, &x, root, &act, &t) != 0)
+		goto out;
+	if (r == 0 && d->verdict == NULL && rewrite(d, g, link, &x, root,
+	    &act) != 0)
 		goto out;
 	if (d->verdict == NULL) {
 		d->verdict = "allow";
@@ -1318,10 +1526,13 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 			    "nothing in it needs a capability");
 	}
 	/* 11. budget -> debit (allow, rewrite) or hold (ask) */
-	if (budget(d, g, gr, x.tuid, now_ms) == 0)
+	if ((link == gr ? budget(d, g, gr, x.tuid, now_ms) :
+	    budget_chain(d, g, link, gr, x.tuid, now_ms)) == 0)
 		d->outcome = jh_is_outcome(gr, x.class, d->updated ?
 		    d->updated : x.in);
 out:
+	if (link != gr)
+		jh_grant_free(&child);
 	strs_free(t.p, &t.n);
 	return (d->code);
 }
@@ -1365,6 +1576,15 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	    json_null());
 	if (d->ledger != NULL)
 		json_object_set_new(out, "ledger", json_string(d->ledger));
+	if (d->agent_type[0] != '\0')
+		json_object_set_new(out, "agent_type",
+		    json_string(d->agent_type));
+	if (d->nchain > 1) {
+		json_t *a = json_array();
+		for (i = 0; i < (size_t)d->nchain; i++)
+			json_array_append_new(a, json_string(d->chain[i]));
+		json_object_set_new(out, "chain", a);
+	}
 	if (d->hint[0] != '\0' && strcmp(d->verdict, "allow") != 0 &&
 	    strcmp(d->verdict, "rewrite") != 0)
 		json_object_set_new(out, "hint", json_string(d->hint));

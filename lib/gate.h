@@ -84,6 +84,11 @@ struct jh_decision {
 	json_t *effects;		/* what the input does, as decided */
 	int have_uid;		/* the caller set uid: write it */
 	uint32_t uid;		/* the asker's, from SO_PEERCRED */
+	/* a subagent's call decided under its child grant (delegation) */
+	char agent_type[64];	/* "" when none */
+	char child_id[JH_ID_LEN], child_ledger[JH_ID_LEN];
+	char chain[2][JH_ID_LEN];	/* every ledger debited, own first */
+	int nchain;
 };
 
 const char *jh_dcode_name(int);

@@ -722,6 +722,10 @@ struct jh_grant {
 	uint64_t nbf;
 	uint64_t exp;
 	uint64_t budget;
+	uint64_t depth;			/* delegation depth left */
+	const struct jh_cbor *parent;	/* a child grant's parent id */
+	const struct jh_cbor *agent;	/* and the agent type it is for */
+	const struct jh_cbor *holder;	/* who may delegate it, or NULL */
 };
 
 /* What a capability is matched against. */

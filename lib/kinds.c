@@ -82,6 +82,8 @@ static const struct field decision[] = {
 	{ "hint", F_TEXT, OPT },
 	{ "ledger", F_ID, OPT },
 	{ "uid", F_UINT32, OPT },
+	{ "agent_type", F_TEXT, OPT },
+	{ "chain", F_TEXTS, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -131,6 +133,8 @@ static const struct field grant[] = {
 	{ "otherwise", F_TEXT, OPT },
 	{ "ledger", F_ID, OPT },
 	{ "shard", F_MAP, OPT },
+	{ "parent", F_ID, OPT },
+	{ "agent", F_TEXT, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -182,6 +186,7 @@ static const struct field result[] = {
 	{ "debited_uj", F_UINT, REQ },
 	{ "duration_ms", F_UINT, OPT },
 	{ "outcome", F_FLAG, OPT },
+	{ "chain", F_TEXTS, OPT },
 	{ NULL, 0, 0 }
 };
 
@@ -630,9 +635,14 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 			    "unless its check is no-receipt"));
 		break;
 	case JH_KIND_GRANT:
-		if (jh_cbor_get(core, "parent") != NULL)
-			return (jh_errf(e, "field parent: delegated grants "
-			    "are not supported in v1"));
+		/* A child grant (delegation) is for one kind of subagent. */
+		if ((jh_cbor_get(core, "parent") == NULL) !=
+		    (jh_cbor_get(core, "agent") == NULL))
+			return (jh_errf(e, "a child grant names its parent and "
+			    "the agent it is for, both or neither"));
+		if (jh_cbor_get(core, "parent") != NULL &&
+		    jh_cbor_get(core, "shard") != NULL)
+			return (jh_errf(e, "a child grant is not a shard"));
 		if (grant_costs(core, e) == -1 || grant_shard(core, e) == -1)
 			return (-1);
 		if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
@@ -733,6 +743,8 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 		del_null(o, "outcome");
 		del_null(o, "hint");
 		del_null(o, "ledger");
+		del_null(o, "agent_type");
+		del_null(o, "chain");
 		break;
 	case JH_KIND_EFFICIENCY:
 		del_null(o, "request_id");
@@ -747,9 +759,6 @@ jh_kind_prepare(json_t *o, int id, const struct jh_key *key, uint64_t ts,
 			del_null(v, "measured_uj");
 		break;
 	case JH_KIND_GRANT:
-		if (json_object_get(o, "parent") != NULL)
-			return (jh_errf(e, "field parent: delegated grants "
-			    "are not supported in v1"));
 		if (json_object_get(o, "policies") == NULL)
 			json_object_set_new(o, "policies", json_array());
 		if (json_object_get(o, "costs") == NULL)

@@ -223,7 +223,7 @@ setup() {
 	assert_output '[true,[],{},0]'
 	echo '{"audience":"joulehook:*","nbf":0,"exp":1,"budget_uj":1,"caps":[],"parent":"sha256:00"}' >"$T/p.json"
 	run -1 jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/p.json"
-	assert_output --partial "not supported in v1"
+	assert_output --partial "names its parent and the agent it is for, both or neither"
 }
 
 @test "bad lines are named and skipped; the others are sealed" {

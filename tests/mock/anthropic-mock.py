@@ -45,6 +45,11 @@ hold k assistant messages.  A turn is an object with any of
                                         chunked body (an upstream that died)
 After the scripted turns: text "done", stop_reason "end_turn".
 
+The object form may also hold "threads": {"KEY": [turns...], ...}: a
+request whose first user message contains KEY (a subagent's, whose task
+prompt the main thread's Agent call named) is answered from that list,
+counted the same way, instead of from "turns".
+
 Every request is appended to --log as one JSON line: time (when the
 answer was sent or ended), t_in (when the request arrived), method, path,
 headers (x-api-key and authorization values redacted), body (parsed JSON
@@ -71,6 +76,20 @@ DEFAULT_MODEL = "claude-opus-5-5"
 _counter = itertools.count(1)
 _lock = threading.Lock()
 _error_hits = {}  # turn index -> how many times its error was served
+
+
+def _first_user_text(msgs):
+    """The text of the first user message: a string, or its text blocks."""
+    for m in msgs:
+        if isinstance(m, dict) and m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return "".join(b.get("text", "") for b in c
+                               if isinstance(b, dict))
+            return ""
+    return ""
 
 
 def new_id(prefix):
@@ -102,11 +121,17 @@ class Handler(mockhttp.Handler):
         if pause:
             time.sleep(pause)
 
-    def _load_script(self):
+    def _load_script(self, msgs=None):
         script = self._read_script()
         if script is None:
             return []
         if isinstance(script, dict):
+            threads = script.get("threads")
+            first = _first_user_text(msgs or [])
+            if isinstance(threads, dict) and first:
+                for key, turns in threads.items():
+                    if key and key in first and isinstance(turns, list):
+                        return turns
             script = script.get("turns", [])
         return script if isinstance(script, list) else []
 
@@ -174,7 +199,7 @@ class Handler(mockhttp.Handler):
     def _messages(self, req, body, rid):
         msgs = req.get("messages") or []
         k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant")
-        script = self._load_script()
+        script = self._load_script(msgs)
         turn = script[k] if k < len(script) and isinstance(script[k], dict) else None
         stream = bool(req.get("stream"))
         if turn and turn.get("delay_ms"):
