@@ -57,11 +57,24 @@ struct shards {
 	size_t n;
 };
 
+/* A grant given, for the delegation check (a child's link to its parent). */
+struct grantrec {
+	char id[JH_ID_LEN], ledger[JH_ID_LEN], parent[JH_ID_LEN];
+	char agent[64], holder[JH_DIDKEY_MAX], issuer[JH_DIDKEY_MAX];
+	uint64_t depth, budget, nbf, exp;
+};
+
+struct grants {
+	struct grantrec *v;
+	size_t n;
+};
+
 struct opts {
 	int quiet;
 	const char *ledgerdir;	/* "-": rebuild only, no ledger files */
 	struct replay rp;
 	struct shards sh;
+	struct grants gs;	/* every grant verified, for -L and chains */
 	struct jh_keyset keys;
 	struct jh_verifier v;
 	const struct jh_cp *cp;	/* the one the log at hand is checked with */
@@ -291,6 +304,112 @@ shard_totals(struct opts *o)
 	return (rc);
 }
 
+static void
+copy_text(char *dst, size_t sz, const struct jh_cbor *v)
+{
+	dst[0] = '\0';
+	if (v != NULL && v->type == JH_CBOR_TEXT)
+		snprintf(dst, sz, "%.*s", (int)(v->len < sz - 1 ? v->len :
+		    sz - 1), (const char *)v->p);
+}
+
+/* Every grant verified is kept: a child's parent may be given with it. */
+static void
+record_grant(struct opts *o, const struct jh_env *env)
+{
+	const struct jh_cbor *c = env->core;
+	struct grantrec *x;
+	uint8_t h[JH_HASH_LEN];
+
+	if (c == NULL || strcmp(env->kind, "grant/1") != 0)
+		return;
+	if ((x = realloc(o->gs.v, (o->gs.n + 1) * sizeof(*x))) == NULL)
+		errx(2, "out of memory");
+	o->gs.v = x;
+	x = &o->gs.v[o->gs.n++];
+	memset(x, 0, sizeof(*x));
+	crypto_hash_sha256(h, env->payload_p, env->payload_len);
+	memcpy(x->id, "sha256:", 7);
+	jh_hex(x->id + 7, h, JH_HASH_LEN);
+	copy_text(x->ledger, sizeof(x->ledger), jh_cbor_get(c, "ledger"));
+	if (x->ledger[0] == '\0')
+		memcpy(x->ledger, x->id, sizeof(x->ledger));
+	copy_text(x->parent, sizeof(x->parent), jh_cbor_get(c, "parent"));
+	copy_text(x->agent, sizeof(x->agent), jh_cbor_get(c, "agent"));
+	copy_text(x->holder, sizeof(x->holder), jh_cbor_get(c, "holder"));
+	copy_text(x->issuer, sizeof(x->issuer), jh_cbor_get(c, "issuer"));
+	x->depth = uint_field(c, "depth");
+	x->budget = uint_field(c, "budget_uj");
+	x->nbf = uint_field(c, "nbf");
+	x->exp = uint_field(c, "exp");
+}
+
+/*
+ * After the last file: each child grant whose parent was given with it
+ * is checked root first, as the gate checks it (joulehook-formats(5),
+ * Child grants): the parent it names, signed by the parent's holder
+ * (else its issuer), a lower depth, no wider budget, expiry or start.
+ * One line each; a child that does not narrow its parent is a failure.
+ */
+static int
+check_chains(struct opts *o, struct tally *t)
+{
+	struct jh_buf out;
+	size_t i, j;
+	int rc = 0;
+
+	jh_buf_init(&out);
+	for (i = 0; i < o->gs.n; i++) {
+		const struct grantrec *c = &o->gs.v[i], *p = NULL;
+		const char *why = NULL, *signer;
+
+		if (c->parent[0] == '\0')
+			continue;
+		for (j = 0; j < o->gs.n && p == NULL; j++)
+			if (strcmp(o->gs.v[j].id, c->parent) == 0 ||
+			    strcmp(o->gs.v[j].ledger, c->parent) == 0)
+				p = &o->gs.v[j];
+		if (p == NULL)
+			continue;	/* its parent was not given */
+		signer = strncmp(p->holder, "did:key:", 8) == 0 ? p->holder :
+		    p->issuer;
+		if (strcmp(c->issuer, signer) != 0)
+			why = "not issued by its parent's holder";
+		else if (p->depth == 0)
+			why = "its parent allows no delegation (depth 0)";
+		else if (c->depth >= p->depth)
+			why = "it does not lower its parent's depth";
+		else if (c->budget > p->budget)
+			why = "its budget is larger than its parent's";
+		else if (c->exp > p->exp)
+			why = "it expires after its parent";
+		else if (c->nbf < p->nbf)
+			why = "it starts before its parent";
+		if (why != NULL)
+			t->failed++;
+		if (o->quiet) {
+			if (why != NULL)
+				fprintf(stderr, "%s: child grant %s: %s\n", PROG,
+				    c->id, why);
+			continue;
+		}
+		jh_buf_reset(&out);
+		jh_buf_addf(&out, "{\"delegation\":{\"child\":\"%s\","
+		    "\"parent\":\"%s\",\"agent\":", c->id, p->id);
+		jh_json_str(&out, c->agent, strlen(c->agent));
+		jh_buf_addf(&out, ",\"ok\":%s", why ? "false" : "true");
+		if (why != NULL) {
+			jh_buf_adds(&out, ",\"finding\":");
+			jh_json_str(&out, why, strlen(why));
+		}
+		jh_buf_adds(&out, "}}\n");
+		if (put(&out) == -1)
+			rc = -1;
+	}
+	jh_buf_free(&out);
+	return (rc);
+}
+
 /*
  * A subagent's decision (and the result that settles its ask) debited
  * or held on every ledger of its chain: its own, then its ancestors'.
@@ -318,6 +437,7 @@ record(struct opts *o, const struct jh_env *env)
 	const struct jh_cbor *g, *id, *h, *c = env->core;
 	int kid;
 
+	record_grant(o, env);
 	if (o->ledgerdir == NULL || c == NULL)
 		return;
 	kid = jh_kind_lookup(env->kind);
@@ -780,7 +900,11 @@ main(int argc, char *argv[])
 			rc = x;
 	if (rc != -1 && o.ledgerdir != NULL && replay_ledger(&o, &t) == -1)
 		rc = -1;
+	if (rc != -1 && check_chains(&o, &t) == -1)
+		rc = -1;
 	free(o.rp.v);
+	free(o.gs.v);
+	free(o.sh.v);
 	if (rc != -1 && o.cps.n > 0 && !o.cp_used) {
 		t.failed++;
 		warnx("no log of the checkpoint's session was given");

@@ -62,6 +62,9 @@ remaining() {	# GRANT: what its ledger has left, as jh-decide -x reads it
 	[[ $stderr == *"Explore subagent's calls are decided under $G.agents/Explore"* ]]
 	run -0 jq -c '[.agent, .parent == null, .depth, .budget_uj, [.caps[].id]]' "$G.agents/Explore.json"
 	assert_output '["Explore",false,0,5000,["read"]]'
+	# jh-verify, given the grant and its child, checks the link root first
+	run -0 sh -c "jh-verify '$G' '$G.agents/Explore' | jq -c 'select(.delegation) | .delegation | [.agent, .ok]'"
+	assert_output '["Explore",true]'
 	before=$(remaining "$G")
 	run -0 call Read "{\"file_path\": \"$T/proj/a.txt\"}" toolu_r1 Explore
 	run -0 jq -c '[.verdict, .agent_type, (.chain | length), .debited_uj]' <<<"$output"
@@ -123,6 +126,9 @@ remaining() {	# GRANT: what its ledger has left, as jh-decide -x reads it
 	run -0 call Read "{\"file_path\": \"$T/proj/a.txt\"}" t1 Explore
 	run -0 jq -r '[.verdict, .code, .reason] | join(" ")' <<<"$output"
 	assert_output "deny bad-signature the Explore subagent's grant widens its parent: its budget is larger"
+	run -1 jh-verify "$G" "$G.agents/Explore"
+	run -0 jq -c 'select(.delegation) | .delegation | [.ok, .finding]' <<<"$output"
+	assert_output "[false,\"its budget is larger than its parent's\"]"
 	# another parent
 	jq -c '.parent = "sha256:'"$(printf %064d 0)"'"' "$G.agents/Explore.json" >"$T/other.json"
 	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/other.json" >"$G.agents/Explore"
