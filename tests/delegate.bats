@@ -190,17 +190,23 @@ cc_run() {
 	LOG="$JH_STATE/logs/$(printf %s "$SID" | sha256sum | cut -c1-64).jhl"
 }
 
+# agent_script TASK THREAD: the mock's script: the main agent hands TASK
+# to a general-purpose subagent, whose turns are the JSON list THREAD
+# ($p in it is the project), then finishes
+agent_script() {
+	jq -nc --arg p "$P" --arg task "$1" "{turns: [
+	    {tool_use: [{id: \"toolu_main_agent\", name: \"Agent\", input: {description: \"look\",
+	        prompt: \$task, subagent_type: \"general-purpose\"}}]},
+	    {text: \"finished\"}], threads: {(\$task): $2}}" >"$T/script.json"
+}
+
 # bats test_tags=host
 @test "the real Claude Code: a general-purpose subagent works under its child grant, which denies it what the parent grants, and its reads are debited on both ledgers" {
 	cc_install
-	jq -nc --arg p "$P" '{turns: [
-	    {tool_use: [{id: "toolu_main_agent", name: "Agent", input: {description: "look",
-	        prompt: "SUBTASK-7: read a.txt, then make a file", subagent_type: "general-purpose"}}]},
-	    {text: "finished"}],
-	  threads: {"SUBTASK-7": [
+	agent_script "SUBTASK-7: read a.txt, then make a file" '[
 	    {tool_use: [{id: "toolu_sub_read", name: "Read", input: {file_path: ($p + "/a.txt")}}]},
 	    {tool_use: [{id: "toolu_sub_touch", name: "Bash", input: {command: "touch made-by-sub", description: "e2e"}}]},
-	    {text: "sub done"}]}}' >"$T/script.json"
+	    {text: "sub done"}]'
 	cc_run
 	# the subagent's calls carried its type and were decided under its grant
 	run -0 sh -c "jh-verify '$LOG' | jq -c 'select(.kind == \"decision/1\") | [.core.tool_use_id, .core.agent_type, .core.verdict, (.core.chain | length)]'"
@@ -217,14 +223,10 @@ cc_run() {
 # bats test_tags=host
 @test "the real Claude Code: revoking the parent grant stops its subagent's next call" {
 	cc_install
-	jq -nc --arg p "$P" '{turns: [
-	    {tool_use: [{id: "toolu_main_agent", name: "Agent", input: {description: "look",
-	        prompt: "SUBTASK-8: read a.txt twice", subagent_type: "general-purpose"}}]},
-	    {text: "finished"}],
-	  threads: {"SUBTASK-8": [
+	agent_script "SUBTASK-8: read a.txt twice" '[
 	    {tool_use: [{id: "toolu_sub_r1", name: "Read", input: {file_path: ($p + "/a.txt")}}]},
 	    {delay_ms: 3000, tool_use: [{id: "toolu_sub_r2", name: "Read", input: {file_path: ($p + "/a.txt"), offset: 1}}]},
-	    {text: "sub done"}]}}' >"$T/script.json"
+	    {text: "sub done"}]'
 	# the parent is revoked once the subagent's first read is decided
 	pid=$(jh-decide -x -j -g "$GRANT" true | jq -r .grant)
 	(
