@@ -327,6 +327,23 @@ settle_all(const struct opts *o, struct res *r, const struct jh_cbor *core,
 	}
 }
 
+/* The decision's array of texts k, copied into the result as it is. */
+static void
+copy_texts(json_t *o, const struct jh_cbor *core, const char *k)
+{
+	const struct jh_cbor *v = jh_cbor_get(core, k);
+	json_t *a;
+	size_t i;
+
+	if (v == NULL || v->type != JH_CBOR_ARRAY || (a = json_array()) ==
+	    NULL)
+		return;
+	for (i = 0; i < v->len; i++)
+		json_array_append_new(a, json_stringn((const char *)v->v[i].p,
+		    v->v[i].len));
+	json_object_set_new(o, k, a);
+}
+
 static void
 emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
     const struct found *f, const struct res *r, const char *event)
@@ -360,24 +377,8 @@ emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
 		if ((v = jh_cbor_get(f->in.core, "outcome")) != NULL &&
 		    v->type == JH_CBOR_UINT && v->u == 1)
 			json_object_set_new(o, "outcome", json_integer(1));
-		if ((v = jh_cbor_get(f->in.core, "chain")) != NULL &&
-		    v->type == JH_CBOR_ARRAY) {
-			json_t *c = json_array();
-			size_t i;
-			for (i = 0; i < v->len; i++)
-				json_array_append_new(c, json_stringn(
-				    (const char *)v->v[i].p, v->v[i].len));
-			json_object_set_new(o, "chain", c);
-		}
-		if ((v = jh_cbor_get(f->in.core, "target")) != NULL &&
-		    v->type == JH_CBOR_ARRAY) {
-			json_t *t = json_array();
-			size_t i;
-			for (i = 0; i < v->len; i++)
-				json_array_append_new(t, json_stringn(
-				    (const char *)v->v[i].p, v->v[i].len));
-			json_object_set_new(o, "target", t);
-		}
+		copy_texts(o, f->in.core, "chain");
+		copy_texts(o, f->in.core, "target");
 	}
 	if (r->have_cid)
 		json_object_set_new(o, "content_id",
