@@ -19,9 +19,9 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "reply.h"
 
 #define PROG "jh-normalize"
-#define REASON_PREFIX "joulehook: "
 
 struct opts {
 	const struct jh_host *host;
@@ -37,19 +37,6 @@ struct opts {
 	const char *digest;
 	const char *event;	/* -E: the event answered, if not the gate's */
 	char bad[160];		/* the first usage error, if any */
-};
-
-/* What the reply stage concluded. */
-struct answer {
-	int verdict;		/* JH_ANSWER_* */
-	char *reason;		/* without the prefix */
-	char *updated;		/* compact JSON (rewrite) */
-	int post;		/* JH_POST_*, for a post-tool event */
-	char *path;		/* the Read result to withhold */
-	char *hint;		/* jh-grant add's arguments that would grant it */
-	char *tool;		/* the decided call's tool */
-	int decided;		/* the reason is a decision's, not a failure */
-	int unprovable;		/* its code is unprovable-command */
 };
 
 static void
@@ -85,15 +72,12 @@ static int
 normalize_file(const struct opts *o, const char *path)
 {
 	struct jh_reader r;
+	struct jh_buf line;
 	struct jh_err e;
-	json_error_t je;
-	json_t *j, *ev;
 	const char *val;
-	char *line;
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	char *fix;
 	int fd, x, rc = 0;
 
 	if (strcmp(path, "-") == 0)
@@ -103,6 +87,7 @@ normalize_file(const struct opts *o, const char *path)
 		return (1);
 	}
 	jh_reader_init(&r, fd);
+	jh_buf_init(&line);
 	for (;;) {
 		off = r.offset + r.pos;
 		if ((x = jh_reader_json(&r, &val, &len, &off, &e)) == 0)
@@ -116,285 +101,41 @@ normalize_file(const struct opts *o, const char *path)
 				continue;
 			break;
 		}
-		/*
-		 * The flags of jh_json_parse: the input_digest contract
-		 * refuses a repeated key and keeps U+0000.  A lone
-		 * surrogate is read as U+FFFD, as the host runs it.  A
-		 * payload that is not JSON is passed over: the reader
-		 * found where it ends, so the next one is read.
-		 */
-		fix = NULL;
-		if (memmem(val, len, "\\u", 2) != NULL) {
-			/* only a payload with a \u escape is copied */
-			if ((fix = malloc(len)) == NULL)
-				errx(2, "out of memory");
-			memcpy(fix, val, len);
-			jh_json_lone_surrogates(fix, len);
-		}
-		j = json_loadb(fix != NULL ? fix : val, len,
-		    JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY,
-		    &je);
-		free(fix);
-		if (j == NULL) {
-			warnx("%s: payload %lu (offset %llu): not JSON: line "
-			    "%d, column %d: %s", path, idx,
-			    (unsigned long long)off, je.line, je.column,
-			    je.text);
+		/* A payload that is not JSON is passed over: its end is known. */
+		jh_buf_reset(&line);
+		if ((x = jh_normalize_one(&line, o->host, val, len, o->native,
+		    &e)) == -1)
+			errx(2, "%s", e.msg);
+		if (x == 1) {
+			warnx("%s: payload %lu (offset %llu): %s", path, idx,
+			    (unsigned long long)off, e.msg);
 			rc = 1;
 			continue;
 		}
-		ev = jh_host_event(o->host, j, o->native);
-		line = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;
-		json_decref(ev);
-		json_decref(j);
-		if (line == NULL)
-			errx(2, "out of memory");
-		if (strlen(line) >= JH_MAX_RECORD) {
-			/* The next stage would refuse the line. */
-			warnx("%s: payload %lu (offset %llu): its event is "
-			    "longer than %u bytes", path, idx,
-			    (unsigned long long)off, JH_MAX_RECORD);
-			free(line);
-			rc = 1;
-			continue;
-		}
-		x = fputs(line, stdout) == EOF || putchar('\n') == EOF;
-		free(line);
-		if (x) {
+		if (fwrite(line.p, 1, line.len, stdout) != line.len) {
 			rc = -1;
 			break;
 		}
 	}
+	jh_buf_free(&line);
 	jh_reader_free(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return (rc);
 }
 
-static char *
-text_dup(const struct jh_cbor *v)
-{
-	char *s;
-
-	if ((s = malloc(v->len + 1)) == NULL)
-		errx(2, "out of memory");
-	memcpy(s, v->p, v->len);
-	s[v->len] = '\0';
-	return (s);
-}
-
-static int
-fail(struct answer *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Sets a deny with the reason why; returns -1. */
-static int
-fail(struct answer *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(a->reason);
-	free(a->hint);
-	a->hint = NULL;
-	a->decided = 0;
-	a->verdict = JH_ANSWER_DENY;
-	if ((a->reason = malloc(512)) == NULL)
-		errx(2, "out of memory");
-	va_start(ap, fmt);
-	vsnprintf(a->reason, 512, fmt, ap);
-	va_end(ap);
-	return (-1);
-}
-
-/* Whether a core's text field equals s, which the caller names. */
-static int
-same(const struct jh_cbor *core, const char *field, const char *s)
-{
-	return (jh_cbor_text_is(jh_cbor_get(core, field), s));
-}
-
-static int
-fresh(const struct jh_cbor *core, uint64_t now, uint64_t limit,
-    uint64_t *age)
-{
-	const struct jh_cbor *ts = jh_cbor_get(core, "ts");
-
-	*age = ts->u > now ? ts->u - now : now - ts->u;
-	return (*age <= limit);
-}
-
-/*
- * The checks of jh-normalize(1), The reply, on what jh-chain wrote, in
- * order; the first that fails names the reason of the deny.  On success
- * the answer is the decision's own.
- */
-static int
-judge(const struct opts *o, const struct jh_keyset *ks, const uint8_t *p,
-    size_t n, struct answer *a)
-{
-	struct jh_verifier v;
-	struct jh_arena ar;
-	struct jh_env ent, in;
-	struct jh_err e;
-	const struct jh_cbor *rc, *verdict, *ui;
-	json_t *j;
-	size_t len;
-	uint64_t now, age;
-	int x, r = -1;
-
-	if (n == 0)
-		return (fail(a, "no receipt: the input is empty (a stage "
-		    "before the reply failed)"));
-	if ((x = jh_cbor_item_len(&len, p, n, &e)) != JH_CBOR_OK)
-		return (fail(a, "no receipt: the input is %s (%s)",
-		    x == JH_CBOR_TRUNCATED ? "truncated" : "not CBOR", e.msg));
-	if (len != n)
-		return (fail(a, "the input holds more than one item; the "
-		    "reply answers exactly one chained receipt"));
-	jh_arena_init(&ar);
-	jh_verifier_init(&v, ks);
-	if (jh_verify_env(&v, &ent, &ar, p, n, &e) == -1) {
-		fail(a, "the receipt does not verify: %s", e.msg);
-		goto out;
-	}
-	if (strcmp(ent.kind, "chain/1") != 0) {
-		fail(a, "a bare %s, not a chain/1 entry: the receipt was "
-		    "never chained", ent.kind);
-		goto out;
-	}
-	rc = jh_cbor_get(ent.core, "receipt");
-	if (jh_verify_env(&v, &in, &ar, rc->p, rc->len, &e) == -1) {
-		fail(a, "the chained receipt does not verify: %s", e.msg);
-		goto out;
-	}
-	if (strcmp(in.kind, o->event != NULL ? "result/1" :
-	    "decision/1") != 0) {
-		fail(a, "the chained receipt is of kind %s, not %s", in.kind,
-		    o->event != NULL ? "result/1" : "decision/1");
-		goto out;
-	}
-	if (!same(in.core, "session", o->session) ||
-	    !same(ent.core, "session", o->session)) {
-		fail(a, "the receipt is for another session");
-		goto out;
-	}
-	if (!same(in.core, "tool_use_id", o->call)) {
-		fail(a, "the receipt is for another tool call (tool_use_id)");
-		goto out;
-	}
-	if (!same(in.core, "input_digest", o->digest)) {
-		fail(a, "the receipt is for another input (input_digest)");
-		goto out;
-	}
-	if (!same(in.core, "host", o->host->name) || !same(in.core, "event",
-	    o->event != NULL ? o->event : JH_GATE_EVENT)) {
-		fail(a, "the receipt is not a %s on a %s %s", o->event !=
-		    NULL ? "result" : "decision", o->host->name,
-		    o->event != NULL ? o->event : JH_GATE_EVENT);
-		goto out;
-	}
-	now = jh_now_ms();
-	if (!fresh(ent.core, now, o->deadline_ms, &age) ||
-	    !fresh(in.core, now, o->deadline_ms, &age)) {
-		fail(a, "the receipt is stale: its ts is %llu ms from now, "
-		    "more than %llu", (unsigned long long)age,
-		    (unsigned long long)o->deadline_ms);
-		goto out;
-	}
-	free(a->reason);
-	a->reason = text_dup(jh_cbor_get(in.core, "reason"));
-	if (o->event != NULL) {
-		/* What ran: anything but a match ends the run. */
-		const struct jh_cbor *ck = jh_cbor_get(in.core, "check");
-		const struct jh_cbor *t = jh_cbor_get(in.core, "target");
-		a->verdict = JH_ANSWER_ALLOW;
-		a->post = jh_cbor_text_is(ck, "match") ? JH_POST_OK :
-		    JH_POST_STOP;
-		if (jh_cbor_text_is(ck, "content-mismatch")) {
-			a->post = JH_POST_WITHHOLD;
-			if (t != NULL && t->type == JH_CBOR_ARRAY && t->len > 0)
-				a->path = text_dup(&t->v[0]);
-		}
-		r = 0;
-		goto out;
-	}
-	verdict = jh_cbor_get(in.core, "verdict");
-	a->decided = 1;
-	a->tool = text_dup(jh_cbor_get(in.core, "tool"));
-	a->unprovable = jh_cbor_text_is(jh_cbor_get(in.core, "code"),
-	    "unprovable-command");
-	if (jh_cbor_get(in.core, "hint") != NULL)
-		a->hint = text_dup(jh_cbor_get(in.core, "hint"));
-	if (jh_cbor_text_is(verdict, "allow"))
-		a->verdict = JH_ANSWER_ALLOW;
-	else if (jh_cbor_text_is(verdict, "ask"))
-		a->verdict = JH_ANSWER_ASK;
-	else if (jh_cbor_text_is(verdict, "rewrite")) {
-		/* The sealer checked that updated_digest is its digest. */
-		ui = jh_cbor_get(in.core, "updated_input");
-		j = jh_json_parse((const char *)ui->p, ui->len, &e);
-		if (j == NULL || !json_is_object(j)) {
-			json_decref(j);
-			fail(a, "the rewrite's updated_input is not a JSON "
-			    "object");
-			goto out;
-		}
-		a->updated = json_dumps(j, JSON_COMPACT);
-		json_decref(j);
-		if (a->updated == NULL)
-			errx(2, "out of memory");
-		a->verdict = JH_ANSWER_REWRITE;
-	} else
-		a->verdict = JH_ANSWER_DENY;
-	r = 0;
-out:
-	jh_arena_free(&ar);
-	return (r);
-}
-
-/*
- * What the person and the agent can do about an ask or a deny: the line
- * that would grant what the grant omits, and for a deny the agent
- * reads, not to look for another way round it (jh-normalize(1)).
- */
-static void
-advise(struct jh_buf *why, const struct answer *a)
-{
-	if (a->verdict != JH_ANSWER_ASK && a->verdict != JH_ANSWER_DENY)
-		return;
-	if (a->hint != NULL && a->hint[0] != '\0') {
-		jh_buf_adds(why, a->verdict == JH_ANSWER_ASK ?
-		    ". To allow it from now on: jh-grant add " :
-		    ". The user can grant it with: jh-grant add ");
-		jh_buf_adds(why, a->hint);
-	}
-	if (a->verdict != JH_ANSWER_DENY)
-		return;
-	if (!a->decided)
-		jh_buf_adds(why, " (joulehook failed closed, so the call is "
-		    "blocked; tell the user).");
-	else if (a->unprovable)
-		jh_buf_adds(why, ". Write it as plain commands whose effects "
-		    "can be read, or tell the user and let them run it.");
-	else
-		jh_buf_adds(why, ". Do not retry this or try another way to "
-		    "do the same thing; tell the user what was blocked and "
-		    "why.");
-}
-
 /*
  * The reply stage: every path ends in the host's answer, and any doubt
- * in its deny and blocking exit status.
+ * in its deny and blocking exit status (jh_reply, lib/reply.c).
  */
 static int
 reply(const struct opts *o)
 {
-	struct answer a = { JH_ANSWER_DENY, NULL, NULL, JH_POST_OK, NULL,
-	    NULL, NULL, 0, 0 };
+	struct jh_reply_opts ro;
 	struct jh_keyset ks;
 	struct jh_buf in, out, why;
 	struct jh_err e;
-	char home[4096], sbuf[4096];
+	char home[4096], sbuf[4096], failed[512];
 	const char *stewards = o->stewards;
 	int status;
 
@@ -402,47 +143,38 @@ reply(const struct opts *o)
 	jh_buf_init(&in);
 	jh_buf_init(&out);
 	jh_buf_init(&why);
+	failed[0] = '\0';
 	if (o->bad[0] != '\0')
-		fail(&a, "usage: %s", o->bad);
+		snprintf(failed, sizeof(failed), "usage: %s", o->bad);
 	else if (stewards == NULL && (jh_home(home, sizeof(home)) == NULL ||
 	    jh_path_join(sbuf, sizeof(sbuf), home, "stewards") == -1))
-		fail(&a, "no stewards list: give -s or set JH_HOME");
+		snprintf(failed, sizeof(failed), "no stewards list: give -s "
+		    "or set JH_HOME");
 	else if (jh_keyset_load(&ks, stewards != NULL ? stewards : sbuf,
 	    JH_ROLE_STEWARD, &e) == -1)
-		fail(&a, "cannot load the stewards list: %s", e.msg);
+		snprintf(failed, sizeof(failed), "cannot load the stewards "
+		    "list: %s", e.msg);
 	else if (jh_read_all(&in, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)
-		fail(&a, "no receipt: %s", e.msg);
-	else
-		judge(o, &ks, in.p, in.len, &a);
-
-	jh_buf_adds(&why, REASON_PREFIX);
-	jh_buf_adds(&why, a.reason);
-	if (o->event == NULL)
-		advise(&why, &a);
-	if (jh_buf_cstr(&why) == NULL)
-		errx(2, "out of memory");
-	if (o->event != NULL) {
-		if (a.verdict == JH_ANSWER_DENY)
-			a.post = JH_POST_STOP;
-		status = jh_host_post_answer(&out, o->host, o->event, a.post,
-		    (char *)why.p, a.path);
-	} else
-		status = jh_host_answer(&out, o->host, a.verdict,
-		    (char *)why.p, a.tool, a.updated, o->replace);
-	if (out.oom)
+		snprintf(failed, sizeof(failed), "no receipt: %s", e.msg);
+	memset(&ro, 0, sizeof(ro));
+	ro.host = o->host;
+	ro.session = o->session;
+	ro.call = o->call;
+	ro.digest = o->digest;
+	ro.event = o->event;
+	ro.deadline_ms = o->deadline_ms;
+	ro.replace = o->replace;
+	status = jh_reply(&out, &why, &ro, &ks, in.p, in.len,
+	    failed[0] != '\0' ? failed : NULL);
+	if (out.oom || why.oom)
 		errx(o->host->block_status, "out of memory");
-	if (a.verdict == JH_ANSWER_DENY || a.post != JH_POST_OK)
-		fprintf(stderr, "%s\n", (char *)why.p);
+	if (why.len > 0)
+		fprintf(stderr, "%.*s\n", (int)why.len, (char *)why.p);
 	if ((out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len) ||
 	    fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");
 		status = o->host->block_status;
 	}
-	free(a.reason);
-	free(a.updated);
-	free(a.path);
-	free(a.hint);
-	free(a.tool);
 	jh_keyset_free(&ks);
 	jh_buf_free(&in);
 	jh_buf_free(&out);

@@ -449,6 +449,56 @@ jh_host_event(const struct jh_host *h, const json_t *p, int keep_native)
 }
 
 /*
+ * One payload, a JSON value the reader framed, to its ActionEvent line
+ * and a newline, appended to out (jh-normalize(1)).  Parsed as the
+ * input_digest contract wants: a repeated key is refused and U+0000
+ * kept; a lone surrogate is read as U+FFFD, as the host runs it (only a
+ * payload with a \u escape is copied for that).  Returns 0, 1 when the
+ * payload is refused (why in e: not JSON, or an event longer than the
+ * next stage takes), -1 when out of memory.
+ */
+int
+jh_normalize_one(struct jh_buf *out, const struct jh_host *h,
+    const char *val, size_t len, int native, struct jh_err *e)
+{
+	json_error_t je;
+	json_t *j, *ev;
+	char *fix = NULL, *line;
+	size_t n;
+
+	if (memmem(val, len, "\\u", 2) != NULL) {
+		if ((fix = malloc(len)) == NULL)
+			return (jh_errf(e, "out of memory"));
+		memcpy(fix, val, len);
+		jh_json_lone_surrogates(fix, len);
+	}
+	j = json_loadb(fix != NULL ? fix : val, len, JSON_REJECT_DUPLICATES |
+	    JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+	free(fix);
+	if (j == NULL) {
+		jh_errf(e, "not JSON: line %d, column %d: %s", je.line,
+		    je.column, je.text);
+		return (1);
+	}
+	ev = jh_host_event(h, j, native);
+	line = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;
+	json_decref(ev);
+	json_decref(j);
+	if (line == NULL)
+		return (jh_errf(e, "out of memory"));
+	if ((n = strlen(line)) >= JH_MAX_RECORD) {
+		/* The next stage would refuse the line. */
+		free(line);
+		jh_errf(e, "its event is longer than %u bytes", JH_MAX_RECORD);
+		return (1);
+	}
+	jh_buf_add(out, line, n);
+	jh_buf_addc(out, '\n');
+	free(line);
+	return (out->oom ? jh_errf(e, "out of memory") : 0);
+}
+
+/*
  * The host's answer to a verdict: what to write on the standard output
  * (possibly nothing) into b, and the exit status to return.  reason is
  * shown by the host; updated is the compact JSON of the canonical

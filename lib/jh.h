@@ -886,6 +886,8 @@ int	jh_content_id(char *, const struct jh_host *, const char *,
 json_t	*jh_host_canon(const struct jh_host *, const json_t *, char *,
 	    size_t);
 json_t	*jh_host_event(const struct jh_host *, const json_t *, int);
+int	jh_normalize_one(struct jh_buf *out, const struct jh_host *h,
+	    const char *val, size_t len, int native, struct jh_err *e);
 int	jh_host_answer(struct jh_buf *, const struct jh_host *, int,
 	    const char *, const char *, const char *, int);
 const char *jh_host_post_status(const struct jh_host *, const char *);
