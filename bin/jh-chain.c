@@ -75,109 +75,29 @@ out_entry(const struct opts *o, const struct jh_buf *entry)
 static int
 chain_one(struct opts *o, const uint8_t *p, size_t n, unsigned long idx)
 {
-	struct jh_arena a;
-	struct jh_env env;
-	struct jh_err e;
-	struct jh_log *l = NULL;
+	struct jh_chainer c;
 	struct jh_buf entry;
-	const struct jh_cbor *sess, *ts;
-	uint8_t nonce[JH_NONCE_LEN];
-	uint64_t cut = 0;
-	char did[JH_DIDKEY_MAX];
-	int kid, rc = 1, locked = 0;
+	struct jh_err e, note;
+	int rc;
 
-	jh_arena_init(&a);
+	memset(&c, 0, sizeof(c));
+	c.keys = &o->keys;
+	c.key = &o->key;
+	c.state = o->state;
+	c.logfile = o->logfile;
+	c.wait_ms = o->wait_ms;
+	c.deadline_ms = o->deadline_ms;
 	jh_buf_init(&entry);
-	if (jh_env_parse(&env, &a, p, n, &e) == -1) {
+	rc = jh_chain_receipt(&entry, &c, p, n, &note, &e);
+	if (note.msg[0] != '\0')
+		warnx("%s", note.msg);
+	if (rc == 1)
 		warnx("receipt %lu: %s", idx, e.msg);
-		goto out;
-	}
-	kid = jh_kind_lookup(env.kind);
-	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY &&
-	    kid != JH_KIND_RESULT && kid != JH_KIND_HOLD) {
-		warnx("receipt %lu: a %s belongs to no session; not chained",
-		    idx, env.kind);
-		goto out;
-	}
-	if (!jh_keyset_has(&o->keys, env.kid, JH_ROLE_STEWARD)) {
-		jh_didkey_enc(did, sizeof(did), env.kid);
-		warnx("receipt %lu: signed by %s, not a trusted steward", idx,
-		    did);
-		goto out;
-	}
-	if (jh_env_verify_sig(&env, &e) == -1 ||
-	    jh_kind_check(env.core, kid, &e) == -1) {
-		warnx("receipt %lu: %s", idx, e.msg);
-		goto out;
-	}
-	jh_didkey_enc(did, sizeof(did), env.kid);
-	if (!jh_cbor_text_is(jh_cbor_get(env.core, "steward"), did)) {
-		warnx("receipt %lu: steward is not the kid", idx);
-		goto out;
-	}
-	sess = jh_cbor_get(env.core, "session");
-	ts = jh_cbor_get(env.core, "ts");
-	if (sess->len == 0 || sess->len > JH_SESSION_MAX) {
-		warnx("receipt %lu: session id is empty or longer than %u "
-		    "bytes", idx, JH_SESSION_MAX);
-		goto out;
-	}
-	rc = 2;
-	if ((l = malloc(sizeof(*l))) == NULL) {
-		warnx("out of memory");
-		goto out;
-	}
-	if (jh_log_open(l, o->state, o->logfile, sess->p, sess->len, 1,
-	    &e) == -1) {
+	else if (rc != 0)
 		warnx("%s", e.msg);
-		free(l);
-		l = NULL;
-		goto out;
-	}
-	if (jh_flock(l->fd, LOCK_EX, o->wait_ms, &e) == -1) {
-		warnx("%s: %s", l->name, e.msg);
-		goto out;
-	}
-	locked = 1;
-	if (jh_log_head(l, &o->keys, 1, &cut, &e) == -1) {
-		warnx("%s; refusing to append (run jh-verify on it)", e.msg);
-		goto out;
-	}
-	if (cut > 0)
-		warnx("%s: cut a torn tail of %llu bytes (an append that "
-		    "never completed)", l->name, (unsigned long long)cut);
-	rc = 1;
-	if (l->head.count > 0 && (l->slen != sess->len ||
-	    memcmp(l->session, sess->p, sess->len) != 0)) {
-		warnx("receipt %lu: session is not the log's", idx);
-		goto out;
-	}
-	if (l->head.count > 0 && ts->u < l->head.last_ts &&
-	    l->head.last_ts - ts->u > o->deadline_ms) {
-		warnx("receipt %lu: predates the head by more than %llu ms",
-		    idx, (unsigned long long)o->deadline_ms);
-		goto out;
-	}
-	rc = 2;
-	jh_nonce(nonce);
-	if (jh_log_append(l, &o->key, p, n, env.core, jh_now_ms(), nonce, 1,
-	    &entry, &e) == -1) {
-		warnx("%s", e.msg);
-		goto out;
-	}
-	flock(l->fd, LOCK_UN);
-	locked = 0;
-	/* Never write to stdout with the lock held. */
-	rc = out_entry(o, &entry) == -1 ? -1 : 0;
-out:
-	if (l != NULL) {
-		if (locked)
-			flock(l->fd, LOCK_UN);
-		jh_log_close(l);
-		free(l);
-	}
+	else if (out_entry(o, &entry) == -1)
+		rc = -1;
 	jh_buf_free(&entry);
-	jh_arena_free(&a);
 	return (rc);
 }
 

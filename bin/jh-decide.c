@@ -29,21 +29,13 @@ struct opts {
 	const char *dir;		/* -d: where -x command lines start */
 	int explain;			/* -x */
 	int json;			/* -j */
-	const char *trustfile;
-	const char *revdir;
-	const char *ledgerdir;
-	const char *statedir;
-	const char *home;
+	struct jh_gate_paths paths;
 	int exit_deny;
 	int init;
 	const char *replay;		/* -r: jh-verify -L's output */
 	unsigned wait_ms;
-	int have_uid;			/* -u */
-	uint32_t uid;
-	struct jh_keyset trust;
-	struct jh_protect protect;
-	char homebuf[PATH_MAX], statebuf[PATH_MAX], ledgerbuf[PATH_MAX];
-	char trustbuf[PATH_MAX], revbuf[PATH_MAX];
+	struct jh_asker who;		/* -u */
+	struct jh_gate_ctx *gc;
 };
 
 static void
@@ -79,44 +71,20 @@ parse_uid(struct opts *o, const char *s)
 	    v > 4294967294ULL)
 		errx(2, "-u %s: not a uid (a decimal number from 0 to "
 		    "4294967294)", s);
-	o->uid = (uint32_t)v;
-	o->have_uid = 1;
-}
-
-static void
-emit(const struct opts *o, json_t *ev, struct jh_decision *d, int *denied)
-{
-	json_t *out;
-
-	d->have_uid = o->have_uid;
-	d->uid = o->uid;
-	if ((out = jh_decision_json(d, ev)) == NULL)
-		errx(2, "out of memory");
-	print_json(out);
-	json_decref(out);
-	if (strcmp(d->verdict, "deny") == 0)
-		*denied = 1;
-}
-
-/* A line that is not an event is a malformed event's Decision. */
-static void
-emit_malformed(const struct opts *o, const char *why, int *denied)
-{
-	struct jh_decision d;
-	json_t *ev = json_object();
-
-	jh_decision_init(&d);
-	jh_decision_fail(&d, JH_D_MALFORMED, "malformed event: %s", why);
-	emit(o, ev, &d, denied);
-	json_decref(ev);
-	jh_decision_free(&d);
+	o->who.uid = (uint32_t)v;
+	o->who.have_uid = 1;
 }
 
 static void	explain(const struct opts *, const struct jh_gate *,
 		    json_t *, const struct jh_decision *);
 
-static void
-run_line(const struct opts *o, const struct jh_gate *g, const char *line,
+/*
+ * -x on one line: an event jh_decide would decide is explained, and 1
+ * returned; 0 for a line jh_decide_line answers as it always does (one
+ * that is not an event, an event of another kind).
+ */
+static int
+explain_line(const struct opts *o, const struct jh_gate *g, const char *line,
     size_t len, int *denied)
 {
 	struct jh_decision d;
@@ -124,32 +92,44 @@ run_line(const struct opts *o, const struct jh_gate *g, const char *line,
 	json_t *ev, *evn;
 	const char *en;
 
-	if ((ev = jh_json_parse(line, len, &e)) == NULL ||
-	    !json_is_object(ev)) {
-		emit_malformed(o, ev ? "not an object" : e.msg, denied);
-		json_decref(ev);
-		return;
-	}
+	if ((ev = jh_json_parse(line, len, &e)) == NULL)
+		return (0);
 	evn = json_object_get(ev, "event");
 	en = json_is_string(evn) ? json_string_value(evn) : NULL;
-	if (en != NULL && strcmp(en, "PreToolUse") != 0 &&
-	    json_object_get(ev, "malformed") == NULL) {
-		/* Other events pass through untouched, never debited. */
-		fwrite(line, 1, len, stdout);
-		putchar('\n');
+	if (!json_is_object(ev) || (en != NULL && strcmp(en,
+	    JH_GATE_EVENT) != 0 && json_object_get(ev, "malformed") == NULL)) {
 		json_decref(ev);
-		return;
+		return (0);
 	}
 	jh_decision_init(&d);
 	jh_decide(&d, g, ev, jh_now_ms());
-	if (o->explain) {
-		explain(o, g, ev, &d);
-		if (strcmp(d.verdict, "deny") == 0)
-			*denied = 1;
-	} else
-		emit(o, ev, &d, denied);
+	explain(o, g, ev, &d);
+	if (strcmp(d.verdict, "deny") == 0)
+		*denied = 1;
 	json_decref(ev);
 	jh_decision_free(&d);
+	return (1);
+}
+
+/* One line: its Decision (jh_decide_line), or with -x its explanation. */
+static void
+run_line(const struct opts *o, const struct jh_gate *g, const char *line,
+    size_t len, const char *why, int *denied)
+{
+	struct jh_buf out;
+	int x;
+
+	if (o->explain && line != NULL && explain_line(o, g, line, len,
+	    denied))
+		return;
+	jh_buf_init(&out);
+	if ((x = jh_decide_line(&out, g, &o->who, line, len, why)) == -1)
+		errx(2, "out of memory");
+	if (x == 1)
+		*denied = 1;
+	if (fwrite(out.p, 1, out.len, stdout) != out.len)
+		err(2, "stdout");
+	jh_buf_free(&out);
 }
 
 static void
@@ -319,10 +299,7 @@ one_line(void *arg, const char *line, size_t len, const char *why)
 {
 	struct lines *lc = arg;
 
-	if (line == NULL)
-		emit_malformed(lc->o, why, lc->denied);
-	else
-		run_line(lc->o, lc->g, line, len, lc->denied);
+	run_line(lc->o, lc->g, line, len, why, lc->denied);
 	return (0);
 }
 
@@ -379,13 +356,13 @@ init_ledger(struct opts *o)
 	char b[64];
 	int r, existed;
 
-	if (o->grantfile == NULL)
+	if (o->paths.grantfile == NULL)
 		errx(2, "-I needs -g grant");
-	if ((r = jh_grant_load(&g, o->grantfile, &o->trust, &e)) != 0)
+	if ((r = jh_grant_load(&g, o->paths.grantfile, &o->gc->trust, &e)) != 0)
 		errx(1, "%s", e.msg);
 	if (o->replay != NULL)
 		spent = replay_spent(o->replay, g.ledgertext);
-	if (jh_ledger_init(o->ledgerdir, g.ledger, g.budget, spent, &existed,
+	if (jh_ledger_init(o->gc->g.ledgerdir, g.ledger, g.budget, spent, &existed,
 	    &raised, &e) == -1)
 		errx(2, "%s", e.msg);
 	if (!existed && spent > 0)
@@ -407,53 +384,23 @@ init_ledger(struct opts *o)
 	return (0);
 }
 
-/* The directories not given fall back to JH_HOME's and JH_STATE's. */
-static void
-defaults(struct opts *o)
-{
-	struct jh_err e;
-
-	if ((o->home = jh_home(o->homebuf, sizeof(o->homebuf))) == NULL)
-		errx(2, "no JH_HOME and no HOME");
-	if (o->statedir == NULL && (o->statedir = jh_state(o->statebuf,
-	    sizeof(o->statebuf))) == NULL)
-		errx(2, "no JH_STATE and no HOME");
-	if (o->ledgerdir == NULL) {
-		snprintf(o->ledgerbuf, sizeof(o->ledgerbuf), "%s/ledger",
-		    o->statedir);
-		o->ledgerdir = o->ledgerbuf;
-	}
-	if (o->trustfile == NULL) {
-		snprintf(o->trustbuf, sizeof(o->trustbuf), "%s/trust",
-		    o->home);
-		o->trustfile = o->trustbuf;
-	}
-	if (o->revdir == NULL) {
-		snprintf(o->revbuf, sizeof(o->revbuf), "%s/revoked", o->home);
-		o->revdir = o->revbuf;
-	}
-	/* A missing trust file trusts nobody: every grant is refused. */
-	if (access(o->trustfile, F_OK) == 0 &&
-	    jh_keyset_load(&o->trust, o->trustfile, JH_ROLE_ISSUER, &e) == -1)
-		errx(2, "%s", e.msg);
-}
-
 int
 main(int argc, char *argv[])
 {
 	struct opts o;
 	struct jh_err e;
-	struct jh_gcache *gc;
-	struct jh_gate g;
+	struct jh_gate_ctx *gc;
+	struct jh_gate *g;
 	struct lines lc;
 	int ch, x, denied = 0, bad = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.wait_ms = 2000;
-	if ((gc = calloc(1, sizeof(*gc))) == NULL)
+	if ((gc = malloc(sizeof(*gc))) == NULL)
 		err(2, NULL);
-	jh_keyset_init(&o.trust);
-	jh_protect_init(&o.protect);
+	jh_gate_ctx_init(gc);
+	o.gc = gc;
+	g = &gc->g;
 	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:r:R:S:t:u:w:x")) != -1) {
 		switch (ch) {
@@ -470,7 +417,7 @@ main(int argc, char *argv[])
 			o.exit_deny = 1;
 			break;
 		case 'g':
-			o.grantfile = optarg;
+			o.paths.grantfile = optarg;
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -479,23 +426,23 @@ main(int argc, char *argv[])
 			o.init = 1;
 			break;
 		case 'L':
-			o.ledgerdir = optarg;
+			o.paths.ledgerdir = optarg;
 			break;
 		case 'P':
-			if (jh_protect_add(&o.protect, optarg, &e) == -1)
+			if (jh_protect_add(&gc->protect, optarg, &e) == -1)
 				errx(2, "-P %s: %s", optarg, e.msg);
 			break;
 		case 'r':
 			o.replay = optarg;
 			break;
 		case 'R':
-			o.revdir = optarg;
+			o.paths.revdir = optarg;
 			break;
 		case 'S':
-			o.statedir = optarg;
+			o.paths.statedir = optarg;
 			break;
 		case 't':
-			o.trustfile = optarg;
+			o.paths.trustfile = optarg;
 			break;
 		case 'u':
 			parse_uid(&o, optarg);
@@ -511,54 +458,34 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	/* -u: who asked for the Decisions to seal; -I and -x write none. */
-	if (o.have_uid && (o.init || o.explain))
+	if (o.who.have_uid && (o.init || o.explain))
 		usage(stderr, 2);
 	if (o.replay != NULL && !o.init)
 		usage(stderr, 2);
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
-	defaults(&o);
-	if (o.init) {
-		x = init_ledger(&o);
-		free(gc);
-		jh_protect_free(&o.protect);
-		jh_keyset_free(&o.trust);
-		return (x);
-	}
-
-	/* Never grantable: our own files, the install, the host's config. */
-	jh_protect_builtin(&o.protect, o.home, o.statedir);
-	memset(&g, 0, sizeof(g));
-	g.home = o.home;
-	g.statedir = o.statedir;
-	g.ledgerdir = o.ledgerdir;
-	g.revdir = o.revdir;
-	g.grantfile = o.grantfile;
-	g.trust = &o.trust;
-	g.protect = &o.protect;
-	g.wait_ms = o.wait_ms;
-	if ((g.user_home = getenv("HOME")) != NULL && g.user_home[0] != '/')
-		g.user_home = NULL;
-	g.cache = gc;
-	g.dryrun = o.explain;
-	lc.o = &o;
-	lc.g = &g;
-	lc.denied = &denied;
 	if ((o.json || o.dir != NULL) && !o.explain)
 		usage(stderr, 2);
-	if (o.explain && argc > 0 && strcmp(argv[0], "-") != 0)
-		explain_commands(&o, &g, argc, argv, &denied);
-	else if (jh_each_line(argc, argv, one_line, &lc) == -1)
-		bad = 1;
-	jh_gcache_free(gc);
-	free(gc);
-	jh_protect_free(&o.protect);
-	jh_keyset_free(&o.trust);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
-		return (2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (jh_gate_open(gc, &o.paths, &e) == -1)
+		errx(2, "%s", e.msg);
+	g->wait_ms = o.wait_ms;
+	g->dryrun = o.explain;
+	if (o.init)
+		x = init_ledger(&o);
+	else {
+		lc.o = &o;
+		lc.g = g;
+		lc.denied = &denied;
+		if (o.explain && argc > 0 && strcmp(argv[0], "-") != 0)
+			explain_commands(&o, g, argc, argv, &denied);
+		else if (jh_each_line(argc, argv, one_line, &lc) == -1)
+			bad = 1;
+		x = fflush(stdout) == EOF || ferror(stdout) ? -1 : 0;
+		if (x == -1)
+			warn("stdout");
+		x = x == -1 || bad ? 2 : o.exit_deny && denied ? 1 : 0;
 	}
-	if (bad)
-		return (2);
-	return (o.exit_deny && denied ? 1 : 0);
+	jh_gate_close(gc);
+	free(gc);
+	return (x);
 }

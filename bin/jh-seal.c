@@ -145,88 +145,23 @@ seal_one(const struct opts *o, const struct jh_key *key, const char *src,
 {
 	struct jh_err e;
 	struct jh_buf core, env;
-	struct jh_arena a;
-	struct jh_cbor *dec;
-	json_t *j, *jk;
-	const char *kname;
-	uint8_t nonce[JH_NONCE_LEN];
-	uint64_t ts;
 	int kid, rc = 1;
 
-	if ((j = jh_json_parse(line, len, &e)) == NULL) {
-		warnx("%s:%lu: %s", src, lineno, e.msg);
-		return (1);
-	}
 	jh_buf_init(&core);
 	jh_buf_init(&env);
-	jh_arena_init(&a);
-	if (!json_is_object(j)) {
-		warnx("%s:%lu: record is not a JSON object", src, lineno);
-		goto out;
-	}
-	jk = json_object_get(j, "kind");
-	if (jk != NULL && !json_is_string(jk)) {
-		warnx("%s:%lu: field kind must be a string", src, lineno);
-		goto out;
-	}
-	if (o->kind != NULL) {
-		if (jk != NULL && strcmp(json_string_value(jk), o->kind) != 0) {
-			warnx("%s:%lu: record of kind %s, not %s", src, lineno,
-			    json_string_value(jk), o->kind);
-			goto out;
-		}
-		kname = o->kind;
-	} else if (jk != NULL)
-		kname = json_string_value(jk);
+	if ((kid = jh_seal_record(&env, &core, key, o->keyfile, o->kind, line,
+	    len, &e)) == -1)
+		warnx("%s:%lu: %s", src, lineno, e.msg);
 	else {
-		warnx("%s:%lu: record has no kind and -K was not given", src,
-		    lineno);
-		goto out;
+		if (o->verbose && kid == JH_KIND_GRANT) {
+			char id[JH_ID_LEN];
+			jh_sha256_id(id, core.p, core.len);
+			fprintf(stderr, "%s: grant %s\n", PROG, id);
+		}
+		rc = emit(o, &env, core.p, core.len, kid) == -1 ? -1 : 0;
 	}
-	if ((kid = jh_kind_lookup(kname)) == 0 || kid == JH_KIND_CHAIN ||
-	    kid == JH_KIND_CHECKPOINT) {
-		warnx("%s:%lu: %s is not a kind jh-seal seals", src, lineno,
-		    kname);
-		goto out;
-	}
-	if (jh_kind_role(kid) != key->role) {
-		warnx("%s:%lu: %s needs an %s key; %s is a %s key", src, lineno,
-		    kname, jh_role_name(jh_kind_role(kid)), o->keyfile,
-		    jh_role_name(key->role));
-		goto out;
-	}
-	ts = jh_now_ms();
-	jh_nonce(nonce);
-	if (jh_kind_prepare(j, kid, key, ts, nonce, &e) == -1 ||
-	    jh_core_build(&core, j, kid, key, ts, nonce, &e) == -1) {
-		warnx("%s:%lu: %s", src, lineno, e.msg);
-		goto out;
-	}
-	if (core.len > JH_MAX_RECORD - 256) {
-		warnx("%s:%lu: record too large", src, lineno);
-		goto out;
-	}
-	/* Check what we built with the verifier's own rules. */
-	if (jh_cbor_decode_all(&dec, &a, core.p, core.len, 0, &e) != 0 ||
-	    jh_kind_check(dec, kid, &e) == -1) {
-		warnx("%s:%lu: %s", src, lineno, e.msg);
-		goto out;
-	}
-	if (jh_seal(&env, key, core.p, core.len, &e) == -1) {
-		warnx("%s:%lu: %s", src, lineno, e.msg);
-		goto out;
-	}
-	if (o->verbose && kid == JH_KIND_GRANT) {
-		char id[JH_ID_LEN];
-		jh_sha256_id(id, core.p, core.len);
-		fprintf(stderr, "%s: grant %s\n", PROG, id);
-	}
-	rc = emit(o, &env, core.p, core.len, kid) == -1 ? -1 : 0;
-out:
-	json_decref(j);
 	jh_buf_free(&core);
 	jh_buf_free(&env);
-	jh_arena_free(&a);
 	return (rc);
 }
 

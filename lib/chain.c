@@ -863,3 +863,119 @@ out:
 	jh_buf_free(&core);
 	return (rc);
 }
+
+/* Whether a receipt p[0..n) may be chained: its kind, steward, signature. */
+static int
+chainable(const struct jh_chainer *c, struct jh_env *env,
+    struct jh_arena *a, const uint8_t *p, size_t n, struct jh_err *e)
+{
+	const struct jh_cbor *sess;
+	char did[JH_DIDKEY_MAX];
+	int kid;
+
+	if (jh_env_parse(env, a, p, n, e) == -1)
+		return (-1);
+	kid = jh_kind_lookup(env->kind);
+	if (kid != JH_KIND_DECISION && kid != JH_KIND_EFFICIENCY &&
+	    kid != JH_KIND_RESULT && kid != JH_KIND_HOLD)
+		return (jh_errf(e, "a %s belongs to no session; not chained",
+		    env->kind));
+	jh_didkey_enc(did, sizeof(did), env->kid);
+	if (!jh_keyset_has(c->keys, env->kid, JH_ROLE_STEWARD))
+		return (jh_errf(e, "signed by %s, not a trusted steward", did));
+	if (jh_env_verify_sig(env, e) == -1 ||
+	    jh_kind_check(env->core, kid, e) == -1)
+		return (-1);
+	if (!jh_cbor_text_is(jh_cbor_get(env->core, "steward"), did))
+		return (jh_errf(e, "steward is not the kid"));
+	sess = jh_cbor_get(env->core, "session");
+	if (sess->len == 0 || sess->len > JH_SESSION_MAX)
+		return (jh_errf(e, "session id is empty or longer than %u "
+		    "bytes", JH_SESSION_MAX));
+	return (0);
+}
+
+/*
+ * Appends the checked receipt to its session's log under the lock: the
+ * head found (a torn tail cut, said in note), the receipt's session and
+ * time checked against it, then the durable append.  Returns 0, 1 for a
+ * refusal, 2 when it could not be done.
+ */
+static int
+append_locked(struct jh_buf *entry, const struct jh_chainer *c,
+    struct jh_log *l, const struct jh_env *env, const uint8_t *p, size_t n,
+    struct jh_err *note, struct jh_err *e)
+{
+	const struct jh_cbor *sess = jh_cbor_get(env->core, "session");
+	const struct jh_cbor *ts = jh_cbor_get(env->core, "ts");
+	uint8_t nonce[JH_NONCE_LEN];
+	uint64_t cut = 0;
+	char m[sizeof(e->msg)];
+
+	if (jh_flock(l->fd, LOCK_EX, c->wait_ms, e) == -1) {
+		memcpy(m, e->msg, sizeof(m));
+		jh_errf(e, "%s: %s", l->name, m);
+		return (2);
+	}
+	if (jh_log_head(l, c->keys, 1, &cut, e) == -1) {
+		memcpy(m, e->msg, sizeof(m));
+		jh_errf(e, "%s; refusing to append (run jh-verify on it)", m);
+		return (2);
+	}
+	if (cut > 0)
+		jh_errf(note, "%s: cut a torn tail of %llu bytes (an append "
+		    "that never completed)", l->name, (unsigned long long)cut);
+	if (l->head.count > 0 && (l->slen != sess->len ||
+	    memcmp(l->session, sess->p, sess->len) != 0)) {
+		jh_errf(e, "session is not the log's");
+		return (1);
+	}
+	if (l->head.count > 0 && ts->u < l->head.last_ts &&
+	    l->head.last_ts - ts->u > c->deadline_ms) {
+		jh_errf(e, "predates the head by more than %llu ms",
+		    (unsigned long long)c->deadline_ms);
+		return (1);
+	}
+	jh_nonce(nonce);
+	if (jh_log_append(l, c->key, p, n, env->core, jh_now_ms(), nonce, 1,
+	    entry, e) == -1)
+		return (2);
+	return (0);
+}
+
+int
+jh_chain_receipt(struct jh_buf *entry, const struct jh_chainer *c,
+    const uint8_t *p, size_t n, struct jh_err *note, struct jh_err *e)
+{
+	struct jh_arena a;
+	struct jh_env env;
+	struct jh_log *l;
+	const struct jh_cbor *sess;
+	int rc;
+
+	note->msg[0] = '\0';
+	jh_buf_reset(entry);
+	jh_arena_init(&a);
+	if (chainable(c, &env, &a, p, n, e) == -1) {
+		jh_arena_free(&a);
+		return (1);
+	}
+	sess = jh_cbor_get(env.core, "session");
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		jh_arena_free(&a);
+		jh_errf(e, "out of memory");
+		return (2);
+	}
+	if (jh_log_open(l, c->state, c->logfile, sess->p, sess->len, 1,
+	    e) == -1)
+		rc = 2;
+	else {
+		rc = append_locked(entry, c, l, &env, p, n, note, e);
+		/* the caller writes the entry out after the lock is gone */
+		flock(l->fd, LOCK_UN);
+		jh_log_close(l);
+	}
+	free(l);
+	jh_arena_free(&a);
+	return (rc);
+}

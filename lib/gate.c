@@ -1607,3 +1607,125 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 		json_object_set(out, "effects", d->effects);
 	return (out);
 }
+
+void
+jh_gate_ctx_init(struct jh_gate_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	jh_keyset_init(&c->trust);
+	jh_protect_init(&c->protect);
+}
+
+/* p, else home/name, into buf. */
+static const char *
+or_under(char *buf, size_t sz, const char *p, const char *home,
+    const char *name)
+{
+	if (p != NULL)
+		return (p);
+	snprintf(buf, sz, "%s/%s", home, name);
+	return (buf);
+}
+
+int
+jh_gate_open(struct jh_gate_ctx *c, const struct jh_gate_paths *p,
+    struct jh_err *e)
+{
+	struct jh_gate *g = &c->g;
+	const char *trust;
+
+	if ((g->home = jh_home(c->home, sizeof(c->home))) == NULL)
+		return (jh_errf(e, "no JH_HOME and no HOME"));
+	if ((g->statedir = p->statedir) == NULL &&
+	    (g->statedir = jh_state(c->state, sizeof(c->state))) == NULL)
+		return (jh_errf(e, "no JH_STATE and no HOME"));
+	g->ledgerdir = or_under(c->ledger, sizeof(c->ledger), p->ledgerdir,
+	    g->statedir, "ledger");
+	trust = or_under(c->trustfile, sizeof(c->trustfile), p->trustfile,
+	    g->home, "trust");
+	g->revdir = or_under(c->revdir, sizeof(c->revdir), p->revdir, g->home,
+	    "revoked");
+	/* A missing trust file trusts nobody: every grant is refused. */
+	if (access(trust, F_OK) == 0 && jh_keyset_load(&c->trust, trust,
+	    JH_ROLE_ISSUER, e) == -1)
+		return (-1);
+	/* Never grantable: our own files, the install, the host's config. */
+	jh_protect_builtin(&c->protect, g->home, g->statedir);
+	g->grantfile = p->grantfile;
+	g->trust = &c->trust;
+	g->protect = &c->protect;
+	if ((g->user_home = getenv("HOME")) != NULL && g->user_home[0] != '/')
+		g->user_home = NULL;
+	g->cache = &c->cache;
+	return (0);
+}
+
+void
+jh_gate_close(struct jh_gate_ctx *c)
+{
+	jh_gcache_free(&c->cache);
+	jh_protect_free(&c->protect);
+	jh_keyset_free(&c->trust);
+}
+
+/* The Decision d on ev as one JSON line, with who asked. */
+static int
+decision_line(struct jh_buf *out, struct jh_decision *d, const json_t *ev,
+    const struct jh_asker *who)
+{
+	json_t *o;
+	char *txt;
+
+	d->have_uid = who != NULL && who->have_uid;
+	d->uid = who != NULL ? who->uid : 0;
+	if ((o = jh_decision_json(d, ev)) == NULL)
+		return (-1);
+	txt = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(o);
+	if (txt == NULL)
+		return (-1);
+	jh_buf_adds(out, txt);
+	jh_buf_addc(out, '\n');
+	free(txt);
+	return (out->oom ? -1 : 0);
+}
+
+int
+jh_decide_line(struct jh_buf *out, const struct jh_gate *g,
+    const struct jh_asker *who, const char *line, size_t len,
+    const char *why)
+{
+	struct jh_decision d;
+	struct jh_err e;
+	json_t *ev = NULL, *evn;
+	const char *en;
+	int rc;
+
+	jh_decision_init(&d);
+	if (line == NULL || (ev = jh_json_parse(line, len, &e)) == NULL ||
+	    !json_is_object(ev)) {
+		/* A line that is not an event is a malformed event's. */
+		jh_decision_fail(&d, JH_D_MALFORMED, "malformed event: %s",
+		    line == NULL ? why : ev != NULL ? "not an object" : e.msg);
+		json_decref(ev);
+		ev = json_object();
+	} else {
+		evn = json_object_get(ev, "event");
+		en = json_is_string(evn) ? json_string_value(evn) : NULL;
+		if (en != NULL && strcmp(en, JH_GATE_EVENT) != 0 &&
+		    json_object_get(ev, "malformed") == NULL) {
+			/* Other events pass through untouched, never debited. */
+			json_decref(ev);
+			jh_decision_free(&d);
+			jh_buf_add(out, line, len);
+			jh_buf_addc(out, '\n');
+			return (out->oom ? -1 : 0);
+		}
+		jh_decide(&d, g, ev, jh_now_ms());
+	}
+	rc = ev == NULL || decision_line(out, &d, ev, who) == -1 ? -1 :
+	    strcmp(d.verdict, "deny") == 0;
+	json_decref(ev);
+	jh_decision_free(&d);
+	return (rc);
+}

@@ -103,4 +103,51 @@ int	jh_decide(struct jh_decision *, const struct jh_gate *, json_t *,
 	    uint64_t);
 void	jh_project_top(char *, size_t, const char *);
 
+/* Where a gate's files are; NULL: as jh-decide(1) says (JH_HOME, JH_STATE). */
+struct jh_gate_paths {
+	const char *statedir;
+	const char *ledgerdir;
+	const char *trustfile;
+	const char *revdir;
+	const char *grantfile;	/* NULL: the project's, as jh-decide finds it */
+};
+
+/* A gate and everything it points into, owned together. */
+struct jh_gate_ctx {
+	struct jh_gate g;
+	struct jh_keyset trust;
+	struct jh_protect protect;	/* the caller's -P, then the built-ins */
+	struct jh_gcache cache;
+	char home[PATH_MAX], state[PATH_MAX], ledger[PATH_MAX];
+	char trustfile[PATH_MAX], revdir[PATH_MAX];
+};
+
+/* Who asked for a decision (the socket server's SO_PEERCRED uid). */
+struct jh_asker {
+	int have_uid;
+	uint32_t uid;
+};
+
+/*
+ * jh_gate_ctx_init, then the caller's protected paths (jh_protect_add on
+ * c->protect), then jh_gate_open: the directories, the trusted issuers
+ * and the built-in protected paths.  The caller sets c->g.wait_ms and
+ * c->g.dryrun.  jh_gate_close frees it all.
+ */
+void	jh_gate_ctx_init(struct jh_gate_ctx *c);
+int	jh_gate_open(struct jh_gate_ctx *c, const struct jh_gate_paths *p,
+	    struct jh_err *e);
+void	jh_gate_close(struct jh_gate_ctx *c);
+
+/*
+ * One input line of jh-decide(1) to its output line, appended to out: a
+ * PreToolUse event's Decision, any other event as it is, and a line that
+ * is not an event (or could not be read: line NULL, why says why) a
+ * malformed event's Decision.  Returns 1 when the Decision is a deny, 0
+ * otherwise, -1 when out of memory.
+ */
+int	jh_decide_line(struct jh_buf *out, const struct jh_gate *g,
+	    const struct jh_asker *who, const char *line, size_t len,
+	    const char *why);
+
 #endif /* JH_GATE_H */

@@ -258,6 +258,9 @@ int	jh_kind_prepare(json_t *, int, const struct jh_key *, uint64_t,
 	    const uint8_t *, struct jh_err *);
 int	jh_core_build(struct jh_buf *, const json_t *, int,
 	    const struct jh_key *, uint64_t, const uint8_t *, struct jh_err *);
+int	jh_seal_record(struct jh_buf *env, struct jh_buf *core,
+	    const struct jh_key *key, const char *keyname, const char *want,
+	    const char *line, size_t len, struct jh_err *e);
 
 /* chain.c: the per-session hash-chained log. */
 #define JH_SESSION_MAX	16384
@@ -324,6 +327,26 @@ int	jh_log_head(struct jh_log *, const struct jh_keyset *, int,
 int	jh_log_append(struct jh_log *, const struct jh_key *, const uint8_t *,
 	    size_t, const struct jh_cbor *, uint64_t, const uint8_t *, int,
 	    struct jh_buf *, struct jh_err *);
+
+/* What jh_chain_receipt appends with, and where. */
+struct jh_chainer {
+	const struct jh_keyset *keys;	/* the stewards whose receipts it takes */
+	const struct jh_key *key;	/* signs the entries */
+	const char *state;		/* the logs under <state>/logs/, or */
+	const char *logfile;		/* this one log */
+	unsigned wait_ms;		/* for the log's lock */
+	uint64_t deadline_ms;		/* how far a receipt may predate the head */
+};
+
+/*
+ * Chains one sealed receipt p[0..n) (jh-chain(1)): its chain/1 entry is
+ * appended durably to its session's log and put into entry.  Returns 0;
+ * 1 when the receipt is refused and 2 when it could not be done (the
+ * lock, I/O, a damaged log), with why in e.  note says what was mended
+ * on the way (a torn tail cut), or is empty.
+ */
+int	jh_chain_receipt(struct jh_buf *entry, const struct jh_chainer *c,
+	    const uint8_t *p, size_t n, struct jh_err *note, struct jh_err *e);
 
 /* verify.c: sealed objects and whole logs. */
 struct jh_verifier {

@@ -820,3 +820,85 @@ jh_core_build(struct jh_buf *out, const json_t *o, int id,
 	jh_cmap_free(&m);
 	return (rc);
 }
+
+/*
+ * The kind a JSON record is sealed as (jh-seal(1)): want when it is not
+ * NULL (the record's own "kind" must then agree), else its own "kind";
+ * never a chain/1 or checkpoint/1, and only with the key of its role.
+ * Returns the kind's id, or -1 with the refusal in e.
+ */
+static int
+record_kind(const json_t *j, const char *want, const struct jh_key *key,
+    const char *keyname, struct jh_err *e)
+{
+	const json_t *jk = json_object_get(j, "kind");
+	const char *kname;
+	int kid;
+
+	if (!json_is_object(j))
+		return (jh_errf(e, "record is not a JSON object"));
+	if (jk != NULL && !json_is_string(jk))
+		return (jh_errf(e, "field kind must be a string"));
+	if (want != NULL && jk != NULL &&
+	    strcmp(json_string_value(jk), want) != 0)
+		return (jh_errf(e, "record of kind %s, not %s",
+		    json_string_value(jk), want));
+	if (want == NULL && jk == NULL)
+		return (jh_errf(e, "record has no kind and -K was not given"));
+	kname = want != NULL ? want : json_string_value(jk);
+	if ((kid = jh_kind_lookup(kname)) == 0 || kid == JH_KIND_CHAIN ||
+	    kid == JH_KIND_CHECKPOINT)
+		return (jh_errf(e, "%s is not a kind jh-seal seals", kname));
+	if (jh_kind_role(kid) != key->role)
+		return (jh_errf(e, "%s needs an %s key; %s is a %s key", kname,
+		    jh_role_name(jh_kind_role(kid)), keyname,
+		    jh_role_name(key->role)));
+	return (kid);
+}
+
+/*
+ * Seals one JSON record as its kind (record_kind).  keyname names the key
+ * in a refusal.  The core is built and then checked with the verifier's
+ * own rules before it is signed.  The envelope goes into env and the
+ * core into core (both reset first).  Returns the kind's id, or -1 with
+ * why the record is refused in e.
+ */
+int
+jh_seal_record(struct jh_buf *env, struct jh_buf *core,
+    const struct jh_key *key, const char *keyname, const char *want,
+    const char *line, size_t len, struct jh_err *e)
+{
+	struct jh_arena a;
+	struct jh_cbor *dec;
+	json_t *j;
+	uint8_t nonce[JH_NONCE_LEN];
+	uint64_t ts;
+	int kid, rc = -1;
+
+	jh_buf_reset(env);
+	jh_buf_reset(core);
+	if ((j = jh_json_parse(line, len, e)) == NULL)
+		return (-1);
+	jh_arena_init(&a);
+	if ((kid = record_kind(j, want, key, keyname, e)) == -1)
+		goto out;
+	ts = jh_now_ms();
+	jh_nonce(nonce);
+	if (jh_kind_prepare(j, kid, key, ts, nonce, e) == -1 ||
+	    jh_core_build(core, j, kid, key, ts, nonce, e) == -1)
+		goto out;
+	if (core->len > JH_MAX_RECORD - 256) {
+		jh_errf(e, "record too large");
+		goto out;
+	}
+	/* Check what we built with the verifier's own rules. */
+	if (jh_cbor_decode_all(&dec, &a, core->p, core->len, 0, e) != 0 ||
+	    jh_kind_check(dec, kid, e) == -1 ||
+	    jh_seal(env, key, core->p, core->len, e) == -1)
+		goto out;
+	rc = kid;
+out:
+	json_decref(j);
+	jh_arena_free(&a);
+	return (rc);
+}
