@@ -1,24 +1,12 @@
 /*
  * jh-result: what ran, checked against what was decided (jh-result(1)).
  *
- * Reads the ActionEvents jh-normalize makes of a host's post-tool events
- * (PostToolUse, PostToolUseFailure, PermissionDenied), finds the
- * decision receipt the session's log holds for the same tool_use_id,
- * compares the input that ran with the input decided on (or the
- * rewrite's), re-hashes a whole Read result against the decision's
- * content_id, checks the path a Write or Edit reports, settles or
- * releases an ask's hold, and writes one result/1 record per event for
- * jh-seal.  With -e, an event that ends a session (Stop, SessionEnd)
- * instead closes every ask of the session that no result answered: the
- * tool never ran, the hold is released.
+ * The check of one post-tool event, and the closing of a session's asks
+ * with -e, is jh_result_line() (lib/result.c); this program reads the
+ * options, the stewards list and the events, and prints the result/1
+ * records for jh-seal.
  */
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-
 #include <err.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,49 +14,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <sodium.h>
 
 #include "jh.h"
+#include "result.h"
 
 #define PROG "jh-result"
 
 struct opts {
-	const char *statedir;
-	const char *ledgerdir;
+	struct jh_result_opts r;
 	const char *stewards;
-	int end;
-	unsigned wait_ms;
 	struct jh_keyset keys;
-	struct jh_verifier v;
 	char statebuf[PATH_MAX], ledgerbuf[PATH_MAX], homebuf[PATH_MAX];
 	char stewbuf[PATH_MAX];
-};
-
-/* A session's log, mapped read-only. */
-struct log {
-	const uint8_t *p;
-	size_t n;
-	int have;
-};
-
-/* The decision found for a tool call. */
-struct found {
-	struct jh_arena a;
-	struct jh_env ent, in;
-	char entry_id[JH_ID_LEN];	/* of the chain/1 entry's bytes */
-	int have;
-};
-
-/* One result being made. */
-struct res {
-	const char *status;
-	const char *check;
-	char reason[512];
-	const char *answer;
-	uint64_t debited;
-	char content_id[JH_ID_LEN];
-	int have_cid;
 };
 
 static void
@@ -81,635 +39,38 @@ usage(FILE *f, int status)
 	exit(status);
 }
 
-static const char *
-sget(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return (json_is_string(v) ? json_string_value(v) : NULL);
-}
-
-static char *
-text(const struct jh_cbor *v)
-{
-	char *s;
-
-	if (v == NULL || v->type != JH_CBOR_TEXT)
-		return (NULL);
-	if ((s = malloc(v->len + 1)) == NULL)
-		err(2, NULL);
-	memcpy(s, v->p, v->len);
-	s[v->len] = '\0';
-	return (s);
-}
-
-/* Maps the session's log; no log is not an error (nothing was decided). */
-static int
-log_map(struct log *l, const struct opts *o, const char *session)
-{
-	struct jh_err e;
-	struct stat st;
-	char name[JH_LOG_NAME];
-	int sfd, dfd, fd;
-
-	memset(l, 0, sizeof(*l));
-	jh_log_name(name, (const uint8_t *)session, strlen(session));
-	if ((sfd = jh_st_dir(AT_FDCWD, o->statedir, &e)) == -1)
-		return (errno == ENOENT ? 0 : (warnx("%s", e.msg), -1));
-	dfd = jh_st_dir(sfd, "logs", &e);
-	close(sfd);
-	if (dfd == -1)
-		return (errno == ENOENT ? 0 : (warnx("%s", e.msg), -1));
-	fd = jh_st_file(dfd, name, &e);
-	close(dfd);
-	if (fd == -1)
-		return (errno == ENOENT ? 0 : (warnx("%s", e.msg), -1));
-	if (fstat(fd, &st) == -1) {
-		warn("%s", name);
-		close(fd);
-		return (-1);
-	}
-	l->have = 1;
-	if (st.st_size > 0) {
-		l->p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-		    fd, 0);
-		if (l->p == MAP_FAILED) {
-			warn("%s: mmap", name);
-			close(fd);
-			return (-1);
-		}
-		l->n = (size_t)st.st_size;
-	}
-	close(fd);
-	return (0);
-}
-
+/* Writes what the library said, each line as this program's warning. */
 static void
-log_unmap(struct log *l)
+say(const struct jh_buf *d)
 {
-	if (l->n > 0)
-		munmap((void *)l->p, l->n);
-	memset(l, 0, sizeof(*l));
-}
+	const char *p = (const char *)d->p, *nl;
+	size_t left = d->len;
 
-/*
- * Calls fn for each complete entry of the log whose bytes hold needle
- * (most entries are skipped by a memmem alone); stops at a partial tail.
- */
-static void
-log_each(const struct log *l, const void *needle, size_t nlen,
-    void (*fn)(void *, const uint8_t *, size_t), void *arg)
-{
-	struct jh_err e;
-	size_t off = 0, len;
-
-	while (off < l->n) {
-		if (jh_cbor_item_len(&len, l->p + off, l->n - off, &e) !=
-		    JH_CBOR_OK)
-			break;
-		if (memmem(l->p + off, len, needle, nlen) != NULL)
-			fn(arg, l->p + off, len);
-		off += len;
+	while (left > 0 && (nl = memchr(p, '\n', left)) != NULL) {
+		warnx("%.*s", (int)(nl - p), p);
+		left -= (size_t)(nl - p) + 1;
+		p = nl + 1;
 	}
-}
-
-/* Parses an entry and its receipt, unverified; 0 when both parse. */
-static int
-entry_parse(struct jh_arena *a, struct jh_env *ent, struct jh_env *in,
-    const uint8_t *p, size_t n)
-{
-	struct jh_err e;
-	const struct jh_cbor *rc;
-
-	if (jh_env_parse(ent, a, p, n, &e) == -1 ||
-	    strcmp(ent->kind, "chain/1") != 0 ||
-	    (rc = jh_cbor_get(ent->core, "receipt")) == NULL ||
-	    rc->type != JH_CBOR_BYTES ||
-	    jh_env_parse(in, a, rc->p, rc->len, &e) == -1)
-		return (-1);
-	return (0);
-}
-
-struct find_ctx {
-	const struct opts *o;
-	const char *session;
-	const char *call;
-	const char *rewritten;	/* or: the rewrite whose updated_digest */
-	struct found *f;
-	int results;		/* result/1 receipts already for the call */
-};
-
-/* Keeps the last verified decision/1 of the session for the call. */
-static void
-find_one(void *arg, const uint8_t *p, size_t n)
-{
-	struct find_ctx *c = arg;
-	struct jh_arena a;
-	struct jh_env ent, in;
-	struct jh_err e;
-
-	jh_arena_init(&a);
-	if (entry_parse(&a, &ent, &in, p, n) == -1 ||
-	    (c->rewritten != NULL ? !jh_cbor_text_is(jh_cbor_get(in.core,
-	    "updated_digest"), c->rewritten) || !jh_cbor_text_is(
-	    jh_cbor_get(in.core, "verdict"), "rewrite") :
-	    !jh_cbor_text_is(jh_cbor_get(in.core, "tool_use_id"), c->call)) ||
-	    !jh_cbor_text_is(jh_cbor_get(in.core, "session"), c->session) ||
-	    !jh_cbor_text_is(jh_cbor_get(ent.core, "session"), c->session))
-		goto out;
-	if (strcmp(in.kind, "result/1") == 0) {
-		c->results++;
-		goto out;
-	}
-	if (strcmp(in.kind, "decision/1") != 0)
-		goto out;
-	/* Only what our stewards signed counts. */
-	jh_arena_free(&a);
-	jh_arena_init(&a);
-	{
-		struct jh_verifier *v = (struct jh_verifier *)&c->o->v;
-		const struct jh_cbor *rc;
-		if (jh_verify_env(v, &ent, &a, p, n, &e) == -1 ||
-		    strcmp(ent.kind, "chain/1") != 0 ||
-		    (rc = jh_cbor_get(ent.core, "receipt")) == NULL ||
-		    jh_verify_env(v, &in, &a, rc->p, rc->len, &e) == -1) {
-			warnx("a decision for %s does not verify: %s",
-			    c->call, e.msg);
-			goto out;
-		}
-	}
-	if (c->f->have)
-		jh_arena_free(&c->f->a);
-	c->f->a = a;
-	c->f->ent = ent;
-	c->f->in = in;
-	jh_sha256_id(c->f->entry_id, p, n);
-	c->f->have = 1;
-	return;
-out:
-	jh_arena_free(&a);
-}
-
-/*
- * Settles (the tool ran: the human said yes) or releases (it did not)
- * the hold an ask placed, under the ledger's lock.
- */
-/* The ledger a decision spent on: its ledger, else its grant's. */
-static const struct jh_cbor *
-spends(const struct jh_cbor *core)
-{
-	const struct jh_cbor *v;
-
-	if ((v = jh_cbor_get(core, "ledger")) != NULL)
-		return (v);
-	return (jh_cbor_get(core, "grant"));
-}
-
-static void
-settle(const struct opts *o, struct res *r, const struct jh_cbor *grant,
-    const char *call, uint64_t amount, int release)
-{
-	struct jh_ledger *l;
-	struct jh_err e;
-	uint8_t g[JH_HASH_LEN];
-	int fd;
-
-	if (grant == NULL || grant->len != 71 ||
-	    jh_unhex(g, sizeof(g), (const char *)grant->p + 7, 64) == -1)
-		return;
-	if ((fd = jh_ledger_open(o->ledgerdir, g, 0, NULL, &e)) == -1) {
-		warnx("ledger: %s", e.msg);
-		return;
-	}
-	if ((l = malloc(sizeof(*l))) == NULL)
-		err(2, NULL);
-	if (jh_flock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
-	    jh_ledger_read(l, fd, &e) == -1)
-		warnx("ledger: %s", e.msg);
-	else if (memcmp(l->grant, g, sizeof(g)) != 0)
-		warnx("ledger: not the grant's");
-	else if (jh_ledger_settle(l, call, amount, release, jh_now_ms(),
-	    &e) == -1) {
-		/* Reaped at its time-to-live: it was debited then. */
-		size_t k = strlen(r->reason);
-		snprintf(r->reason + k, sizeof(r->reason) - k, "; the ask's "
-		    "hold had already settled in full");
-	} else if (jh_ledger_write(fd, l, 1, &e) == -1)
-		warnx("ledger: %s", e.msg);
-	else if (!release)
-		r->debited = amount;
-	close(fd);
-	free(l);
-}
-
-/*
- * A subagent's ask held its cost on every ledger of its chain (the
- * decision's chain, own first): each is settled or released alike.
- */
-static void
-settle_all(const struct opts *o, struct res *r, const struct jh_cbor *core,
-    const char *call, uint64_t amount, int release)
-{
-	const struct jh_cbor *own = spends(core), *ch = jh_cbor_get(core,
-	    "chain");
-	struct res other;
-	size_t i;
-
-	settle(o, r, own, call, amount, release);
-	if (ch == NULL || ch->type != JH_CBOR_ARRAY)
-		return;
-	for (i = 0; i < ch->len; i++) {
-		if (own != NULL && ch->v[i].len == own->len &&
-		    memcmp(ch->v[i].p, own->p, own->len) == 0)
-			continue;
-		memset(&other, 0, sizeof(other));
-		settle(o, &other, &ch->v[i], call, amount, release);
-	}
-}
-
-/* The decision's array of texts k, copied into the result as it is. */
-static void
-copy_texts(json_t *o, const struct jh_cbor *core, const char *k)
-{
-	const struct jh_cbor *v = jh_cbor_get(core, k);
-	json_t *a;
-	size_t i;
-
-	if (v == NULL || v->type != JH_CBOR_ARRAY || (a = json_array()) ==
-	    NULL)
-		return;
-	for (i = 0; i < v->len; i++)
-		json_array_append_new(a, json_stringn((const char *)v->v[i].p,
-		    v->v[i].len));
-	json_object_set_new(o, k, a);
-}
-
-static void
-emit(const json_t *ev, const char *tool, const char *cls, const char *dg,
-    const struct found *f, const struct res *r, const char *event)
-{
-	json_t *o = json_object();
-	const struct jh_cbor *v;
-	char *s;
-
-	json_object_set_new(o, "session", json_string(sget(ev, "session_id")));
-	json_object_set_new(o, "tool_use_id",
-	    json_string(sget(ev, "tool_use_id")));
-	json_object_set_new(o, "host", json_string(sget(ev, "host")));
-	json_object_set_new(o, "event", json_string(event));
-	json_object_set_new(o, "tool", json_string(tool));
-	json_object_set_new(o, "class", json_string(cls));
-	json_object_set_new(o, "input_digest", json_string(dg));
-	json_object_set_new(o, "status", json_string(r->status));
-	json_object_set_new(o, "check", json_string(r->check));
-	json_object_set_new(o, "reason", json_string(r->reason));
-	if (f->have) {
-		json_object_set_new(o, "decision", json_string(f->entry_id));
-		if ((s = text(jh_cbor_get(f->in.core, "verdict"))) != NULL)
-			json_object_set_new(o, "decided", json_string(s));
-		free(s);
-		if ((s = text(jh_cbor_get(f->in.core, "grant"))) != NULL)
-			json_object_set_new(o, "grant", json_string(s));
-		free(s);
-		if ((s = text(jh_cbor_get(f->in.core, "ledger"))) != NULL)
-			json_object_set_new(o, "ledger", json_string(s));
-		free(s);
-		if ((v = jh_cbor_get(f->in.core, "outcome")) != NULL &&
-		    v->type == JH_CBOR_UINT && v->u == 1)
-			json_object_set_new(o, "outcome", json_integer(1));
-		copy_texts(o, f->in.core, "chain");
-		copy_texts(o, f->in.core, "target");
-	}
-	if (r->have_cid)
-		json_object_set_new(o, "content_id",
-		    json_string(r->content_id));
-	if (r->answer != NULL)
-		json_object_set_new(o, "answer", json_string(r->answer));
-	json_object_set_new(o, "debited_uj", json_integer((json_int_t)
-	    (r->debited > (uint64_t)INT64_MAX ? INT64_MAX : r->debited)));
-	if (ev != NULL) {
-		json_t *x = json_object_get(ev, "response");
-		char rd[JH_ID_LEN];
-		struct jh_err e;
-		if (x != NULL && jh_input_digest(rd, x, &e) == 0)
-			json_object_set_new(o, "response_digest",
-			    json_string(rd));
-		if (json_is_integer(json_object_get(ev, "duration_ms")))
-			json_object_set(o, "duration_ms",
-			    json_object_get(ev, "duration_ms"));
-	}
-	if ((s = json_dumps(o, JSON_COMPACT)) == NULL)
-		errx(2, "out of memory");
-	if (printf("%s\n", s) < 0)
-		err(2, "stdout");
-	free(s);
-	json_decref(o);
-}
-
-static void
-rsay(struct res *r, const char *check, const char *fmt, const char *a)
-{
-	r->check = check;
-	snprintf(r->reason, sizeof(r->reason), fmt, a);
-}
-
-/* One post-tool event. */
-static int
-post(const struct opts *o, const json_t *ev, const struct jh_host *h,
-    const char *status)
-{
-	struct found f;
-	struct find_ctx c;
-	struct log l;
-	struct res r;
-	struct jh_err e;
-	const char *session = sget(ev, "session_id");
-	const char *call = sget(ev, "tool_use_id");
-	const char *tool = sget(ev, "tool"), *cls = sget(ev, "class");
-	const char *event = sget(ev, "event");
-	const json_t *input = json_object_get(ev, "input");
-	const json_t *resp = json_object_get(ev, "response");
-	const struct jh_cbor *verdict, *want;
-	char dg[JH_ID_LEN];
-
-	if (session == NULL || call == NULL || tool == NULL || cls == NULL ||
-	    !json_is_object(input) || jh_input_digest(dg, input, &e) == -1) {
-		warnx("a %s event without session_id, tool_use_id, tool, "
-		    "class and an input object", event);
-		return (-1);
-	}
-	memset(&f, 0, sizeof(f));
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	if (log_map(&l, o, session) == -1)
-		return (-1);
-	c.o = o;
-	c.session = session;
-	c.call = call;
-	c.f = &f;
-	c.results = 0;
-	c.rewritten = NULL;
-	log_each(&l, call, strlen(call), find_one, &c);
-	if (!f.have && strncmp(call, "jh-", 3) == 0) {
-		/*
-		 * A call id derived from the input (a host that sends none):
-		 * after a rewrite the host reports the input it ran, the
-		 * rewritten one, whose id is another; its decision is the
-		 * rewrite to exactly that input.
-		 */
-		c.rewritten = dg;
-		log_each(&l, dg, strlen(dg), find_one, &c);
-	}
-	if (!f.have) {
-		rsay(&r, "no-receipt", "%s ran with no decision receipt for "
-		    "its tool_use_id in the session's log: the gate did not "
-		    "run for it (a hook that failed open, or one removed)",
-		    tool);
-		goto done;
-	}
-	verdict = jh_cbor_get(f.in.core, "verdict");
-	want = jh_cbor_get(f.in.core, jh_cbor_text_is(verdict, "rewrite") ?
-	    "updated_digest" : "input_digest");
-	if (jh_cbor_text_is(verdict, "ask"))
-		r.answer = strcmp(status, "denied") == 0 ? "refused" :
-		    "approved";
-	if (jh_cbor_text_is(verdict, "deny")) {
-		rsay(&r, "not-allowed", "%s ran although its decision was "
-		    "deny", tool);
-		if (strcmp(status, "denied") == 0)
-			rsay(&r, "match", "%s was denied, as decided", tool);
-		goto done;
-	}
-	if (!jh_cbor_text_is(want, dg)) {
-		rsay(&r, "input-mismatch", "the input %s ran is not the one "
-		    "decided on (another hook or the host changed it after "
-		    "the decision)", tool);
-		goto settle;
-	}
-	rsay(&r, "match", "%s ran as decided", tool);
-	if (strcmp(status, "denied") == 0)
-		rsay(&r, "match", "%s was refused by the host's permission "
-		    "check", tool);
-	else if (strcmp(cls, "read") == 0 && strcmp(status, "ok") == 0 &&
-	    h->read_text != NULL && resp != NULL) {
-		const struct jh_cbor *cid = jh_cbor_get(f.in.core,
-		    "content_id");
-		const char *p, *path;
-		size_t n;
-		int x = h->read_text(resp, &p, &n, &path);
-		if (x == 1) {
-			jh_sha256_id(r.content_id, (const uint8_t *)p, n);
-			r.have_cid = 1;
-			if (cid != NULL && !jh_cbor_text_is(cid, r.content_id))
-				rsay(&r, "content-mismatch", "%s returned "
-				    "bytes that are not the ones decided on "
-				    "(the file changed after the decision): "
-				    "withheld", tool);
-			else if (cid == NULL)
-				rsay(&r, "match", "%s ran as decided; the "
-				    "decision had no content_id to compare "
-				    "with", tool);
-		} else if (x == 0)
-			rsay(&r, "match", "%s ran as decided; a partial or "
-			    "non-text result is not re-hashed", tool);
-	} else if ((strcmp(cls, "write") == 0 || strcmp(cls, "edit") == 0) &&
-	    strcmp(status, "ok") == 0 && h->written_path != NULL &&
-	    resp != NULL) {
-		const struct jh_cbor *t = jh_cbor_get(f.in.core, "target");
-		const char *wp = h->written_path(resp);
-		const char *cwd = sget(ev, "cwd");
-		char rp[PATH_MAX];
-		if (wp != NULL && t != NULL && t->type == JH_CBOR_ARRAY &&
-		    t->len > 0 && (cwd == NULL || jh_path_resolve(rp,
-		    sizeof(rp), cwd, wp, &e) == -1 ||
-		    !jh_cbor_text_is(&t->v[0], rp)))
-			rsay(&r, "target-mismatch", "%s wrote a path that is "
-			    "not the one decided on", tool);
-	}
-settle:
-	if (jh_cbor_text_is(verdict, "ask"))
-		settle_all(o, &r, f.in.core, call,
-		    jh_cbor_get(f.in.core, "cost_uj")->u,
-		    strcmp(status, "denied") == 0);
-done:
-	{
-		/*
-		 * What ran is not what was decided, on a host that cannot end
-		 * the run now: the gate denies the session from here on.
-		 */
-		const struct jh_host *h = sget(ev, "host") != NULL ?
-		    jh_host_lookup(sget(ev, "host")) : NULL;
-		if (r.check != NULL && strcmp(r.check, "match") != 0 &&
-		    h != NULL && !h->can_stop &&
-		    jh_session_stop(o->statedir, session, &e) == -1)
-			warnx("cannot stop the session: %s", e.msg);
-	}
-	emit(ev, tool, cls, dg, &f, &r, event);
-	if (f.have)
-		jh_arena_free(&f.a);
-	log_unmap(&l);
-	return (0);
-}
-
-/* The asks of a session, and the calls a result answered. */
-struct asks {
-	const struct opts *o;
-	const char *session;
-	char **answered;
-	size_t na, ca;
-	struct found *f;
-	size_t nf, cf;
-};
-
-static void
-asks_one(void *arg, const uint8_t *p, size_t n)
-{
-	struct asks *s = arg;
-	struct jh_arena a;
-	struct jh_env ent, in;
-	struct jh_err e;
-	const struct jh_cbor *rc, *id;
-
-	jh_arena_init(&a);
-	if (entry_parse(&a, &ent, &in, p, n) == -1 ||
-	    !jh_cbor_text_is(jh_cbor_get(ent.core, "session"), s->session) ||
-	    (id = jh_cbor_get(in.core, "tool_use_id")) == NULL ||
-	    id->type != JH_CBOR_TEXT)
-		goto out;
-	if (strcmp(in.kind, "result/1") == 0) {
-		if (s->na == s->ca) {
-			s->ca = s->ca ? 2 * s->ca : 16;
-			if ((s->answered = realloc(s->answered, s->ca *
-			    sizeof(*s->answered))) == NULL)
-				err(2, NULL);
-		}
-		s->answered[s->na++] = text(id);
-		goto out;
-	}
-	if (strcmp(in.kind, "decision/1") != 0 ||
-	    !jh_cbor_text_is(jh_cbor_get(in.core, "verdict"), "ask"))
-		goto out;
-	jh_arena_free(&a);
-	jh_arena_init(&a);
-	if (jh_verify_env((struct jh_verifier *)&s->o->v, &ent, &a, p, n,
-	    &e) == -1 || (rc = jh_cbor_get(ent.core, "receipt")) == NULL ||
-	    jh_verify_env((struct jh_verifier *)&s->o->v, &in, &a, rc->p,
-	    rc->len, &e) == -1) {
-		warnx("an ask does not verify: %s", e.msg);
-		goto out;
-	}
-	if (s->nf == s->cf) {
-		s->cf = s->cf ? 2 * s->cf : 16;
-		if ((s->f = realloc(s->f, s->cf * sizeof(*s->f))) == NULL)
-			err(2, NULL);
-	}
-	s->f[s->nf].a = a;
-	s->f[s->nf].ent = ent;
-	s->f[s->nf].in = in;
-	jh_sha256_id(s->f[s->nf].entry_id, p, n);
-	s->f[s->nf++].have = 1;
-	return;
-out:
-	jh_arena_free(&a);
-}
-
-/* The session ended: every ask no result answered never ran. */
-static int
-end(const struct opts *o, const json_t *ev)
-{
-	static const uint8_t ask[] = "\x67verdict\x63" "ask";
-	static const uint8_t res[] = "\x68result/1";
-	struct asks s;
-	struct log l;
-	const char *session = sget(ev, "session_id");
-	const char *event = sget(ev, "event");
-	size_t i, k;
-
-	if (session == NULL) {
-		warnx("a %s event without a session_id", event);
-		return (-1);
-	}
-	if (log_map(&l, o, session) == -1)
-		return (-1);
-	memset(&s, 0, sizeof(s));
-	s.o = o;
-	s.session = session;
-	log_each(&l, res, sizeof(res) - 1, asks_one, &s);
-	log_each(&l, ask, sizeof(ask) - 1, asks_one, &s);
-	for (i = 0; i < s.nf; i++) {
-		struct found *f = &s.f[i];
-		struct res r;
-		char *call = text(jh_cbor_get(f->in.core, "tool_use_id"));
-		char *tool = text(jh_cbor_get(f->in.core, "tool"));
-		char *cls = text(jh_cbor_get(f->in.core, "class"));
-		char *dg = text(jh_cbor_get(f->in.core, "input_digest"));
-		int done = 0;
-		for (k = 0; k < s.na && !done; k++)
-			done = strcmp(s.answered[k], call) == 0;
-		if (!done && tool != NULL && cls != NULL && dg != NULL) {
-			json_t *e = json_pack("{s:s, s:s, s:s}",
-			    "session_id", session, "tool_use_id", call,
-			    "host", sget(ev, "host") ? sget(ev, "host") : "");
-			memset(&r, 0, sizeof(r));
-			r.status = "not-run";
-			r.check = "match";
-			r.answer = "refused";
-			snprintf(r.reason, sizeof(r.reason), "%s was asked "
-			    "about and never ran before the session ended",
-			    tool);
-			settle_all(o, &r, f->in.core, call, 0, 1);
-			emit(e, tool, cls, dg, f, &r, event);
-			json_decref(e);
-		}
-		free(call);
-		free(tool);
-		free(cls);
-		free(dg);
-		jh_arena_free(&f->a);
-	}
-	for (k = 0; k < s.na; k++)
-		free(s.answered[k]);
-	free(s.answered);
-	free(s.f);
-	log_unmap(&l);
-	return (0);
 }
 
 static int
 run_line(void *arg, const char *line, size_t len, const char *why)
 {
 	const struct opts *o = arg;
-	const struct jh_host *h;
-	const char *event, *status, *hn;
-	struct jh_err e;
-	json_t *ev;
-	int rc = -1;
+	struct jh_buf out, d;
+	int rc;
 
 	if (line == NULL)
 		return (-1);	/* named by jh_each_line */
 	(void)why;
-	if ((ev = jh_json_parse(line, len, &e)) == NULL) {
-		warnx("malformed event: %s", e.msg);
-		return (-1);
-	}
-	if (!json_is_object(ev) || (event = sget(ev, "event")) == NULL ||
-	    (hn = sget(ev, "host")) == NULL) {
-		warnx("not an ActionEvent (no event or host)");
-		goto out;
-	}
-	if ((h = jh_host_lookup(hn)) == NULL) {
-		warnx("unknown host %s", hn);
-		goto out;
-	}
-	if ((status = jh_host_post_status(h, event)) != NULL)
-		rc = post(o, ev, h, status);
-	else if (o->end)
-		rc = end(o, ev);
-	else
-		warnx("%s is not a post-tool event of %s (-e closes a "
-		    "session)", event, hn);
-out:
-	json_decref(ev);
+	jh_buf_init(&out);
+	jh_buf_init(&d);
+	rc = jh_result_line(&out, &d, &o->r, line, len);
+	say(&d);
+	if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
+		err(2, "stdout");
+	jh_buf_free(&out);
+	jh_buf_free(&d);
 	return (rc);
 }
 
@@ -722,28 +83,28 @@ main(int argc, char *argv[])
 	int ch, bad;
 
 	memset(&o, 0, sizeof(o));
-	o.wait_ms = 2000;
+	o.r.wait_ms = 2000;
 	signal(SIGPIPE, SIG_IGN);
 	jh_keyset_init(&o.keys);
 	while ((ch = getopt(argc, argv, "ehL:S:s:w:")) != -1) {
 		switch (ch) {
 		case 'e':
-			o.end = 1;
+			o.r.end = 1;
 			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
 		case 'L':
-			o.ledgerdir = optarg;
+			o.r.ledgerdir = optarg;
 			break;
 		case 'S':
-			o.statedir = optarg;
+			o.r.statedir = optarg;
 			break;
 		case 's':
 			o.stewards = optarg;
 			break;
 		case 'w':
-			if (jh_parse_ms(&o.wait_ms, optarg) == -1)
+			if (jh_parse_ms(&o.r.wait_ms, optarg) == -1)
 				usage(stderr, 2);
 			break;
 		default:
@@ -754,13 +115,13 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if (o.statedir == NULL &&
-	    (o.statedir = jh_state(o.statebuf, sizeof(o.statebuf))) == NULL)
+	if (o.r.statedir == NULL &&
+	    (o.r.statedir = jh_state(o.statebuf, sizeof(o.statebuf))) == NULL)
 		errx(2, "no JH_STATE and no HOME");
-	if (o.ledgerdir == NULL) {
+	if (o.r.ledgerdir == NULL) {
 		snprintf(o.ledgerbuf, sizeof(o.ledgerbuf), "%s/ledger",
-		    o.statedir);
-		o.ledgerdir = o.ledgerbuf;
+		    o.r.statedir);
+		o.r.ledgerdir = o.ledgerbuf;
 	}
 	if (o.stewards == NULL) {
 		if ((home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL ||
@@ -771,7 +132,7 @@ main(int argc, char *argv[])
 	}
 	if (jh_keyset_load(&o.keys, o.stewards, JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
-	jh_verifier_init(&o.v, &o.keys);
+	o.r.keys = &o.keys;
 
 	bad = jh_each_line(argc, argv, run_line, &o) == -1;
 	jh_keyset_free(&o.keys);
