@@ -47,6 +47,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "fused.h"
 #include "gate.h"
 #include "hookwire.h"
 
@@ -81,8 +82,13 @@ struct conf {
 	} dev[CONF_DEVELOPERS];	/* developer=: who -a serves */
 	int ndev;
 	int meter;		/* meter=transcript: observe at Stop */
+	int fast;		/* fast=1: the stages in one process */
 #ifdef JH_TESTING
 	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
+	int fault_stage;	/* fault=N:SIG: the fused child raises SIG */
+	int fault_sig;		/* after stage N (0-4); SIG 0: it hangs */
+	char now[32];		/* now=, nonce=: JH_NOW and JH_NONCE */
+	char nonce[32];		/* for the stages, so runs compare */
 #endif
 };
 
@@ -276,6 +282,10 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 	memset(c, 0, sizeof(*c));
 	c->deadline_ms = 8000;
 	c->lock_ms = 2000;
+	c->fast = 1;
+#ifdef JH_TESTING
+	c->fault_stage = -1;
+#endif
 	if (path[0] != '/')
 		return (snprintf(why, whysz, "config path %s is not absolute",
 		    path), -1);
@@ -339,6 +349,11 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 				goto bad;
 		} else if (strcmp(line, "readable") == 0)
 			c->readable = strcmp(v, "1") == 0;
+		else if (strcmp(line, "fast") == 0) {
+			if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+				goto bad;
+			c->fast = v[0] == '1';
+		}
 		else if (strcmp(line, "developer") == 0) {
 			if (add_developer(c, v) == -1)
 				goto bad;
@@ -347,6 +362,19 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 		else if (strncmp(line, "stage", 5) == 0 && line[5] >= '0' &&
 		    line[5] < '0' + NSTAGES && line[6] == '\0') {
 			if (set_path(c->stage[line[5] - '0'], v) == -1)
+				goto bad;
+		} else if (strcmp(line, "now") == 0 || strcmp(line,
+		    "nonce") == 0) {
+			char *dst = strcmp(line, "now") == 0 ? c->now :
+			    c->nonce;
+			if (strlen(v) >= sizeof(c->now))
+				goto bad;
+			strcpy(dst, v);
+		} else if (strcmp(line, "fault") == 0) {
+			if (sscanf(v, "%d:%d", &c->fault_stage,
+			    &c->fault_sig) != 2 || c->fault_stage < 0 ||
+			    c->fault_stage >= NSTAGES || c->fault_sig < 0 ||
+			    c->fault_sig >= NSIG)
 				goto bad;
 		}
 #endif
@@ -514,16 +542,20 @@ stage_path(char *out, const struct conf *c, int i, const char *name)
 		out[0] = '\0';	/* execve then fails: a deny */
 }
 
+/* A stage run in the forked child itself, not exec'd: it never returns. */
+typedef void (*inproc_fn)(const struct run *, const struct conf *);
+
 /*
  * Runs n stages as one pipeline in one process group: feeds in, collects
  * the last stage's output into out, under the deadline.  Returns the last
  * stage's wait status, and each stage's in st[]; a stage past the
- * deadline is a deny.
+ * deadline is a deny.  With inproc, the one stage is that function in a
+ * child of this process (the fused path), supervised the same way.
  */
 static int
 pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
     int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline,
-    int st[])
+    int st[], inproc_fn inproc)
 {
 	pid_t pid[NSTAGES], pgid = 0;
 	int fds[NSTAGES + 1][2], i, status = -1, last_status = -1, done = 0;
@@ -544,6 +576,8 @@ pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
 			if (dup2(fds[i][0], STDIN_FILENO) == -1 ||
 			    dup2(fds[i + 1][1], STDOUT_FILENO) == -1)
 				_exit(127);
+			if (inproc != NULL)
+				inproc(r, c);
 			execve(paths[i], args[i], environ);
 			fprintf(stderr, "%s: %s: %s\n", PROG, paths[i],
 			    strerror(errno));
@@ -680,7 +714,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	args[0] = a;
 	jh_buf_init(&none);
 	jh_buf_init(&cp);
-	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline, sts);
+	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline, sts, NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
 		deny(r, "no checkpoint of the session's log was made");
 	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
@@ -775,7 +809,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
 	a0[6] = r->transcript;
 	a0[7] = NULL;
 	jh_buf_init(&out);
-	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
+	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st, NULL);
 	/* jh-meter exits 1 when it skipped a line it could not read. */
 	for (i = 0; i < 3; i++)
 		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) > (i == 0)) {
@@ -795,13 +829,89 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
 	a0[7] = unit;
 	a0[8] = NULL;
 	jh_buf_reset(&out);
-	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st);
+	pipeline(r, c, pv, av, 3, &r->payload, &out, deadline, st, NULL);
 	/* jh-meter aggregate exits 1 when there was nothing to roll up. */
 	jh_buf_free(&out);
 	for (i = 0; i < 3; i++)
 		if (!WIFEXITED(st[i]) || WEXITSTATUS(st[i]) > (i == 0))
 			return ("sealing the task's unit failed");
 	return (NULL);
+}
+
+#ifdef JH_TESTING
+/* fault=N:SIG: the fused child dies of SIG after stage N, or hangs. */
+static void
+fault(int stage, void *arg)
+{
+	const struct conf *c = arg;
+
+	if (stage != c->fault_stage)
+		return;
+	fflush(stdout);
+	if (c->fault_sig == 0)
+		for (;;)
+			pause();
+	raise(c->fault_sig);
+}
+#endif
+
+/*
+ * The fused path (fast=1): in the forked child, the stages as library
+ * calls (jh_fused), the answer on the pipe and the reply stage's status
+ * as the child's.
+ */
+static void __attribute__((noreturn))
+fused_child(const struct run *r, const struct conf *c)
+{
+	struct jh_fused f;
+	struct jh_buf out;
+	int status;
+
+	memset(&f, 0, sizeof(f));
+	f.host = r->host;
+	f.post = r->post;
+	f.session = r->session;
+	f.call = r->call;
+	f.digest = r->digest;
+	f.lock_ms = c->lock_ms;
+	f.deadline_ms = c->deadline_ms;
+	f.answer_allow = c->answer_allow;
+	f.bindir = c->bindir;
+	f.protect = (char (*)[PATH_MAX])c->protect;
+	f.nprotect = c->nprotect;
+	f.uid = r->uid[0] != '\0' ? r->uid : NULL;
+#ifdef JH_TESTING
+	if (c->fault_stage >= 0) {
+		f.after = fault;
+		f.arg = (void *)c;
+	}
+#endif
+	jh_buf_init(&out);
+	status = jh_fused(&out, stderr, &f, r->payload.p, r->payload.len);
+	if (out.len > 0 && jh_write_all(STDOUT_FILENO, out.p, out.len) == -1)
+		status = 127;
+	fflush(stderr);
+	_exit(status);
+}
+
+/*
+ * Whether this call takes the fused path: fast=1, a tool call (before or
+ * after it ran), one JSON value, and in a test build no stage stand-in.
+ */
+static int
+fused(const struct run *r, const struct conf *c)
+{
+#ifdef JH_TESTING
+	int i;
+
+	for (i = 0; i < NSTAGES; i++)
+		if (c->stage[i][0] != '\0')
+			return (0);
+#endif
+	if (!c->fast || (r->post == NULL && strcmp(r->event,
+	    JH_GATE_EVENT) != 0))
+		return (0);
+	return (jh_fused_fits(r->payload.p, r->payload.len));
 }
 
 /* Sets a socket's send and receive timeouts to ms. */
@@ -1115,6 +1225,12 @@ main(int argc, char *argv[])
 	setenv("JH_STATE", c.state, 1);
 	if (c.user_home[0] != '\0')
 		setenv("HOME", c.user_home, 1);
+#ifdef JH_TESTING
+	if (c.now[0] != '\0')
+		setenv("JH_NOW", c.now, 1);
+	if (c.nonce[0] != '\0')
+		setenv("JH_NONCE", c.nonce, 1);
+#endif
 	/* Hardened: the records are the developer's to read, not write. */
 	umask(c.readable ? 022 : 077);
 	if (sodium_init() < 0)
@@ -1199,7 +1315,7 @@ main(int argc, char *argv[])
 		/* Stop, SessionEnd: close the asks, then the checkpoint. */
 		nst = NSTAGES - 1;
 		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
-		    &r.answer, deadline, sts);
+		    &r.answer, deadline, sts, NULL);
 		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
 			deny(&r, "closing the session's asks failed");
 		/*
@@ -1215,8 +1331,14 @@ main(int argc, char *argv[])
 		jh_buf_free(&r.answer);
 		finish(&r, 0);
 	}
-	last_status = pipeline(&r, &c, pv, av, nst, &r.payload, &r.answer,
-	    deadline, sts);
+	if (fused(&r, &c)) {
+		struct jh_buf none;
+		jh_buf_init(&none);
+		last_status = pipeline(&r, &c, pv, av, 1, &none, &r.answer,
+		    deadline, sts, fused_child);
+	} else
+		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
+		    &r.answer, deadline, sts, NULL);
 	if (!WIFEXITED(last_status))
 		deny(&r, "the reply stage %s", WIFSIGNALED(last_status) ?
 		    "was killed" : "failed");

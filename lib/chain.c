@@ -31,7 +31,23 @@
 
 #include "jh.h"
 
-#define HEAD_MAGIC	"JHHEAD2"	/* JHHEAD1 (one mixed energy sum): rebuilt */
+#define HEAD_MAGIC	"JHHEAD3"	/* JHHEAD1, JHHEAD2 (no index): rebuilt */
+
+/*
+ * The index (jh_idx_get): a table of IDX_SLOTS slots, each filed under a
+ * key's tag, its slot the tag's first word modulo the size, a later key
+ * taking the slot of an earlier one: a lookup costs one pread, whatever
+ * the log's length, and a miss falls back to reading the log.
+ */
+#define IDX_SLOTS	4096
+#define IDX_TAG		16
+
+struct idx_slot {
+	uint8_t tag[IDX_TAG];	/* SHA-256 of the kind and key, cut */
+	uint64_t off;		/* of the chain/1 entry */
+	uint32_t len;
+	uint32_t crc;		/* of the fields above */
+};
 
 /*
  * CRC-32 (IEEE 802.3, reflected), as zlib's crc32() computes it, eight
@@ -304,12 +320,14 @@ void
 jh_log_init(struct jh_log *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->dirfd = l->fd = l->hfd = -1;
+	l->dirfd = l->fd = l->hfd = l->ifd = -1;
 }
 
 void
 jh_log_close(struct jh_log *l)
 {
+	if (l->ifd != -1)
+		close(l->ifd);
 	if (l->hfd != -1)
 		close(l->hfd);
 	if (l->fd != -1)
@@ -382,6 +400,12 @@ jh_log_open(struct jh_log *l, const char *state, const char *path,
 	snprintf(hname, sizeof(hname), "%s.head", l->name);
 	/* The sidecar is a hint: (re)made whenever the log exists. */
 	if ((l->hfd = jh_open_state(l->dirfd, hname, 1, NULL, e)) == -1) {
+		jh_log_close(l);
+		return (-1);
+	}
+	/* So is the index. */
+	snprintf(hname, sizeof(hname), "%s.idx", l->name);
+	if ((l->ifd = jh_open_state(l->dirfd, hname, 1, NULL, e)) == -1) {
 		jh_log_close(l);
 		return (-1);
 	}
@@ -495,6 +519,74 @@ jh_head_tally(struct jh_head *h, const struct jh_cbor *core)
 }
 
 static void
+idx_slot(struct idx_slot *s, uint32_t *slot, const char *kind,
+    const uint8_t *key, size_t klen)
+{
+	crypto_hash_sha256_state st;
+	uint8_t h[JH_HASH_LEN];
+
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, (const uint8_t *)"joulehook/idx", 14);
+	crypto_hash_sha256_update(&st, (const uint8_t *)kind, strlen(kind) + 1);
+	crypto_hash_sha256_update(&st, key, klen);
+	crypto_hash_sha256_final(&st, h);
+	memset(s, 0, sizeof(*s));
+	memcpy(s->tag, h, IDX_TAG);
+	*slot = ((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+	    (uint32_t)h[3] << 24) % IDX_SLOTS;
+}
+
+static int
+idx_put(int ifd, const char *kind, const struct jh_cbor *key, uint64_t off,
+    size_t len)
+{
+	struct idx_slot s;
+	uint32_t slot;
+
+	if (key == NULL || key->type != JH_CBOR_TEXT)
+		return (0);
+	idx_slot(&s, &slot, kind, key->p, key->len);
+	s.off = off;
+	s.len = (uint32_t)len;
+	s.crc = jh_crc32(&s, offsetof(struct idx_slot, crc));
+	return (pwrite(ifd, &s, sizeof(s), (off_t)slot * sizeof(s)) ==
+	    (ssize_t)sizeof(s) ? 0 : -1);
+}
+
+/* Files the entry at off under its calls, when its receipt is a decision. */
+static int
+idx_entry(int ifd, const struct jh_cbor *rcore, uint64_t off, size_t len)
+{
+	if (!jh_cbor_text_is(jh_cbor_get(rcore, "kind"), "decision/1"))
+		return (0);
+	if (idx_put(ifd, JH_IDX_CALL, jh_cbor_get(rcore, "tool_use_id"), off,
+	    len) == -1)
+		return (-1);
+	if (!jh_cbor_text_is(jh_cbor_get(rcore, "verdict"), "rewrite"))
+		return (0);
+	return (idx_put(ifd, JH_IDX_REWRITE, jh_cbor_get(rcore,
+	    "updated_digest"), off, len));
+}
+
+int
+jh_idx_get(int ifd, const char *kind, const char *key, uint64_t *off,
+    uint32_t *len)
+{
+	struct idx_slot want, s;
+	uint32_t slot;
+
+	idx_slot(&want, &slot, kind, (const uint8_t *)key, strlen(key));
+	if (pread(ifd, &s, sizeof(s), (off_t)slot * sizeof(s)) !=
+	    (ssize_t)sizeof(s) || memcmp(s.tag, want.tag, IDX_TAG) != 0 ||
+	    s.crc != jh_crc32(&s, offsetof(struct idx_slot, crc)) ||
+	    s.len == 0)
+		return (-1);
+	*off = s.off;
+	*len = s.len;
+	return (0);
+}
+
+static void
 head_seal(struct jh_head *h)
 {
 	memcpy(h->magic, HEAD_MAGIC, sizeof(h->magic));
@@ -526,7 +618,7 @@ jh_head_read(struct jh_head *h, int hfd)
  */
 static int
 scan_entry(struct jh_head *h, const uint8_t *p, size_t n, uint64_t off,
-    const struct jh_keyset *ks, int verify_sig, uint8_t *session,
+    const struct jh_keyset *ks, int verify_sig, int ifd, uint8_t *session,
     size_t *slen, struct jh_err *e)
 {
 	static const uint8_t zero[JH_HASH_LEN];
@@ -579,6 +671,10 @@ scan_entry(struct jh_head *h, const uint8_t *p, size_t n, uint64_t off,
 	if (jh_env_parse(&inner, &a, rc->p, rc->len, e) == -1)
 		goto out;
 	jh_head_tally(h, inner.core);
+	/* the index is rebuilt with the head; a slot not written leaves it short */
+	if (ifd != -1 && h->idx_end == off && idx_entry(ifd, inner.core, off,
+	    n) == 0)
+		h->idx_end = off + n;
 	crypto_hash_sha256(h->hash, p, n);
 	h->last_off = off;
 	h->end = off + n;
@@ -615,6 +711,9 @@ jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,
 		return (jh_errf(e, "%s: %s", l->name, strerror(errno)));
 	if ((session = malloc(JH_SESSION_MAX)) == NULL)
 		return (jh_errf(e, "out of memory"));
+	/* An appender's scan rebuilds the index; a reader's leaves it. */
+	if (cut && l->ifd != -1 && ftruncate(l->ifd, 0) == -1)
+		h.idx_end = UINT64_MAX;
 	jh_reader_init(&r, l->fd);
 	for (;;) {
 		off = r.offset + r.pos;
@@ -649,8 +748,8 @@ jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,
 			goto out;
 		}
 		/* Signatures are checked on the last entry below. */
-		if (scan_entry(&h, item, len, off, ks, 0, session, &slen,
-		    e) == -1) {
+		if (scan_entry(&h, item, len, off, ks, 0, cut ? l->ifd : -1,
+		    session, &slen, e) == -1) {
 			char m[sizeof(e->msg)];
 			memcpy(m, e->msg, sizeof(m));
 			jh_errf(e, "%s: damaged at entry %llu (offset %llu): "
@@ -752,6 +851,9 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
 			free(buf);
 		}
 	}
+	/* An appender rebuilds an index a failed write left short. */
+	if (ok && cut && h.idx_end != h.end)
+		ok = 0;
 	if (ok) {
 		l->head = h;
 		l->have_session = 1;
@@ -784,7 +886,7 @@ jh_log_append(struct jh_log *l, const struct jh_key *k,
 	struct jh_head h = l->head;
 	ssize_t w;
 	size_t done;
-	int rc = -1;
+	int rc = -1, idx_ok;
 
 	jh_buf_init(&core);
 	jh_cmap_init(&m);
@@ -843,8 +945,14 @@ jh_log_append(struct jh_log *l, const struct jh_key *k,
 		goto cutback;
 	}
 	l->created = 0;
+	/* The index stays complete while every append files its entry. */
+	idx_ok = h.idx_end == h.end && (h.count > 0 ||
+	    ftruncate(l->ifd, 0) == 0) && idx_entry(l->ifd, rcore, h.end,
+	    entry->len) == 0;
 	h.last_off = h.end;
 	h.end += entry->len;
+	if (idx_ok)
+		h.idx_end = h.end;
 	crypto_hash_sha256(h.hash, entry->p, entry->len);
 	h.count++;
 	jh_head_tally(&h, rcore);

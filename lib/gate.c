@@ -188,13 +188,23 @@ void
 jh_protect_builtin(struct jh_protect *p, const char *home,
     const char *statedir)
 {
+	jh_protect_builtin_at(p, home, statedir, NULL);
+}
+
+/* The same, with the install at exedir (NULL: this program's directory). */
+void
+jh_protect_builtin_at(struct jh_protect *p, const char *home,
+    const char *statedir, const char *exedir)
+{
 	char exe[PATH_MAX], buf[PATH_MAX], *end;
 	const char *uhome;
 	ssize_t n;
 
 	(void)protect_put(p, home);
 	(void)protect_put(p, statedir);
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+	if (exedir != NULL)
+		(void)protect_put(p, exedir);
+	else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
 		exe[n] = '\0';
 		if ((end = strrchr(exe, '/')) != NULL && end != exe) {
 			*end = '\0';
@@ -1650,7 +1660,7 @@ jh_gate_open(struct jh_gate_ctx *c, const struct jh_gate_paths *p,
 	    JH_ROLE_ISSUER, e) == -1)
 		return (-1);
 	/* Never grantable: our own files, the install, the host's config. */
-	jh_protect_builtin(&c->protect, g->home, g->statedir);
+	jh_protect_builtin_at(&c->protect, g->home, g->statedir, p->exedir);
 	g->grantfile = p->grantfile;
 	g->trust = &c->trust;
 	g->protect = &c->protect;

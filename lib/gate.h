@@ -35,6 +35,8 @@ struct jh_protect {
 void	jh_protect_init(struct jh_protect *);
 int	jh_protect_add(struct jh_protect *, const char *, struct jh_err *);
 void	jh_protect_builtin(struct jh_protect *, const char *, const char *);
+void	jh_protect_builtin_at(struct jh_protect *p, const char *home,
+	    const char *statedir, const char *exedir);
 void	jh_protect_free(struct jh_protect *);
 
 /* The last grant loaded, by path: a stream of events reuses it. */
@@ -110,6 +112,7 @@ struct jh_gate_paths {
 	const char *trustfile;
 	const char *revdir;
 	const char *grantfile;	/* NULL: the project's, as jh-decide finds it */
+	const char *exedir;	/* the install; NULL: this program's directory */
 };
 
 /* A gate and everything it points into, owned together. */

@@ -268,7 +268,7 @@ int	jh_seal_record(struct jh_buf *env, struct jh_buf *core,
 
 /* The sidecar record: a fixed layout, pwritten whole (joulehook-formats(5)). */
 struct jh_head {
-	char magic[8];		/* "JHHEAD2" (JHHEAD1: one mixed sum) */
+	char magic[8];		/* "JHHEAD3" (older: JHHEAD1, JHHEAD2) */
 	uint64_t count;		/* entries in the log */
 	uint64_t last_off;	/* offset of the last entry */
 	uint64_t end;		/* log size after the last entry */
@@ -289,6 +289,7 @@ struct jh_head {
 	uint64_t measured_uj;	/* efficiency/1 measured_uj: readings */
 	uint64_t modelled_uj;	/* estimated_uj of ModelBased units */
 	uint64_t estimated_uj;	/* estimated_uj of Estimator units */
+	uint64_t idx_end;	/* the index holds every entry before it */
 	uint32_t crc;		/* CRC-32 of everything above */
 	uint32_t pad;
 };
@@ -297,6 +298,7 @@ struct jh_log {
 	int dirfd;
 	int fd;
 	int hfd;
+	int ifd;		/* the index by call (jh_idx_get) */
 	int created;
 	int have_session;
 	char name[256];
@@ -319,6 +321,18 @@ void	jh_log_close(struct jh_log *);
 int	jh_log_open(struct jh_log *, const char *, const char *,
 	    const uint8_t *, size_t, int, struct jh_err *);
 void	jh_head_tally(struct jh_head *, const struct jh_cbor *);
+/*
+ * The index beside a log (<log>.idx): the last decision/1 entry of each
+ * call, by its tool_use_id (JH_IDX_CALL) and, for a rewrite, by its
+ * updated_digest (JH_IDX_REWRITE); a hint like the sidecar, complete up
+ * to the sidecar's idx_end.  jh_idx_get gives the offset and length of
+ * the entry filed under key, or -1 when none is (or the slot went to
+ * another key): the caller checks the entry it names.
+ */
+#define JH_IDX_CALL	"call"
+#define JH_IDX_REWRITE	"rewrite"
+int	jh_idx_get(int ifd, const char *kind, const char *key, uint64_t *off,
+	    uint32_t *len);
 int	jh_head_read(struct jh_head *, int);
 int	jh_log_scan(struct jh_log *, const struct jh_keyset *, int,
 	    uint64_t *, struct jh_err *);
@@ -815,6 +829,7 @@ struct jh_reader {
 	uint64_t offset;	/* stream offset of b.p[0] */
 };
 void	jh_reader_init(struct jh_reader *, int);
+int	jh_reader_mem(struct jh_reader *r, const void *p, size_t n);
 void	jh_reader_free(struct jh_reader *);
 ssize_t	jh_reader_fill(struct jh_reader *, struct jh_err *);
 int	jh_parse_ms(unsigned *, const char *);

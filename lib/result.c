@@ -60,11 +60,14 @@ diag(struct ctx *c, const char *fmt, ...)
 	return (-1);
 }
 
-/* A session's log, mapped read-only. */
+/* A session's log, mapped read-only, with its sidecar and index. */
 struct log {
 	const uint8_t *p;
 	size_t n;
 	int have;
+	int head_ok;		/* the sidecar's head is the whole log's */
+	struct jh_head head;
+	int ifd;		/* the index, when head_ok says it is whole */
 };
 
 /* The decision found for a tool call. */
@@ -109,6 +112,31 @@ text(const struct jh_cbor *v)
 }
 
 /* Maps the session's log; no log is not an error (nothing was decided). */
+/*
+ * The sidecar and the index beside the log, read-only: the head counts
+ * only when it names the end of the log as mapped, and the index only
+ * when the head says every entry before it was filed.  Both are hints:
+ * anything they name is checked again, and without them the log is read.
+ */
+static void
+log_hints(struct log *l, int dfd, const char *name)
+{
+	char hname[JH_LOG_NAME + 8];
+	struct jh_err e;
+	int hfd;
+
+	snprintf(hname, sizeof(hname), "%s.head", name);
+	if ((hfd = jh_st_file(dfd, hname, &e)) == -1)
+		return;
+	l->head_ok = jh_head_read(&l->head, hfd) == 0 && l->head.end == l->n;
+	close(hfd);
+	if (!l->head_ok || l->head.idx_end != l->head.end)
+		return;
+	snprintf(hname, sizeof(hname), "%s.idx", name);
+	l->ifd = jh_st_file(dfd, hname, &e);
+}
+
+/* Maps the session's log; no log is not an error (nothing was decided). */
 static int
 log_map(struct log *l, struct ctx *c, const char *session)
 {
@@ -118,6 +146,7 @@ log_map(struct log *l, struct ctx *c, const char *session)
 	int sfd, dfd, fd;
 
 	memset(l, 0, sizeof(*l));
+	l->ifd = -1;
 	jh_log_name(name, (const uint8_t *)session, strlen(session));
 	if ((sfd = jh_st_dir(AT_FDCWD, c->o->statedir, &e)) == -1)
 		return (errno == ENOENT ? 0 : diag(c, "%s", e.msg));
@@ -125,13 +154,14 @@ log_map(struct log *l, struct ctx *c, const char *session)
 	close(sfd);
 	if (dfd == -1)
 		return (errno == ENOENT ? 0 : diag(c, "%s", e.msg));
-	fd = jh_st_file(dfd, name, &e);
-	close(dfd);
-	if (fd == -1)
+	if ((fd = jh_st_file(dfd, name, &e)) == -1) {
+		close(dfd);
 		return (errno == ENOENT ? 0 : diag(c, "%s", e.msg));
+	}
 	if (fstat(fd, &st) == -1) {
 		diag(c, "%s: %s", name, strerror(errno));
 		close(fd);
+		close(dfd);
 		return (-1);
 	}
 	l->have = 1;
@@ -141,11 +171,14 @@ log_map(struct log *l, struct ctx *c, const char *session)
 		if (l->p == MAP_FAILED) {
 			diag(c, "%s: mmap: %s", name, strerror(errno));
 			close(fd);
+			close(dfd);
 			return (-1);
 		}
 		l->n = (size_t)st.st_size;
 	}
 	close(fd);
+	log_hints(l, dfd, name);
+	close(dfd);
 	return (0);
 }
 
@@ -154,7 +187,10 @@ log_unmap(struct log *l)
 {
 	if (l->n > 0)
 		munmap((void *)l->p, l->n);
+	if (l->ifd != -1)
+		close(l->ifd);
 	memset(l, 0, sizeof(*l));
+	l->ifd = -1;
 }
 
 /*
@@ -253,6 +289,27 @@ find_one(void *arg, const uint8_t *p, size_t n)
 	return;
 out:
 	jh_arena_free(&a);
+}
+
+/*
+ * The last decision filed under key: the one entry the index names, when
+ * it is whole and the entry is that decision; else every entry of the
+ * log that holds the key's bytes.
+ */
+static void
+log_find(const struct log *l, const char *kind, const char *key,
+    struct find_ctx *c)
+{
+	uint64_t off;
+	uint32_t len;
+
+	if (l->ifd != -1 && jh_idx_get(l->ifd, kind, key, &off, &len) == 0 &&
+	    off < l->n && len <= l->n - off) {
+		find_one(c, l->p + off, len);
+		if (c->f->have)
+			return;
+	}
+	log_each(l, key, strlen(key), find_one, c);
 }
 
 /*
@@ -458,7 +515,7 @@ post(struct ctx *x, const json_t *ev, const struct jh_host *h,
 	c.f = &f;
 	c.results = 0;
 	c.rewritten = NULL;
-	log_each(&l, call, strlen(call), find_one, &c);
+	log_find(&l, JH_IDX_CALL, call, &c);
 	if (!f.have && strncmp(call, "jh-", 3) == 0) {
 		/*
 		 * A call id derived from the input (a host that sends none):
@@ -467,7 +524,7 @@ post(struct ctx *x, const json_t *ev, const struct jh_host *h,
 		 * rewrite to exactly that input.
 		 */
 		c.rewritten = dg;
-		log_each(&l, dg, strlen(dg), find_one, &c);
+		log_find(&l, JH_IDX_REWRITE, dg, &c);
 	}
 	if (!f.have) {
 		rsay(&r, "no-receipt", "%s ran with no decision receipt for "
@@ -645,6 +702,11 @@ end(struct ctx *x, const json_t *ev)
 		return (diag(x, "a %s event without a session_id", event));
 	if (log_map(&l, x, session) == -1)
 		return (-1);
+	if (l.head_ok && l.head.n_ask == 0) {
+		/* the whole log holds no ask: there is none to close */
+		log_unmap(&l);
+		return (0);
+	}
 	memset(&s, 0, sizeof(s));
 	s.x = x;
 	s.session = session;

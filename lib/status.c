@@ -182,8 +182,9 @@ jh_st_head(struct jh_sthead *sh, int fd, int hfd, const char *digest,
 		char magic[8];
 		sh->state = JH_ST_UNCHECKED;
 		if (hfd != -1 && pread(hfd, magic, sizeof(magic), 0) ==
-		    (ssize_t)sizeof(magic) && memcmp(magic, "JHHEAD1",
-		    sizeof(magic)) == 0)
+		    (ssize_t)sizeof(magic) && (memcmp(magic, "JHHEAD1",
+		    sizeof(magic)) == 0 || memcmp(magic, "JHHEAD2",
+		    sizeof(magic)) == 0))
 			snprintf(sh->why, sizeof(sh->why), "an older head "
 			    "record, rebuilt at the next receipt");
 		else

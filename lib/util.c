@@ -146,6 +146,16 @@ jh_reader_init(struct jh_reader *r, int fd)
 	jh_buf_init(&r->b);
 }
 
+/* A reader of a copy of p[0..n): no file behind it, at its end already. */
+int
+jh_reader_mem(struct jh_reader *r, const void *p, size_t n)
+{
+	jh_reader_init(r, -1);
+	jh_buf_add(&r->b, p, n);
+	r->eof = 1;
+	return (r->b.oom ? -1 : 0);
+}
+
 void
 jh_reader_free(struct jh_reader *r)
 {

@@ -206,7 +206,7 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	assert_output "[800000,1200000,2000000]"
 }
 
-@test "an old (JHHEAD1) sidecar is named on the line and rebuilt by the next append's scan" {
+@test "an old (JHHEAD1, JHHEAD2) sidecar is named on the line and rebuilt by the next append's scan" {
 	gate s1 "npm test" "npm test"
 	# The record of the previous format: magic JHHEAD1, a shorter layout.
 	printf 'JHHEAD1\0' >"$(logof s1).head"
@@ -217,7 +217,15 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	run -0 status s1 -p
 	assert_output "jh: 6 J tools (est) of 20 MJ | 3 allow 0 deny | chain 3 ok | unmetered"
 	run -0 head -c 8 "$(logof s1).head"
-	assert_output "JHHEAD2"
+	assert_output "JHHEAD3"
+	# the layout before the index
+	printf 'JHHEAD2\0' >"$(logof s1).head"
+	head -c 200 /dev/zero >>"$(logof s1).head"
+	run -0 status s1 -p
+	assert_output "jh: budget 20 MJ | chain unchecked: an older head record, rebuilt at the next receipt"
+	gate s1 "npm test"
+	run -0 head -c 8 "$(logof s1).head"
+	assert_output "JHHEAD3"
 }
 
 @test "a stale sidecar is named stale, a missing or damaged one unchecked, another session's log bad" {
