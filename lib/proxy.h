@@ -65,6 +65,7 @@ struct opts {
 	char trustbuf[PATH_MAX], revbuf[PATH_MAX], keybuf[PATH_MAX];
 	char grantbuf[PATH_MAX], stewbuf[PATH_MAX], tokbuf[PATH_MAX];
 	char coefbuf[PATH_MAX];
+	char upbuf[2048];		/* -u without its trailing slashes */
 };
 
 /* A grant loaded once and reloaded when its file changes. */
@@ -93,7 +94,10 @@ struct rhdr {
 	char *value;
 };
 
+struct jh_px;
+
 struct call {
+	struct jh_px *px;		/* the proxy it came through */
 	char *uri;			/* as received: path and query */
 	char path[256];
 	enum route route;
@@ -171,19 +175,30 @@ struct hdrctx {
 	int oom;
 };
 
-/* The proxy's state, shared by its threads, each in its part's file. */
-extern struct opts jh_px_opts;
-extern struct gcache jh_px_gcache;
-extern pthread_mutex_t jh_px_mu;	/* what follows */
-extern struct upconn jh_px_pool[POOL_MAX];
-extern size_t jh_px_npool;
-extern struct sess *jh_px_sessions;
-extern double jh_px_bucket;
-extern uint64_t jh_px_bucket_ms;
-extern uint64_t jh_px_inflight, jh_px_starts;
-extern uint64_t jh_px_active;		/* requests being answered */
-/* jh_px_stopping is 1: stop taking calls; 2: cut the rest. */
-extern atomic_int jh_px_stopping;
+/*
+ * The proxy's state, one for the process: main makes it (jh_px_new) and
+ * hands it to libmicrohttpd as every callback's cls; a call reaches it
+ * as c->px, so libcurl's callbacks, which get the call, do too.  The
+ * options are set before the listener starts and only read after.
+ */
+struct jh_px {
+	struct opts o;
+	struct gcache g;		/* under its own g.mu */
+	pthread_mutex_t mu;		/* guards what follows */
+	struct upconn pool[POOL_MAX];	/* idle handle pairs, for reuse */
+	size_t npool;
+	struct sess *sessions;		/* session ids seen */
+	size_t nsess, capsess;
+	double bucket;			/* new logs allowed now (-n) */
+	uint64_t bucket_ms;		/* when it was last filled */
+	uint64_t inflight, starts;	/* metered calls upstream; begun */
+	uint64_t active;		/* requests being answered */
+	uint64_t seq;			/* the last hold id's number */
+	uint64_t last_authlog;		/* when a refused caller was logged */
+	uint32_t run;			/* this run's tag in hold ids */
+	/* 1: stop taking calls; 2: cut the rest.  Read without mu. */
+	atomic_int stopping;
+};
 
 /* proxyhold.c */
 uint64_t jh_px_mono_ms(void);
@@ -205,7 +220,9 @@ void	jh_px_up_get(struct call *);
 void	jh_px_call_free(struct call *);
 
 /* proxyserve.c */
-int	jh_px_admit(const char *);
+struct jh_px *jh_px_new(void);
+void	jh_px_free(struct jh_px *);
+int	jh_px_admit(struct jh_px *, const char *);
 int	jh_px_scan(struct call *, char *, size_t);
 /* the fewest output tokens a lowered limit leaves a call */
 #define JH_PX_MIN_OUT	256

@@ -36,15 +36,6 @@
 #include "gate.h"
 #include "proxy.h"
 
-struct opts jh_px_opts;
-struct gcache jh_px_gcache = { .mu = PTHREAD_MUTEX_INITIALIZER };
-pthread_mutex_t jh_px_mu = PTHREAD_MUTEX_INITIALIZER;
-uint64_t jh_px_inflight, jh_px_starts;
-
-/* The options main set, and the grant cache. */
-static struct opts *const O = &jh_px_opts;
-static struct gcache *const G = &jh_px_gcache;
-
 static int	ledger_settle(struct call *, uint64_t, int);
 static int	hold_receipt(struct call *, char *, size_t);
 
@@ -103,53 +94,55 @@ same_file(const struct stat *a, const struct stat *b)
 int
 jh_px_grant_check(struct call *c, char *why, size_t sz)
 {
+	const struct opts *o = &c->px->o;
+	struct gcache *g = &c->px->g;
 	struct stat gst, tst;
 	struct jh_err e;
 	uint64_t now = jh_now_ms();
 	int rc;
 
-	pthread_mutex_lock(&G->mu);
+	pthread_mutex_lock(&g->mu);
 	memset(&tst, 0, sizeof(tst));
-	if (stat(O->grantfile, &gst) == -1) {
-		snprintf(why, sz, "no grant: %s: %s", O->grantfile,
+	if (stat(o->grantfile, &gst) == -1) {
+		snprintf(why, sz, "no grant: %s: %s", o->grantfile,
 		    strerror(errno));
 		rc = JH_D_NOGRANT;
 		goto out;
 	}
-	(void)stat(O->trustfile, &tst);
-	if (!G->loaded || !same_file(&gst, &G->gst) || !same_file(&tst,
-	    &G->tst)) {
-		if (G->loaded)
-			jh_grant_free(&G->g);
-		jh_keyset_free(&G->trust);
-		jh_keyset_init(&G->trust);
-		G->loaded = 1;
-		G->gst = gst;
-		G->tst = tst;
-		if (access(O->trustfile, F_OK) == 0 &&
-		    jh_keyset_load(&G->trust, O->trustfile, JH_ROLE_ISSUER,
-		    &G->e) == -1) {
-			G->rc = JH_D_GATEFAIL;
-			memset(&G->g, 0, sizeof(G->g));
+	(void)stat(o->trustfile, &tst);
+	if (!g->loaded || !same_file(&gst, &g->gst) || !same_file(&tst,
+	    &g->tst)) {
+		if (g->loaded)
+			jh_grant_free(&g->g);
+		jh_keyset_free(&g->trust);
+		jh_keyset_init(&g->trust);
+		g->loaded = 1;
+		g->gst = gst;
+		g->tst = tst;
+		if (access(o->trustfile, F_OK) == 0 &&
+		    jh_keyset_load(&g->trust, o->trustfile, JH_ROLE_ISSUER,
+		    &g->e) == -1) {
+			g->rc = JH_D_GATEFAIL;
+			memset(&g->g, 0, sizeof(g->g));
 		} else
-			G->rc = jh_grant_load(&G->g, O->grantfile, &G->trust,
-			    &G->e);
+			g->rc = jh_grant_load(&g->g, o->grantfile, &g->trust,
+			    &g->e);
 	}
-	if ((rc = G->rc) != 0) {
-		snprintf(why, sz, "%s", G->e.msg);
+	if ((rc = g->rc) != 0) {
+		snprintf(why, sz, "%s", g->e.msg);
 		goto out;
 	}
-	memcpy(c->grant, G->g.ledger, JH_HASH_LEN);
-	memcpy(c->grant_id, G->g.idtext, JH_ID_LEN);
-	memcpy(c->ledger_id, G->g.ledgertext, JH_ID_LEN);
-	c->budget = G->g.budget;
+	memcpy(c->grant, g->g.ledger, JH_HASH_LEN);
+	memcpy(c->grant_id, g->g.idtext, JH_ID_LEN);
+	memcpy(c->ledger_id, g->g.ledgertext, JH_ID_LEN);
+	c->budget = g->g.budget;
 	c->have_grant = 1;
 	/* A model call's refusal has never named the revoked grant. */
-	if ((rc = jh_grant_valid(&G->g, O->revdir, O->host, now, &e)) != 0)
+	if ((rc = jh_grant_valid(&g->g, o->revdir, o->host, now, &e)) != 0)
 		snprintf(why, sz, "%s", rc == JH_D_REVOKED ?
 		    "the grant is revoked" : e.msg);
 out:
-	pthread_mutex_unlock(&G->mu);
+	pthread_mutex_unlock(&g->mu);
 	return (rc);
 }
 
@@ -164,12 +157,13 @@ out:
 int
 jh_px_hold(struct call *c, char *why, size_t sz)
 {
+	const struct opts *o = &c->px->o;
 	struct jh_ledger *l;
 	struct jh_err e;
 	uint64_t rem;
 	int fd, rc = -1;
 
-	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+	if ((fd = jh_ledger_open(o->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
 		snprintf(why, sz, "%s", e.msg);
 		return (-1);
 	}
@@ -178,7 +172,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "out of memory");
 		return (-1);
 	}
-	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	if (jh_tflock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1) {
 		snprintf(why, sz, "ledger: %s", e.msg);
 		goto out;
@@ -227,11 +221,12 @@ out:
 static int
 ledger_settle(struct call *c, uint64_t debit, int release)
 {
+	const struct opts *o = &c->px->o;
 	struct jh_ledger *l;
 	struct jh_err e;
 	int fd, rc = -1;
 
-	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+	if ((fd = jh_ledger_open(o->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
 		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
 		return (-1);
 	}
@@ -239,7 +234,7 @@ ledger_settle(struct call *c, uint64_t debit, int release)
 		close(fd);
 		return (-1);
 	}
-	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	if (jh_tflock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1 ||
 	    jh_ledger_settle(l, c->id, debit, release, jh_now_ms(), &e) ==
 	    -1 || jh_ledger_write(fd, l, 0, &e) == -1) {
@@ -260,14 +255,14 @@ out:
 
 /* Seals a core and appends it to the session's log. */
 static int
-chain_receipt(json_t *o, int kind, const char *session, int sync,
-    struct jh_err *e)
+chain_receipt(const struct opts *o, json_t *core, int kind,
+    const char *session, int sync, struct jh_err *e)
 {
 	uint64_t cut;
 	int rc;
 
-	rc = jh_seal_chain(o, kind, &O->key, &O->keys, O->statedir, session,
-	    O->wait_ms, sync, &cut, e);
+	rc = jh_seal_chain(core, kind, &o->key, &o->keys, o->statedir,
+	    session, o->wait_ms, sync, &cut, e);
 	if (cut > 0)
 		jh_px_log("the log of session %s: cut a torn tail of %llu bytes",
 		    session, (unsigned long long)cut);
@@ -291,7 +286,7 @@ jh_px_sync(struct call *c)
 	if (!c->sync_due)
 		return;
 	c->sync_due = 0;
-	if (jh_seal_sync(O->statedir, c->session, &e) == -1)
+	if (jh_seal_sync(c->px->o.statedir, c->session, &e) == -1)
 		jh_px_log("%s: receipt not synced: %s", c->id, e.msg);
 }
 
@@ -332,7 +327,8 @@ hold_receipt(struct call *c, char *why, size_t sz)
 		json_object_set_new(o, "limit_sent",
 		    json_integer((json_int_t)c->lim_sent));
 	}
-	rc = chain_receipt(o, JH_KIND_HOLD, c->session, JH_SEAL_WRITE, &e);
+	rc = chain_receipt(&c->px->o, o, JH_KIND_HOLD, c->session,
+	    JH_SEAL_WRITE, &e);
 	json_decref(o);
 	if (rc == -1) {
 		snprintf(why, sz, "the hold's receipt cannot be written: %s",
@@ -350,11 +346,13 @@ hold_receipt(struct call *c, char *why, size_t sz)
 void
 jh_px_finish(struct call *c, const char *verdict)
 {
+	struct jh_px *px = c->px;
+	const struct opts *o = &px->o;
 	struct jh_sample s1;
 	struct jh_energy en;
 	struct jh_usage u;
 	struct jh_unit x;
-	json_t *o;
+	json_t *unit;
 	uint64_t debit = 0, est_out, dur;
 	int reached, estimated, enforced, completed, accepted;
 	char b1[32], b2[32], b3[32];
@@ -394,18 +392,18 @@ jh_px_finish(struct call *c, const char *verdict)
 			if (!c->w.done || !u.have_out || c->w.out_provisional)
 				u.out = est_out;
 		}
-		if (O->ladder)
-			jh_ladder_sample(&O->lad, &s1);
+		if (o->ladder)
+			jh_ladder_sample(&o->lad, &s1);
 		else
 			s1.t_ns = c->s0.t_ns + dur * 1000000;
-		pthread_mutex_lock(&jh_px_mu);
-		if (jh_px_starts != c->starts_at)
+		pthread_mutex_lock(&px->mu);
+		if (px->starts != c->starts_at)
 			c->overlapped = 1;
-		jh_px_inflight--;
-		pthread_mutex_unlock(&jh_px_mu);
-		jh_ladder_energy(&en, O->ladder && !c->overlapped ? &O->lad :
+		px->inflight--;
+		pthread_mutex_unlock(&px->mu);
+		jh_ladder_energy(&en, o->ladder && !c->overlapped ? &o->lad :
 		    NULL, &c->s0, &s1, 1, jh_tokens_uj(c->fam, &u),
-		    O->default_mw);
+		    o->default_mw);
 		debit = en.measured && en.measured_uj > en.estimated_uj ?
 		    en.measured_uj : en.estimated_uj;
 		if (ledger_settle(c, debit, 0) == -1)
@@ -472,7 +470,7 @@ jh_px_finish(struct call *c, const char *verdict)
 		x.u = u;
 		x.accepted = accepted ? u.out : 0;
 		x.en = en;
-		snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", O->coeffs.id,
+		snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", o->coeffs.id,
 		    c->fam ? "#" : "", c->fam ? c->fam->family : "");
 		x.duration_ms = dur;
 		x.completed = completed;
@@ -491,12 +489,12 @@ jh_px_finish(struct call *c, const char *verdict)
 		 * hold/1 before it) once it has: jh_px_sync, from MHD's
 		 * completion callback.
 		 */
-		if ((o = jh_unit_json(&x)) != NULL) {
+		if ((unit = jh_unit_json(&x)) != NULL) {
 			struct jh_err e;
-			if (chain_receipt(o, JH_KIND_EFFICIENCY, c->session,
+			if (chain_receipt(o, unit, JH_KIND_EFFICIENCY, c->session,
 			    JH_SEAL_WRITE, &e) == 0)
 				c->sync_due = 1;
-			json_decref(o);
+			json_decref(unit);
 		}
 	}
 	/* every figure with its grade: a reading, a model, an estimate */
