@@ -205,15 +205,15 @@ session_ok(const char *s)
  * invented id at will).
  */
 int
-jh_px_admit(struct jh_px *px, const char *s)
+jh_px_admit(struct jh_px *px, const char *session)
 {
 	uint8_t h[16];
 	uint64_t now = jh_px_mono_ms();
 	size_t i;
 	int ok = 0;
 
-	crypto_generichash(h, sizeof(h), (const uint8_t *)s, strlen(s),
-	    NULL, 0);
+	crypto_generichash(h, sizeof(h), (const uint8_t *)session,
+	    strlen(session), NULL, 0);
 	pthread_mutex_lock(&px->mu);
 	for (i = 0; i < px->nsess; i++)
 		if (memcmp(px->sessions[i].h, h, sizeof(h)) == 0) {

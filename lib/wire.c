@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "wire.h"
 
 void
 jh_sse_init(struct jh_sse *s, size_t max)
