@@ -250,23 +250,46 @@ upstream_local(const char *url, char *why, size_t sz)
 	return (local);
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * The options together: -u an http:// or https:// URL, local with -E,
+ * kept without trailing slashes, since the raw request path is
+ * appended; the listener on TCP unless -U names a socket.
+ */
+static void
+check_opts(struct opts *o)
 {
-	struct rlimit rl = { 0, 0 };
-	struct jh_px *px;
-	struct opts *o;
-	struct MHD_Daemon *d;
-	struct jh_ladder_cfg lc;
-	struct jh_err e;
-	sigset_t ss, ts;
-	char shown[300];
-	uint64_t t0;
-	int ch, fd, sig, i;
+	char why[400];
+	size_t n = strlen(o->upstream);
 
-	if ((px = jh_px_new()) == NULL)
-		err(2, "out of memory");
-	o = &px->o;
+	if (strncmp(o->upstream, "http://", 7) != 0 &&
+	    strncmp(o->upstream, "https://", 8) != 0)
+		errx(2, "-u %s: an http:// or https:// URL", o->upstream);
+	if (o->ladder && !upstream_local(o->upstream, why, sizeof(why)))
+		errx(2, "-E meters this machine's energy counters, for a model "
+		    "served here; the upstream %s %s", o->upstream, why);
+	if (n >= sizeof(o->upbuf))
+		errx(2, "-u: too long");
+	memcpy(o->upbuf, o->upstream, n + 1);
+	while (n > 8 && o->upbuf[n - 1] == '/')
+		o->upbuf[--n] = '\0';
+	o->upstream = o->upbuf;
+#ifdef JH_TESTING
+	{
+		const char *s = getenv("JH_PROXY_REFUSE_STATUS");
+		if (s != NULL && *s != '\0')
+			o->refuse_status = atoi(s);
+	}
+#endif
+	if (o->listen == NULL && o->unixpath == NULL)
+		o->listen = DEFAULT_LISTEN;
+}
+
+/* The options, over their defaults (the paths' are defaults()'s). */
+static void
+parse_opts(struct opts *o, int argc, char *argv[])
+{
+	int ch;
+
 	o->maxbody = DEFAULT_BODY;
 	o->default_out = DEFAULT_OUT;
 	o->tool_in = DEFAULT_TOOL_IN;
@@ -275,7 +298,6 @@ main(int argc, char *argv[])
 	o->wait_ms = 5000;
 	o->host = "claude-code";
 	o->refuse_status = 402;
-	setrlimit(RLIMIT_CORE, &rl);
 	/* One line: tests/man.bats reads the option string from here. */
 	while ((ch = getopt(argc, argv, "b:C:c:Eg:H:hi:k:L:l:m:n:P:R:S:s:T:t:U:u:w:x:")) != -1) {
 		switch (ch) {
@@ -356,38 +378,22 @@ main(int argc, char *argv[])
 	if (optind != argc || o->upstream == NULL ||
 	    (o->listen != NULL && o->unixpath != NULL))
 		usage(stderr, 2);
-	if (strncmp(o->upstream, "http://", 7) != 0 &&
-	    strncmp(o->upstream, "https://", 8) != 0)
-		errx(2, "-u %s: an http:// or https:// URL", o->upstream);
-	if (o->ladder) {
-		char why[400];
-		if (!upstream_local(o->upstream, why, sizeof(why)))
-			errx(2, "-E meters this machine's energy counters, for "
-			    "a model served here; the upstream %s %s", o->upstream,
-			    why);
-	}
-	{
-		/* The raw request path is appended: no trailing slash. */
-		char *up = o->upbuf;
-		size_t n = strlen(o->upstream);
-		if (n >= sizeof(o->upbuf))
-			errx(2, "-u: too long");
-		memcpy(up, o->upstream, n + 1);
-		while (n > 8 && up[n - 1] == '/')
-			up[--n] = '\0';
-		o->upstream = up;
-	}
-#ifdef JH_TESTING
-	{
-		const char *s = getenv("JH_PROXY_REFUSE_STATUS");
-		if (s != NULL && *s != '\0')
-			o->refuse_status = atoi(s);
-	}
-#endif
-	if (o->listen == NULL && o->unixpath == NULL)
-		o->listen = DEFAULT_LISTEN;
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
+}
+
+/*
+ * What every call needs, loaded once: the token, the coefficients, the
+ * steward key and the log heads' signers, the energy ladder (-E) or the
+ * machine's estimated power, the proxy's own session (known from the
+ * start) and the bucket of new logs.
+ */
+static void
+load(struct jh_px *px)
+{
+	struct opts *o = &px->o;
+	struct jh_ladder_cfg lc;
+	struct jh_err e;
+	int i;
+
 	defaults(o);
 	if (o->listen != NULL)
 		load_token(o);
@@ -419,25 +425,22 @@ main(int argc, char *argv[])
 		o->default_mw = (uint64_t)(th > 0 ? th : 1) *
 		    o->coeffs.thread_uw / 1000;
 	}
-	t0 = jh_now_ms();
 	snprintf(o->session, sizeof(o->session), "jh-proxy-%ld-%llu",
-	    (long)getpid(), (unsigned long long)t0);
-	/* The proxy's own session is known from the start. */
+	    (long)getpid(), (unsigned long long)jh_now_ms());
 	px->bucket = 1;
 	px->bucket_ms = jh_px_mono_ms();
 	jh_px_admit(px, o->session);
 	px->bucket = o->newlogs;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-		errx(2, "libcurl failed to initialise");
+}
 
-	/* Signals: SIGTERM and SIGINT are taken by this thread only. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	ts = ss;
-	sigaddset(&ts, SIGRTMIN + 4);	/* jh_tflock's, unblocked per wait */
-	pthread_sigmask(SIG_BLOCK, &ts, NULL);
+/* The listener on its socket, each callback handed the proxy's state. */
+static struct MHD_Daemon *
+start(struct jh_px *px)
+{
+	const struct opts *o = &px->o;
+	struct MHD_Daemon *d;
+	char shown[300];
+	int fd;
 
 	fd = o->unixpath ? listen_unix(o->unixpath) : listen_tcp(o->listen,
 	    shown, sizeof(shown));
@@ -459,11 +462,20 @@ main(int argc, char *argv[])
 	jh_px_log("listening on %s%s, forwarding to %s; grant %s; coefficients "
 	    "%s", o->unixpath ? "unix:" : "", shown, o->upstream, o->grantfile,
 	    o->coeffs.id);
+	return (d);
+}
 
-	do {
-		if (sigwait(&ss, &sig) != 0)
-			sig = SIGTERM;
-	} while (sig != SIGTERM && sig != SIGINT);
+/*
+ * SIGTERM or SIGINT: no new calls; calls being answered finish, settle
+ * and reach their client; after the grace, what is left is cut short,
+ * settled and sealed partial.
+ */
+static void
+stop(struct jh_px *px, struct MHD_Daemon *d)
+{
+	uint64_t n;
+	int fd, i;
+
 	atomic_store(&px->stopping, 1);
 	pthread_mutex_lock(&px->mu);
 	jh_px_log("stopping: %llu call%s in flight",
@@ -471,14 +483,9 @@ main(int argc, char *argv[])
 	pthread_mutex_unlock(&px->mu);
 	if ((fd = MHD_quiesce_daemon(d)) != -1)
 		close(fd);
-	if (o->unixpath)
-		unlink(o->unixpath);
-	/*
-	 * Calls being answered finish, settle and reach their client; after
-	 * the grace, what is left is cut short, settled and sealed partial.
-	 */
+	if (px->o.unixpath)
+		unlink(px->o.unixpath);
 	for (i = 0; i < GRACE_S * 20; i++) {
-		uint64_t n;
 		pthread_mutex_lock(&px->mu);
 		n = px->active;
 		pthread_mutex_unlock(&px->mu);
@@ -488,6 +495,43 @@ main(int argc, char *argv[])
 	}
 	atomic_store(&px->stopping, 2);
 	MHD_stop_daemon(d);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct rlimit rl = { 0, 0 };
+	struct jh_px *px;
+	struct MHD_Daemon *d;
+	sigset_t ss, ts;
+	int sig;
+
+	setrlimit(RLIMIT_CORE, &rl);
+	if ((px = jh_px_new()) == NULL)
+		err(2, "out of memory");
+	parse_opts(&px->o, argc, argv);
+	check_opts(&px->o);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	load(px);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		errx(2, "libcurl failed to initialise");
+
+	/* Signals: SIGTERM and SIGINT are taken by this thread only. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	ts = ss;
+	sigaddset(&ts, SIGRTMIN + 4);	/* jh_tflock's, unblocked per wait */
+	pthread_sigmask(SIG_BLOCK, &ts, NULL);
+
+	d = start(px);
+	do {
+		if (sigwait(&ss, &sig) != 0)
+			sig = SIGTERM;
+	} while (sig != SIGTERM && sig != SIGINT);
+	stop(px, d);
 	jh_px_free(px);
 	curl_global_cleanup();
 	jh_px_log("stopped");

@@ -815,17 +815,16 @@ authorized(struct call *c)
 	    sodium_memcmp(t, o->token, o->toklen) == 0);
 }
 
-static enum MHD_Result
-begin(struct call *c, const char *method)
+/*
+ * The request's path (its query left out), the API it speaks and its
+ * route: R_PROBE for a probe of the proxy itself, R_NONE for a path
+ * that is no route through it.
+ */
+static void
+route(struct call *c, int get, int post)
 {
-	struct jh_px *px = c->px;
-	static const char *const sess_hdr[] = { "X-Claude-Code-Session-Id",
-	    "X-Joulehook-Session", "session-id", "x-session-id", NULL };
-	const char *q, *s, *cl;
-	size_t n, i;
-	uint64_t now;
-	int post = strcmp(method, "POST") == 0;
-	int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	const char *q;
+	size_t n;
 	int gm;
 
 	q = strchr(c->uri, '?');
@@ -837,8 +836,8 @@ begin(struct call *c, const char *method)
 	c->api = JH_API_ANTHROPIC;
 	if (get && (strcmp(c->path, "/") == 0 ||
 	    strcmp(c->path, "/api/hello") == 0))
-		return (respond(c, 200, "", 0));
-	if (post && strcmp(c->path, "/v1/messages") == 0)
+		c->route = R_PROBE;
+	else if (post && strcmp(c->path, "/v1/messages") == 0)
 		c->route = R_MESSAGES;
 	else if (post && strcmp(c->path, "/v1/messages/count_tokens") == 0)
 		c->route = R_COUNT;
@@ -866,20 +865,75 @@ begin(struct call *c, const char *method)
 			c->model[0] = '\0';
 	}
 	c->w.api = c->api;
-	if (!authorized(c)) {
-		now = jh_px_mono_ms();
-		pthread_mutex_lock(&px->mu);
-		if (now - px->last_authlog >= 1000) {
-			px->last_authlog = now;
-			pthread_mutex_unlock(&px->mu);
-			jh_px_log("refused a caller without the token: "
-			    "%s %.64s", method, c->path);
-		} else
-			pthread_mutex_unlock(&px->mu);
-		return (reply_error(c, 401, c->api == JH_API_ANTHROPIC ?
-		    "authentication_error" : "invalid_api_key", "joulehook: "
-		    "this proxy needs its X-Joulehook-Token header"));
+}
+
+/* A caller without the token: refused, logged at most once a second. */
+static enum MHD_Result
+unauthorized(struct call *c, const char *method)
+{
+	struct jh_px *px = c->px;
+	uint64_t now = jh_px_mono_ms();
+	int log = 0;
+
+	pthread_mutex_lock(&px->mu);
+	if (now - px->last_authlog >= 1000) {
+		px->last_authlog = now;
+		log = 1;
 	}
+	pthread_mutex_unlock(&px->mu);
+	if (log)
+		jh_px_log("refused a caller without the token: %s %.64s",
+		    method, c->path);
+	return (reply_error(c, 401, c->api == JH_API_ANTHROPIC ?
+	    "authentication_error" : "invalid_api_key", "joulehook: "
+	    "this proxy needs its X-Joulehook-Token header"));
+}
+
+/* The session a metered call names, or the proxy's own. */
+static const char *
+session_of(struct call *c)
+{
+	static const char *const hdr[] = { "X-Claude-Code-Session-Id",
+	    "X-Joulehook-Session", "session-id", "x-session-id", NULL };
+	const char *s = NULL;
+	size_t i;
+
+	for (i = 0; hdr[i] != NULL && s == NULL; i++)
+		s = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+		    hdr[i]);
+	return (s != NULL ? s : c->px->o.session);
+}
+
+/* The call's hold id, unique across restarts: a hold/1 is settled by it. */
+static void
+hold_id(struct call *c)
+{
+	struct jh_px *px = c->px;
+
+	pthread_mutex_lock(&px->mu);
+	if (px->run == 0)
+		px->run = randombytes_random() | 1;
+	snprintf(c->id, sizeof(c->id), "jhp-%ld-%08x-%llu", (long)getpid(),
+	    (unsigned)px->run, (unsigned long long)++px->seq);
+	pthread_mutex_unlock(&px->mu);
+}
+
+/*
+ * The request's headers are in: route it, admit its caller and its
+ * session, refuse a body over -b now; the body follows.
+ */
+static enum MHD_Result
+begin(struct call *c, const char *method)
+{
+	struct jh_px *px = c->px;
+	const char *s, *cl;
+
+	route(c, strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0,
+	    strcmp(method, "POST") == 0);
+	if (c->route == R_PROBE)
+		return (respond(c, 200, "", 0));
+	if (!authorized(c))
+		return (unauthorized(c, method));
 	if (c->route == R_NONE)
 		return (reply_error(c, 404, c->api == JH_API_ANTHROPIC ?
 		    "not_found_error" : "not_found", "joulehook: no such route "
@@ -890,12 +944,7 @@ begin(struct call *c, const char *method)
 	c->metered = c->route == R_MESSAGES || c->route == R_CHAT ||
 	    c->route == R_RESPONSES || c->route == R_GEMINI;
 	if (c->metered) {
-		s = NULL;
-		for (i = 0; sess_hdr[i] != NULL && s == NULL; i++)
-			s = MHD_lookup_connection_value(c->con,
-			    MHD_HEADER_KIND, sess_hdr[i]);
-		if (s == NULL)
-			s = px->o.session;
+		s = session_of(c);
 		if (!session_ok(s))
 			return (reply_error(c, 400, "invalid_request_error",
 			    "joulehook: the session id must be 1 to 128 of "
@@ -905,14 +954,7 @@ begin(struct call *c, const char *method)
 			    refusal_type(c, 0), "joulehook: too many new "
 			    "sessions this minute"));
 		snprintf(c->session, sizeof(c->session), "%s", s);
-		/* Unique across restarts: a hold/1 is settled by this id. */
-		pthread_mutex_lock(&px->mu);
-		if (px->run == 0)
-			px->run = randombytes_random() | 1;
-		snprintf(c->id, sizeof(c->id), "jhp-%ld-%08x-%llu",
-		    (long)getpid(), (unsigned)px->run,
-		    (unsigned long long)++px->seq);
-		pthread_mutex_unlock(&px->mu);
+		hold_id(c);
 	}
 	cl = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
 	    "Content-Length");
