@@ -14,7 +14,6 @@
  * jh_tflock, so the proxy excludes jh-decide and jh-chain as they
  * exclude each other.
  */
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,19 +26,15 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <microhttpd.h>
 #include <sodium.h>
 

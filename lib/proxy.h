@@ -30,6 +30,7 @@
 
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -135,7 +136,6 @@ struct call {
 	/* metering */
 	int metered;
 	int forwarded;			/* a hold was placed: it went upstream */
-	int held;			/* the hold is open */
 	int hold_sealed;		/* its hold/1 is in the log */
 	int sync_due;			/* its receipts are written, not synced */
 	int clamped;
@@ -145,7 +145,6 @@ struct call {
 	const char *lim_key;
 	uint64_t lim_asked, lim_sent;
 	uint64_t in_cost, n_cand, think, inner;	/* inner: thinking within */
-	uint64_t server_tools;		/* the provider's own tools declared */
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];

@@ -5,22 +5,11 @@
  * and the efficiency/1 receipt sealed into the session's log.
  */
 #include <sys/file.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +18,6 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
-#include <microhttpd.h>
-#include <sodium.h>
 
 #include "jh.h"
 #include "gate.h"
@@ -199,7 +186,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "%s", e.msg);
 		goto out;
 	}
-	c->held = c->forwarded = 1;
+	c->forwarded = 1;
 	c->remaining = jh_ledger_remaining(l);
 	rc = 0;
 out:
@@ -243,7 +230,6 @@ ledger_settle(struct call *c, uint64_t debit, int release)
 	}
 	c->remaining = jh_ledger_remaining(l);
 	c->have_remaining = 1;
-	c->held = 0;
 	rc = 0;
 out:
 	close(fd);

@@ -3,27 +3,15 @@
  * connection): admit the caller and its session, read the request,
  * decide, hold, forward; answer refusals in the API's own shape.
  */
-#include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -345,7 +333,7 @@ static int
 worst_case(struct call *c, json_t *req, char *why, size_t sz)
 {
 	const struct opts *o = &c->px->o;
-	uint64_t out = 0, n = 1, cin, think = 0;
+	uint64_t out = 0, n = 1, cin, think = 0, tools;
 	json_t *gc, *tb;
 	int r;
 
@@ -415,8 +403,8 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	c->out_worst = jh_mul_sat(jh_add_sat(out, think), n);
 	c->in_est = (c->body.len + 3) / 4;
 	/* what a provider's own tools add to the input: -x tokens each */
-	if ((c->server_tools = server_tools(c, req)) > 0)
-		c->in_est = jh_add_sat(c->in_est, jh_mul_sat(c->server_tools,
+	if ((tools = server_tools(c, req)) > 0)
+		c->in_est = jh_add_sat(c->in_est, jh_mul_sat(tools,
 		    o->tool_in));
 	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
 	    c->fam->in;

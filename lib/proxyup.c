@@ -3,33 +3,17 @@
  * and the relay of its answer to the client as it arrives, reading the
  * usage on the way (lib/wire.c).
  */
-#include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <microhttpd.h>
-#include <sodium.h>
 
 #include "jh.h"
 #include "proxy.h"

@@ -35,8 +35,7 @@ struct jh_sse {
 	size_t line;		/* start of the line being received */
 	size_t max;		/* larger events are passed on unread */
 	size_t ndata;
-	int skip;
-	int lost;		/* an event went unread */
+	int skip;		/* an event too large: passed on unread */
 };
 
 struct jh_wire {
@@ -50,9 +49,7 @@ struct jh_wire {
 	char stop[48];		/* stop_reason, finish_reason, finishReason
 				   or status */
 	char err[96];		/* error type from the body or an event */
-	int started;		/* the model began answering */
 	int done;		/* the answer's end was seen */
-	int lost;		/* something could not be read */
 	uint64_t text_bytes;	/* content relayed, for estimates */
 	int out_provisional;	/* only message_start's count was seen */
 };
