@@ -14,7 +14,6 @@
  * jh_tflock, so the proxy excludes jh-decide and jh-chain as they
  * exclude each other.
  */
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,19 +26,15 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <microhttpd.h>
 #include <sodium.h>
 
@@ -53,9 +48,6 @@
 #define DEFAULT_IDLE	600		/* seconds without upstream bytes */
 #define DEFAULT_NEWLOGS	60		/* new session logs a minute */
 #define GRACE_S		30		/* SIGTERM: in-flight calls finish */
-
-static struct opts *const O = &jh_px_opts;
-static struct gcache *const G = &jh_px_gcache;
 
 static void
 usage(FILE *f, int status)
@@ -123,27 +115,27 @@ listen_unix(const char *path)
 }
 
 static void
-load_token(void)
+load_token(struct opts *o)
 {
 	char buf[256];
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(O->tokenfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+	if ((fd = open(o->tokenfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
 		err(2, "%s (the per-install token; jh-install -M makes one)",
-		    O->tokenfile);
+		    o->tokenfile);
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		errx(2, "%s: empty", O->tokenfile);
+		errx(2, "%s: empty", o->tokenfile);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
 	    buf[n - 1] == ' '))
 		n--;
-	if (n < 16 || (size_t)n >= sizeof(O->token))
-		errx(2, "%s: a token is 16 to 64 characters", O->tokenfile);
-	memcpy(O->token, buf, (size_t)n);
-	O->token[n] = '\0';
-	O->toklen = (size_t)n;
+	if (n < 16 || (size_t)n >= sizeof(o->token))
+		errx(2, "%s: a token is 16 to 64 characters", o->tokenfile);
+	memcpy(o->token, buf, (size_t)n);
+	o->token[n] = '\0';
+	o->toklen = (size_t)n;
 	sodium_memzero(buf, sizeof(buf));
 }
 
@@ -162,33 +154,33 @@ num(const char *s, uint64_t max, int opt)
 }
 
 static void
-defaults(void)
+defaults(struct opts *o)
 {
 	const char *home, *st;
 
-	home = jh_home(O->homebuf, sizeof(O->homebuf));
-	st = O->statedir ? O->statedir : jh_state(O->statebuf,
-	    sizeof(O->statebuf));
+	home = jh_home(o->homebuf, sizeof(o->homebuf));
+	st = o->statedir ? o->statedir : jh_state(o->statebuf,
+	    sizeof(o->statebuf));
 	if (home == NULL || st == NULL)
 		errx(2, "no JH_HOME/JH_STATE and no HOME");
-	O->statedir = st;
+	o->statedir = st;
 #define DEF(f, buf, dir, name) do { if ((f) == NULL) { \
 	snprintf((buf), sizeof(buf), "%s/%s", (dir), (name)); (f) = (buf); } \
 	} while (0)
-	DEF(O->ledgerdir, O->ledgerbuf, st, "ledger");
-	DEF(O->trustfile, O->trustbuf, home, "trust");
-	DEF(O->revdir, O->revbuf, home, "revoked");
-	DEF(O->keyfile, O->keybuf, home, "steward.key");
-	DEF(O->grantfile, O->grantbuf, home, "grant");
-	DEF(O->tokenfile, O->tokbuf, home, "proxy.token");
-	if (O->stewards == NULL) {
-		snprintf(O->stewbuf, sizeof(O->stewbuf), "%s/stewards", home);
-		if (access(O->stewbuf, F_OK) == 0)
-			O->stewards = O->stewbuf;
+	DEF(o->ledgerdir, o->ledgerbuf, st, "ledger");
+	DEF(o->trustfile, o->trustbuf, home, "trust");
+	DEF(o->revdir, o->revbuf, home, "revoked");
+	DEF(o->keyfile, o->keybuf, home, "steward.key");
+	DEF(o->grantfile, o->grantbuf, home, "grant");
+	DEF(o->tokenfile, o->tokbuf, home, "proxy.token");
+	if (o->stewards == NULL) {
+		snprintf(o->stewbuf, sizeof(o->stewbuf), "%s/stewards", home);
+		if (access(o->stewbuf, F_OK) == 0)
+			o->stewards = o->stewbuf;
 	}
 #undef DEF
-	if (O->coeffile == NULL && (O->coeffile = jh_coeffs_path(O->coefbuf,
-	    sizeof(O->coefbuf))) == NULL)
+	if (o->coeffile == NULL && (o->coeffile = jh_coeffs_path(o->coefbuf,
+	    sizeof(o->coefbuf))) == NULL)
 		errx(2, "cannot find coefficients.json beside the program; "
 		    "give -C");
 }
@@ -253,178 +245,270 @@ upstream_local(const char *url, char *why, size_t sz)
 	return (local);
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * The options together: -u an http:// or https:// URL, local with -E,
+ * kept without trailing slashes, since the raw request path is
+ * appended; the listener on TCP unless -U names a socket.
+ */
+static void
+check_opts(struct opts *o)
 {
-	struct rlimit rl = { 0, 0 };
-	struct MHD_Daemon *d;
-	struct jh_ladder_cfg lc;
-	struct jh_err e;
-	sigset_t ss, ts;
-	char shown[300];
-	uint64_t t0;
-	int ch, fd, sig, i;
+	char why[400];
+	size_t n = strlen(o->upstream);
 
-	O->maxbody = DEFAULT_BODY;
-	O->default_out = DEFAULT_OUT;
-	O->tool_in = DEFAULT_TOOL_IN;
-	O->idle_ms = DEFAULT_IDLE * 1000ULL;
-	O->newlogs = DEFAULT_NEWLOGS;
-	O->wait_ms = 5000;
-	O->host = "claude-code";
-	O->refuse_status = 402;
-	setrlimit(RLIMIT_CORE, &rl);
+	if (strncmp(o->upstream, "http://", 7) != 0 &&
+	    strncmp(o->upstream, "https://", 8) != 0)
+		errx(2, "-u %s: an http:// or https:// URL", o->upstream);
+	if (o->ladder && !upstream_local(o->upstream, why, sizeof(why)))
+		errx(2, "-E meters this machine's energy counters, for a model "
+		    "served here; the upstream %s %s", o->upstream, why);
+	if (n >= sizeof(o->upbuf))
+		errx(2, "-u: too long");
+	memcpy(o->upbuf, o->upstream, n + 1);
+	while (n > 8 && o->upbuf[n - 1] == '/')
+		o->upbuf[--n] = '\0';
+	o->upstream = o->upbuf;
+#ifdef JH_TESTING
+	{
+		const char *s = getenv("JH_PROXY_REFUSE_STATUS");
+		if (s != NULL && *s != '\0')
+			o->refuse_status = atoi(s);
+	}
+#endif
+	if (o->listen == NULL && o->unixpath == NULL)
+		o->listen = DEFAULT_LISTEN;
+}
+
+/* The options, over their defaults (the paths' are defaults()'s). */
+static void
+parse_opts(struct opts *o, int argc, char *argv[])
+{
+	int ch;
+
+	o->maxbody = DEFAULT_BODY;
+	o->default_out = DEFAULT_OUT;
+	o->tool_in = DEFAULT_TOOL_IN;
+	o->idle_ms = DEFAULT_IDLE * 1000ULL;
+	o->newlogs = DEFAULT_NEWLOGS;
+	o->wait_ms = 5000;
+	o->host = "claude-code";
+	o->refuse_status = 402;
 	/* One line: tests/man.bats reads the option string from here. */
 	while ((ch = getopt(argc, argv, "b:C:c:Eg:H:hi:k:L:l:m:n:P:R:S:s:T:t:U:u:w:x:")) != -1) {
 		switch (ch) {
 		case 'b':
-			O->maxbody = (size_t)num(optarg, JH_MAX_RECORD * 16ULL,
+			o->maxbody = (size_t)num(optarg, JH_MAX_RECORD * 16ULL,
 			    ch);
 			break;
 		case 'C':
-			O->coeffile = optarg;
+			o->coeffile = optarg;
 			break;
 		case 'c':
-			O->cap_uj = num(optarg, UINT64_MAX, ch);
+			o->cap_uj = num(optarg, UINT64_MAX, ch);
 			break;
 		case 'E':
-			O->ladder = 1;
+			o->ladder = 1;
 			break;
 		case 'g':
-			O->grantfile = optarg;
+			o->grantfile = optarg;
 			break;
 		case 'H':
-			O->host = optarg;
+			o->host = optarg;
 			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
 		case 'i':
-			O->idle_ms = num(optarg, 86400, ch) * 1000;
+			o->idle_ms = num(optarg, 86400, ch) * 1000;
 			break;
 		case 'k':
-			O->keyfile = optarg;
+			o->keyfile = optarg;
 			break;
 		case 'L':
-			O->ledgerdir = optarg;
+			o->ledgerdir = optarg;
 			break;
 		case 'l':
-			O->listen = optarg;
+			o->listen = optarg;
 			break;
 		case 'm':
-			O->default_out = num(optarg, JH_TOKENS_MAX, ch);
+			o->default_out = num(optarg, JH_TOKENS_MAX, ch);
 			break;
 		case 'n':
-			O->newlogs = (unsigned)num(optarg, 1000000, ch);
+			o->newlogs = (unsigned)num(optarg, 1000000, ch);
 			break;
 		case 'P':
-			O->calibrated_mw = num(optarg, 100000000, ch);
+			o->calibrated_mw = num(optarg, 100000000, ch);
 			break;
 		case 'R':
-			O->revdir = optarg;
+			o->revdir = optarg;
 			break;
 		case 'S':
-			O->statedir = optarg;
+			o->statedir = optarg;
 			break;
 		case 's':
-			O->stewards = optarg;
+			o->stewards = optarg;
 			break;
 		case 'T':
-			O->tokenfile = optarg;
+			o->tokenfile = optarg;
 			break;
 		case 't':
-			O->trustfile = optarg;
+			o->trustfile = optarg;
 			break;
 		case 'U':
-			O->unixpath = optarg;
+			o->unixpath = optarg;
 			break;
 		case 'u':
-			O->upstream = optarg;
+			o->upstream = optarg;
 			break;
 		case 'w':
-			O->wait_ms = (unsigned)num(optarg, 600000, ch);
+			o->wait_ms = (unsigned)num(optarg, 600000, ch);
 			break;
 		case 'x':
-			O->tool_in = num(optarg, JH_TOKENS_MAX, ch);
+			o->tool_in = num(optarg, JH_TOKENS_MAX, ch);
 			break;
 		default:
 			usage(stderr, 2);
 		}
 	}
-	if (optind != argc || O->upstream == NULL ||
-	    (O->listen != NULL && O->unixpath != NULL))
+	if (optind != argc || o->upstream == NULL ||
+	    (o->listen != NULL && o->unixpath != NULL))
 		usage(stderr, 2);
-	if (strncmp(O->upstream, "http://", 7) != 0 &&
-	    strncmp(O->upstream, "https://", 8) != 0)
-		errx(2, "-u %s: an http:// or https:// URL", O->upstream);
-	if (O->ladder) {
-		char why[400];
-		if (!upstream_local(O->upstream, why, sizeof(why)))
-			errx(2, "-E meters this machine's energy counters, for "
-			    "a model served here; the upstream %s %s", O->upstream,
-			    why);
-	}
-	{
-		/* The raw request path is appended: no trailing slash. */
-		static char up[2048];
-		size_t n = strlen(O->upstream);
-		if (n >= sizeof(up))
-			errx(2, "-u: too long");
-		memcpy(up, O->upstream, n + 1);
-		while (n > 8 && up[n - 1] == '/')
-			up[--n] = '\0';
-		O->upstream = up;
-	}
-#ifdef JH_TESTING
-	{
-		const char *s = getenv("JH_PROXY_REFUSE_STATUS");
-		if (s != NULL && *s != '\0')
-			O->refuse_status = atoi(s);
-	}
-#endif
-	if (O->listen == NULL && O->unixpath == NULL)
-		O->listen = DEFAULT_LISTEN;
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
-	defaults();
-	if (O->listen != NULL)
-		load_token();
-	if (jh_coeffs_load(&O->coeffs, O->coeffile, &e) == -1)
+}
+
+/*
+ * What every call needs, loaded once: the token, the coefficients, the
+ * steward key and the log heads' signers, the energy ladder (-E) or the
+ * machine's estimated power, the proxy's own session (known from the
+ * start) and the bucket of new logs.
+ */
+static void
+load(struct jh_px *px)
+{
+	struct opts *o = &px->o;
+	struct jh_ladder_cfg lc;
+	struct jh_err e;
+	int i;
+
+	defaults(o);
+	if (o->listen != NULL)
+		load_token(o);
+	if (jh_coeffs_load(&o->coeffs, o->coeffile, &e) == -1)
 		errx(2, "%s", e.msg);
-	if (jh_key_load(&O->key, O->keyfile, NULL, NULL, &e) == -1)
+	if (jh_key_load(&o->key, o->keyfile, NULL, NULL, &e) == -1)
 		errx(2, "%s", e.msg);
-	if (O->key.role != JH_ROLE_STEWARD)
+	if (o->key.role != JH_ROLE_STEWARD)
 		errx(2, "%s is an %s key; receipts are signed by a steward key",
-		    O->keyfile, jh_role_name(O->key.role));
-	jh_keyset_init(&O->keys);
-	jh_keyset_add(&O->keys, O->key.pk, JH_ROLE_STEWARD);
-	if (O->stewards != NULL && jh_keyset_load(&O->keys, O->stewards,
+		    o->keyfile, jh_role_name(o->key.role));
+	jh_keyset_init(&o->keys);
+	jh_keyset_add(&o->keys, o->key.pk, JH_ROLE_STEWARD);
+	if (o->stewards != NULL && jh_keyset_load(&o->keys, o->stewards,
 	    JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
-	jh_keyset_init(&G->trust);
+	jh_keyset_init(&px->g.trust);
 	memset(&lc, 0, sizeof(lc));
-	lc.calibrated_mw = O->calibrated_mw;
-	lc.thread_uw = O->coeffs.thread_uw;
+	lc.calibrated_mw = o->calibrated_mw;
+	lc.thread_uw = o->coeffs.thread_uw;
 	jh_ladder_cfg_env(&lc);
-	if (O->ladder) {
-		jh_ladder_open(&O->lad, &lc);
+	if (o->ladder) {
+		jh_ladder_open(&o->lad, &lc);
 		for (i = 0; i < JH_RUNGS; i++)
 			jh_px_log("energy: %s %s: %s", jh_rung_name(i),
-			    i == O->lad.selected ? "selected" : O->lad.live[i] ?
-			    "live" : "declined", O->lad.why[i]);
+			    i == o->lad.selected ? "selected" : o->lad.live[i] ?
+			    "live" : "declined", o->lad.why[i]);
 	} else {
 		long th = sysconf(_SC_NPROCESSORS_ONLN);
-		O->default_mw = (uint64_t)(th > 0 ? th : 1) *
-		    O->coeffs.thread_uw / 1000;
+		o->default_mw = (uint64_t)(th > 0 ? th : 1) *
+		    o->coeffs.thread_uw / 1000;
 	}
-	t0 = jh_now_ms();
-	snprintf(O->session, sizeof(O->session), "jh-proxy-%ld-%llu",
-	    (long)getpid(), (unsigned long long)t0);
-	/* The proxy's own session is known from the start. */
-	jh_px_bucket = 1;
-	jh_px_bucket_ms = jh_px_mono_ms();
-	jh_px_admit(O->session);
-	jh_px_bucket = O->newlogs;
+	snprintf(o->session, sizeof(o->session), "jh-proxy-%ld-%llu",
+	    (long)getpid(), (unsigned long long)jh_now_ms());
+	px->bucket = 1;
+	px->bucket_ms = jh_px_mono_ms();
+	jh_px_admit(px, o->session);
+	px->bucket = o->newlogs;
+}
+
+/* The listener on its socket, each callback handed the proxy's state. */
+static struct MHD_Daemon *
+start(struct jh_px *px)
+{
+	const struct opts *o = &px->o;
+	struct MHD_Daemon *d;
+	char shown[300];
+	int fd;
+
+	fd = o->unixpath ? listen_unix(o->unixpath) : listen_tcp(o->listen,
+	    shown, sizeof(shown));
+	if (o->unixpath)
+		snprintf(shown, sizeof(shown), "%s", o->unixpath);
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
+	    MHD_USE_ERROR_LOG, 0, NULL, NULL, jh_px_handler, px,
+	    MHD_OPTION_EXTERNAL_LOGGER, jh_px_mhd_log, px,
+	    MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_URI_LOG_CALLBACK, jh_px_on_uri, px,
+	    MHD_OPTION_NOTIFY_COMPLETED, jh_px_completed, px,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)600,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+	    MHD_OPTION_END);
+	if (d == NULL)
+		errx(2, "cannot start the listener on %s", shown);
+	jh_px_log("listening on %s%s, forwarding to %s; grant %s; coefficients "
+	    "%s", o->unixpath ? "unix:" : "", shown, o->upstream, o->grantfile,
+	    o->coeffs.id);
+	return (d);
+}
+
+/*
+ * SIGTERM or SIGINT: no new calls; calls being answered finish, settle
+ * and reach their client; after the grace, what is left is cut short,
+ * settled and sealed partial.
+ */
+static void
+stop(struct jh_px *px, struct MHD_Daemon *d)
+{
+	uint64_t n;
+	int fd, i;
+
+	atomic_store(&px->stopping, 1);
+	pthread_mutex_lock(&px->mu);
+	jh_px_log("stopping: %llu call%s in flight",
+	    (unsigned long long)px->inflight, px->inflight == 1 ? "" : "s");
+	pthread_mutex_unlock(&px->mu);
+	if ((fd = MHD_quiesce_daemon(d)) != -1)
+		close(fd);
+	if (px->o.unixpath)
+		unlink(px->o.unixpath);
+	for (i = 0; i < GRACE_S * 20; i++) {
+		pthread_mutex_lock(&px->mu);
+		n = px->active;
+		pthread_mutex_unlock(&px->mu);
+		if (n == 0)
+			break;
+		usleep(50000);
+	}
+	atomic_store(&px->stopping, 2);
+	MHD_stop_daemon(d);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct rlimit rl = { 0, 0 };
+	struct jh_px *px;
+	struct MHD_Daemon *d;
+	sigset_t ss, ts;
+	int sig;
+
+	setrlimit(RLIMIT_CORE, &rl);
+	if ((px = jh_px_new()) == NULL)
+		err(2, "out of memory");
+	parse_opts(&px->o, argc, argv);
+	check_opts(&px->o);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	load(px);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
 		errx(2, "libcurl failed to initialise");
 
@@ -437,71 +521,14 @@ main(int argc, char *argv[])
 	sigaddset(&ts, SIGRTMIN + 4);	/* jh_tflock's, unblocked per wait */
 	pthread_sigmask(SIG_BLOCK, &ts, NULL);
 
-	fd = O->unixpath ? listen_unix(O->unixpath) : listen_tcp(O->listen,
-	    shown, sizeof(shown));
-	if (O->unixpath)
-		snprintf(shown, sizeof(shown), "%s", O->unixpath);
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
-	    MHD_USE_ERROR_LOG, 0, NULL, NULL, jh_px_handler, NULL,
-	    MHD_OPTION_EXTERNAL_LOGGER, jh_px_mhd_log, NULL,
-	    MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_URI_LOG_CALLBACK, jh_px_on_uri, NULL,
-	    MHD_OPTION_NOTIFY_COMPLETED, jh_px_completed, NULL,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)600,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
-	    MHD_OPTION_END);
-	if (d == NULL)
-		errx(2, "cannot start the listener on %s", shown);
-	jh_px_log("listening on %s%s, forwarding to %s; grant %s; coefficients "
-	    "%s", O->unixpath ? "unix:" : "", shown, O->upstream, O->grantfile,
-	    O->coeffs.id);
-
+	d = start(px);
 	do {
 		if (sigwait(&ss, &sig) != 0)
 			sig = SIGTERM;
 	} while (sig != SIGTERM && sig != SIGINT);
-	atomic_store(&jh_px_stopping, 1);
-	pthread_mutex_lock(&jh_px_mu);
-	jh_px_log("stopping: %llu call%s in flight",
-	    (unsigned long long)jh_px_inflight,
-	    jh_px_inflight == 1 ? "" : "s");
-	pthread_mutex_unlock(&jh_px_mu);
-	if ((fd = MHD_quiesce_daemon(d)) != -1)
-		close(fd);
-	if (O->unixpath)
-		unlink(O->unixpath);
-	/*
-	 * Calls being answered finish, settle and reach their client; after
-	 * the grace, what is left is cut short, settled and sealed partial.
-	 */
-	for (i = 0; i < GRACE_S * 20; i++) {
-		uint64_t n;
-		pthread_mutex_lock(&jh_px_mu);
-		n = jh_px_active;
-		pthread_mutex_unlock(&jh_px_mu);
-		if (n == 0)
-			break;
-		usleep(50000);
-	}
-	atomic_store(&jh_px_stopping, 2);
-	MHD_stop_daemon(d);
-	for (i = 0; i < (int)jh_px_npool; i++) {
-		curl_easy_cleanup(jh_px_pool[i].h);
-		curl_multi_cleanup(jh_px_pool[i].m);
-	}
+	stop(px, d);
+	jh_px_free(px);
 	curl_global_cleanup();
-	if (G->loaded)
-		jh_grant_free(&G->g);
-	jh_keyset_free(&G->trust);
-	jh_keyset_free(&O->keys);
-	jh_key_wipe(&O->key);
-	jh_coeffs_free(&O->coeffs);
-	if (O->ladder)
-		jh_ladder_close(&O->lad);
-	free(jh_px_sessions);
-	sodium_memzero(O->token, sizeof(O->token));
 	jh_px_log("stopped");
 	return (0);
 }

@@ -21,6 +21,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "mcp.h"
 #include "profile.h"
 
 #define PROG		"jh-status"

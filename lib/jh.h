@@ -664,58 +664,6 @@ void	jh_ladder_energy(struct jh_energy *, const struct jh_ladder *,
 	    const struct jh_sample *, const struct jh_sample *, int, uint64_t,
 	    uint64_t);
 
-/*
- * wire.c: the model APIs' wire formats as jh-proxy meets them (Anthropic
- * Messages, OpenAI Chat Completions and Responses): SSE framing, usage
- * and ids from events and bodies, error shapes.
- */
-#define JH_API_ANTHROPIC	1	/* Messages */
-#define JH_API_CHAT		2	/* OpenAI Chat Completions */
-#define JH_API_RESPONSES	3	/* OpenAI Responses */
-#define JH_API_GEMINI		4	/* Gemini generateContent */
-
-/* name NULL: raw bytes of an event too large to read, to pass on */
-typedef int (*jh_sse_cb)(void *, const char *, const char *, size_t,
-    const uint8_t *, size_t);
-
-struct jh_sse {
-	struct jh_buf raw;	/* the event being received */
-	struct jh_buf data;	/* its data lines */
-	char name[64];
-	size_t line;		/* start of the line being received */
-	size_t max;		/* larger events are passed on unread */
-	size_t ndata;
-	int skip;
-	int lost;		/* an event went unread */
-};
-
-struct jh_wire {
-	int api;
-	int hide_usage;		/* chat: drop the include_usage chunk */
-	struct jh_usage u;
-	int usage_bad;		/* a usage was refused (negative, absurd) */
-	char usage_err[128];
-	char id[128];		/* message or response id */
-	char model[128];
-	char stop[48];		/* stop_reason, finish_reason, finishReason
-				   or status */
-	char err[96];		/* error type from the body or an event */
-	int started;		/* the model began answering */
-	int done;		/* the answer's end was seen */
-	int lost;		/* something could not be read */
-	uint64_t text_bytes;	/* content relayed, for estimates */
-	int out_provisional;	/* only message_start's count was seen */
-};
-
-void	jh_sse_init(struct jh_sse *, size_t);
-void	jh_sse_free(struct jh_sse *);
-int	jh_sse_feed(struct jh_sse *, const uint8_t *, size_t, jh_sse_cb,
-	    void *);
-int	jh_wire_event(struct jh_wire *, const char *, const char *, size_t);
-void	jh_wire_body(struct jh_wire *, const uint8_t *, size_t, int);
-int	jh_wire_accepted(const struct jh_wire *);
-void	jh_wire_error(struct jh_buf *, int, int, const char *, const char *);
-
 /* decide.c: grants, capabilities, policies (jh-decide(1)). */
 enum jh_dcode {
 	JH_D_OK = 0,
@@ -1053,9 +1001,6 @@ char	*jh_st_session_json(const struct jh_stctx *, const char *, int, int,
 int	jh_st_summarize(struct jh_sum *, const char *, struct jh_err *);
 int	jh_st_summarize_project(const struct jh_stctx *, struct jh_sum *,
 	    const char *, struct jh_err *);
-
-/* mcp.c: jh-status's MCP server on stdio (jh-status(1)). */
-int	jh_mcp_serve(const struct jh_stctx *, int, FILE *, struct jh_err *);
 
 /*
  * meter.c: jh-meter's units (issue 8).  One efficiency/1 unit as a JSON

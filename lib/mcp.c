@@ -21,6 +21,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "mcp.h"
 
 #define PAGE		100		/* resources per resources/list page */
 #define WATCH_MS	1000		/* how often idle, the list is checked */

@@ -1,16 +1,36 @@
 /*
- * jh-proxy's parts: what bin/jh-proxy.c (options, the listening socket,
- * signals, main) shares with the library files that do the work:
- * proxyhold.c (the grant, the ledger hold and its settlement, the
- * receipt), proxyup.c (the upstream call, the relay) and proxyserve.c
- * (the listener's handlers).  Only jh-proxy links them, so only it maps
- * libcurl and libmicrohttpd.
+ * jh-proxy's parts (jh-proxy(1)): what its files share.
+ *
+ *   bin/jh-proxy.c	options and their defaults, the listening socket,
+ *			signals, the listener's start and its graceful stop;
+ *			main makes the one struct jh_px
+ *   lib/proxyserve.c	the listener's handlers (libmicrohttpd): admit the
+ *			caller and its session, route the request, read and
+ *			scan its body for the worst case, decide, hold,
+ *			forward; refusals in the API's own shape
+ *   lib/proxyhold.c	a call's account: the grant check, the ledger hold
+ *			and its settlement, the hold/1 and efficiency/1
+ *			receipts, the line logged
+ *   lib/proxyup.c	the upstream call (libcurl, a pooled handle pair a
+ *			call) and the relay of its answer as it arrives
+ *   lib/wire.c		the model APIs' wire formats (wire.h): SSE framing,
+ *			usage, ids and error shapes
+ *   lib/sealunit.c	a receipt sealed and chained in-process, its fsync
+ *			shared by calls that end together (jh.h)
+ *
+ * The proxy's files are in lib/ so that tests/fuzz/fuzz-sse.c links them
+ * as it links the rest of the library; only jh-proxy's program links
+ * them, so only it maps libcurl and libmicrohttpd.  The state is one
+ * struct jh_px, passed to every libmicrohttpd callback as its cls and
+ * reached from a call as c->px (libcurl's callbacks get the call); the
+ * files keep no mutable state of their own.
  */
 #ifndef JH_PROXY_H
 #define JH_PROXY_H
 
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,6 +39,7 @@
 #include <microhttpd.h>
 
 #include "jh.h"
+#include "wire.h"
 
 #define PROG		"jh-proxy"
 #define SESSION_MAX	128		/* bytes of a session id */
@@ -65,6 +86,7 @@ struct opts {
 	char trustbuf[PATH_MAX], revbuf[PATH_MAX], keybuf[PATH_MAX];
 	char grantbuf[PATH_MAX], stewbuf[PATH_MAX], tokbuf[PATH_MAX];
 	char coefbuf[PATH_MAX];
+	char upbuf[2048];		/* -u without its trailing slashes */
 };
 
 /* A grant loaded once and reloaded when its file changes. */
@@ -93,7 +115,10 @@ struct rhdr {
 	char *value;
 };
 
+struct jh_px;
+
 struct call {
+	struct jh_px *px;		/* the proxy it came through */
 	char *uri;			/* as received: path and query */
 	char path[256];
 	enum route route;
@@ -111,7 +136,6 @@ struct call {
 	/* metering */
 	int metered;
 	int forwarded;			/* a hold was placed: it went upstream */
-	int held;			/* the hold is open */
 	int hold_sealed;		/* its hold/1 is in the log */
 	int sync_due;			/* its receipts are written, not synced */
 	int clamped;
@@ -121,7 +145,6 @@ struct call {
 	const char *lim_key;
 	uint64_t lim_asked, lim_sent;
 	uint64_t in_cost, n_cand, think, inner;	/* inner: thinking within */
-	uint64_t server_tools;		/* the provider's own tools declared */
 	const struct jh_coeff *fam;
 	uint8_t grant[JH_HASH_LEN];
 	char grant_id[JH_ID_LEN];
@@ -171,50 +194,65 @@ struct hdrctx {
 	int oom;
 };
 
-/* The proxy's state, shared by its threads, each in its part's file. */
-extern struct opts jh_px_opts;
-extern struct gcache jh_px_gcache;
-extern pthread_mutex_t jh_px_mu;	/* what follows */
-extern struct upconn jh_px_pool[POOL_MAX];
-extern size_t jh_px_npool;
-extern struct sess *jh_px_sessions;
-extern double jh_px_bucket;
-extern uint64_t jh_px_bucket_ms;
-extern uint64_t jh_px_inflight, jh_px_starts;
-extern uint64_t jh_px_active;		/* requests being answered */
-/* jh_px_stopping is 1: stop taking calls; 2: cut the rest. */
-extern atomic_int jh_px_stopping;
+/*
+ * The proxy's state, one for the process: main makes it (jh_px_new) and
+ * hands it to libmicrohttpd as every callback's cls; a call reaches it
+ * as c->px, so libcurl's callbacks, which get the call, do too.  The
+ * options are set before the listener starts and only read after.
+ */
+struct jh_px {
+	struct opts o;
+	struct gcache g;		/* under its own g.mu */
+	pthread_mutex_t mu;		/* guards what follows */
+	struct upconn pool[POOL_MAX];	/* idle handle pairs, for reuse */
+	size_t npool;
+	struct sess *sessions;		/* session ids seen */
+	size_t nsess, capsess;
+	double bucket;			/* new logs allowed now (-n) */
+	uint64_t bucket_ms;		/* when it was last filled */
+	uint64_t inflight, starts;	/* metered calls upstream; begun */
+	uint64_t active;		/* requests being answered */
+	uint64_t seq;			/* the last hold id's number */
+	uint64_t last_authlog;		/* when a refused caller was logged */
+	uint32_t run;			/* this run's tag in hold ids */
+	/* 1: stop taking calls; 2: cut the rest.  Read without mu. */
+	atomic_int stopping;
+};
 
 /* proxyhold.c */
 uint64_t jh_px_mono_ms(void);
-void	jh_px_log(const char *, ...) __attribute__((format(printf, 1, 2)));
-const char *jh_px_joules(char *, size_t, uint64_t);
-int	jh_px_grant_check(struct call *, char *, size_t);
-int	jh_px_hold(struct call *, char *, size_t);
-void	jh_px_sync(struct call *);
-void	jh_px_finish(struct call *, const char *);
+void	jh_px_log(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+const char *jh_px_joules(char *buf, size_t sz, uint64_t uj);
+int	jh_px_grant_check(struct call *c, char *why, size_t sz);
+int	jh_px_hold(struct call *c, char *why, size_t sz);
+void	jh_px_sync(struct call *c);
+void	jh_px_finish(struct call *c, const char *verdict);
 
-/* proxyup.c */
-enum MHD_Result jh_px_req_header(void *, enum MHD_ValueKind, const char *,
-	    const char *);
-size_t	jh_px_on_header(char *, size_t, size_t, void *);
-size_t	jh_px_on_body(char *, size_t, size_t, void *);
-int	jh_px_pump(struct call *, int);
-ssize_t	jh_px_relay(void *, uint64_t, char *, size_t);
-void	jh_px_up_get(struct call *);
-void	jh_px_call_free(struct call *);
+/* proxyup.c; cls is a struct hdrctx, or the call */
+enum MHD_Result jh_px_req_header(void *cls, enum MHD_ValueKind kind,
+	    const char *key, const char *value);
+size_t	jh_px_on_header(char *p, size_t sz, size_t nm, void *cls);
+size_t	jh_px_on_body(char *p, size_t sz, size_t nm, void *cls);
+int	jh_px_pump(struct call *c, int for_headers);
+ssize_t	jh_px_relay(void *cls, uint64_t pos, char *buf, size_t max);
+void	jh_px_up_get(struct call *c);
+void	jh_px_call_free(struct call *c);
 
-/* proxyserve.c */
-int	jh_px_admit(const char *);
-int	jh_px_scan(struct call *, char *, size_t);
+/* proxyserve.c; cls is the struct jh_px */
+struct jh_px *jh_px_new(void);
+void	jh_px_free(struct jh_px *px);
+int	jh_px_admit(struct jh_px *px, const char *session);
+int	jh_px_scan(struct call *c, char *why, size_t sz);
 /* the fewest output tokens a lowered limit leaves a call */
 #define JH_PX_MIN_OUT	256
-int	jh_px_limit(struct call *, uint64_t);
-enum MHD_Result jh_px_handler(void *, struct MHD_Connection *, const char *,
-	    const char *, const char *, const char *, size_t *, void **);
-void	*jh_px_on_uri(void *, const char *, struct MHD_Connection *);
-void	jh_px_completed(void *, struct MHD_Connection *, void **,
-	    enum MHD_RequestTerminationCode);
-void	jh_px_mhd_log(void *, const char *, va_list);
+int	jh_px_limit(struct call *c, uint64_t rem);
+enum MHD_Result jh_px_handler(void *cls, struct MHD_Connection *con,
+	    const char *url, const char *method, const char *version,
+	    const char *up, size_t *upsz, void **ptr);
+void	*jh_px_on_uri(void *cls, const char *uri, struct MHD_Connection *con);
+void	jh_px_completed(void *cls, struct MHD_Connection *con, void **ptr,
+	    enum MHD_RequestTerminationCode toe);
+void	jh_px_mhd_log(void *cls, const char *fmt, va_list ap);
 
 #endif /* !JH_PROXY_H */

@@ -5,22 +5,11 @@
  * and the efficiency/1 receipt sealed into the session's log.
  */
 #include <sys/file.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,21 +18,10 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
-#include <microhttpd.h>
-#include <sodium.h>
 
 #include "jh.h"
 #include "gate.h"
 #include "proxy.h"
-
-struct opts jh_px_opts;
-struct gcache jh_px_gcache = { .mu = PTHREAD_MUTEX_INITIALIZER };
-pthread_mutex_t jh_px_mu = PTHREAD_MUTEX_INITIALIZER;
-uint64_t jh_px_inflight, jh_px_starts;
-
-/* The options main set, and the grant cache. */
-static struct opts *const O = &jh_px_opts;
-static struct gcache *const G = &jh_px_gcache;
 
 static int	ledger_settle(struct call *, uint64_t, int);
 static int	hold_receipt(struct call *, char *, size_t);
@@ -103,53 +81,55 @@ same_file(const struct stat *a, const struct stat *b)
 int
 jh_px_grant_check(struct call *c, char *why, size_t sz)
 {
+	const struct opts *o = &c->px->o;
+	struct gcache *g = &c->px->g;
 	struct stat gst, tst;
 	struct jh_err e;
 	uint64_t now = jh_now_ms();
 	int rc;
 
-	pthread_mutex_lock(&G->mu);
+	pthread_mutex_lock(&g->mu);
 	memset(&tst, 0, sizeof(tst));
-	if (stat(O->grantfile, &gst) == -1) {
-		snprintf(why, sz, "no grant: %s: %s", O->grantfile,
+	if (stat(o->grantfile, &gst) == -1) {
+		snprintf(why, sz, "no grant: %s: %s", o->grantfile,
 		    strerror(errno));
 		rc = JH_D_NOGRANT;
 		goto out;
 	}
-	(void)stat(O->trustfile, &tst);
-	if (!G->loaded || !same_file(&gst, &G->gst) || !same_file(&tst,
-	    &G->tst)) {
-		if (G->loaded)
-			jh_grant_free(&G->g);
-		jh_keyset_free(&G->trust);
-		jh_keyset_init(&G->trust);
-		G->loaded = 1;
-		G->gst = gst;
-		G->tst = tst;
-		if (access(O->trustfile, F_OK) == 0 &&
-		    jh_keyset_load(&G->trust, O->trustfile, JH_ROLE_ISSUER,
-		    &G->e) == -1) {
-			G->rc = JH_D_GATEFAIL;
-			memset(&G->g, 0, sizeof(G->g));
+	(void)stat(o->trustfile, &tst);
+	if (!g->loaded || !same_file(&gst, &g->gst) || !same_file(&tst,
+	    &g->tst)) {
+		if (g->loaded)
+			jh_grant_free(&g->g);
+		jh_keyset_free(&g->trust);
+		jh_keyset_init(&g->trust);
+		g->loaded = 1;
+		g->gst = gst;
+		g->tst = tst;
+		if (access(o->trustfile, F_OK) == 0 &&
+		    jh_keyset_load(&g->trust, o->trustfile, JH_ROLE_ISSUER,
+		    &g->e) == -1) {
+			g->rc = JH_D_GATEFAIL;
+			memset(&g->g, 0, sizeof(g->g));
 		} else
-			G->rc = jh_grant_load(&G->g, O->grantfile, &G->trust,
-			    &G->e);
+			g->rc = jh_grant_load(&g->g, o->grantfile, &g->trust,
+			    &g->e);
 	}
-	if ((rc = G->rc) != 0) {
-		snprintf(why, sz, "%s", G->e.msg);
+	if ((rc = g->rc) != 0) {
+		snprintf(why, sz, "%s", g->e.msg);
 		goto out;
 	}
-	memcpy(c->grant, G->g.ledger, JH_HASH_LEN);
-	memcpy(c->grant_id, G->g.idtext, JH_ID_LEN);
-	memcpy(c->ledger_id, G->g.ledgertext, JH_ID_LEN);
-	c->budget = G->g.budget;
+	memcpy(c->grant, g->g.ledger, JH_HASH_LEN);
+	memcpy(c->grant_id, g->g.idtext, JH_ID_LEN);
+	memcpy(c->ledger_id, g->g.ledgertext, JH_ID_LEN);
+	c->budget = g->g.budget;
 	c->have_grant = 1;
 	/* A model call's refusal has never named the revoked grant. */
-	if ((rc = jh_grant_valid(&G->g, O->revdir, O->host, now, &e)) != 0)
+	if ((rc = jh_grant_valid(&g->g, o->revdir, o->host, now, &e)) != 0)
 		snprintf(why, sz, "%s", rc == JH_D_REVOKED ?
 		    "the grant is revoked" : e.msg);
 out:
-	pthread_mutex_unlock(&G->mu);
+	pthread_mutex_unlock(&g->mu);
 	return (rc);
 }
 
@@ -164,12 +144,13 @@ out:
 int
 jh_px_hold(struct call *c, char *why, size_t sz)
 {
+	const struct opts *o = &c->px->o;
 	struct jh_ledger *l;
 	struct jh_err e;
 	uint64_t rem;
 	int fd, rc = -1;
 
-	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+	if ((fd = jh_ledger_open(o->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
 		snprintf(why, sz, "%s", e.msg);
 		return (-1);
 	}
@@ -178,7 +159,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "out of memory");
 		return (-1);
 	}
-	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	if (jh_tflock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1) {
 		snprintf(why, sz, "ledger: %s", e.msg);
 		goto out;
@@ -205,7 +186,7 @@ jh_px_hold(struct call *c, char *why, size_t sz)
 		snprintf(why, sz, "%s", e.msg);
 		goto out;
 	}
-	c->held = c->forwarded = 1;
+	c->forwarded = 1;
 	c->remaining = jh_ledger_remaining(l);
 	rc = 0;
 out:
@@ -227,11 +208,12 @@ out:
 static int
 ledger_settle(struct call *c, uint64_t debit, int release)
 {
+	const struct opts *o = &c->px->o;
 	struct jh_ledger *l;
 	struct jh_err e;
 	int fd, rc = -1;
 
-	if ((fd = jh_ledger_open(O->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
+	if ((fd = jh_ledger_open(o->ledgerdir, c->grant, 0, NULL, &e)) == -1) {
 		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
 		return (-1);
 	}
@@ -239,7 +221,7 @@ ledger_settle(struct call *c, uint64_t debit, int release)
 		close(fd);
 		return (-1);
 	}
-	if (jh_tflock(fd, LOCK_EX, O->wait_ms, &e) == -1 ||
+	if (jh_tflock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1 ||
 	    jh_ledger_settle(l, c->id, debit, release, jh_now_ms(), &e) ==
 	    -1 || jh_ledger_write(fd, l, 0, &e) == -1) {
@@ -248,7 +230,6 @@ ledger_settle(struct call *c, uint64_t debit, int release)
 	}
 	c->remaining = jh_ledger_remaining(l);
 	c->have_remaining = 1;
-	c->held = 0;
 	rc = 0;
 out:
 	close(fd);
@@ -260,14 +241,14 @@ out:
 
 /* Seals a core and appends it to the session's log. */
 static int
-chain_receipt(json_t *o, int kind, const char *session, int sync,
-    struct jh_err *e)
+chain_receipt(const struct opts *o, json_t *core, int kind,
+    const char *session, int sync, struct jh_err *e)
 {
 	uint64_t cut;
 	int rc;
 
-	rc = jh_seal_chain(o, kind, &O->key, &O->keys, O->statedir, session,
-	    O->wait_ms, sync, &cut, e);
+	rc = jh_seal_chain(core, kind, &o->key, &o->keys, o->statedir,
+	    session, o->wait_ms, sync, &cut, e);
 	if (cut > 0)
 		jh_px_log("the log of session %s: cut a torn tail of %llu bytes",
 		    session, (unsigned long long)cut);
@@ -291,7 +272,7 @@ jh_px_sync(struct call *c)
 	if (!c->sync_due)
 		return;
 	c->sync_due = 0;
-	if (jh_seal_sync(O->statedir, c->session, &e) == -1)
+	if (jh_seal_sync(c->px->o.statedir, c->session, &e) == -1)
 		jh_px_log("%s: receipt not synced: %s", c->id, e.msg);
 }
 
@@ -332,7 +313,8 @@ hold_receipt(struct call *c, char *why, size_t sz)
 		json_object_set_new(o, "limit_sent",
 		    json_integer((json_int_t)c->lim_sent));
 	}
-	rc = chain_receipt(o, JH_KIND_HOLD, c->session, JH_SEAL_WRITE, &e);
+	rc = chain_receipt(&c->px->o, o, JH_KIND_HOLD, c->session,
+	    JH_SEAL_WRITE, &e);
 	json_decref(o);
 	if (rc == -1) {
 		snprintf(why, sz, "the hold's receipt cannot be written: %s",
@@ -343,176 +325,224 @@ hold_receipt(struct call *c, char *why, size_t sz)
 	return (0);
 }
 
+/* What a call's end found, from its metering to its log line. */
+struct tally {
+	struct jh_usage u;		/* the tokens, read or estimated */
+	struct jh_energy en;
+	uint64_t debit;			/* what the hold settled to */
+	uint64_t dur;			/* ms, since the request came in */
+	int estimated;			/* the tokens are (partly) estimated */
+	const char *verdict;
+};
+
 /*
- * The call's end: meter it, settle its hold (synced), chain its receipt
- * and log one line.  Runs once, on the connection's thread.
+ * The tokens a forwarded call used: the provider's usage, or where it
+ * is missing, refused or cut short, an estimate (a missing usage is
+ * never 0 J); none when the request never reached the provider.
+ */
+static void
+tokens_used(struct call *c, struct tally *t)
+{
+	uint64_t est_out;
+	int reached;
+
+	/* Did the request reach the provider?  Not if it never connected. */
+	reached = c->headers_done || !(c->result == CURLE_COULDNT_CONNECT ||
+	    c->result == CURLE_COULDNT_RESOLVE_HOST ||
+	    c->result == CURLE_COULDNT_RESOLVE_PROXY ||
+	    c->result == CURLE_FAILED_INIT);
+	if (!c->sse && c->headers_done && !c->copy_lost && c->up_done)
+		jh_wire_body(&c->w, c->copy.p, c->copy.len, c->status);
+	t->u = c->w.u;
+	t->estimated = c->w.usage_bad || !t->u.have_in || !t->u.have_out ||
+	    !c->w.done || c->w.out_provisional;
+	if (c->w.usage_bad) {
+		memset(&t->u, 0, sizeof(t->u));
+		est_out = (c->w.text_bytes + 3) / 4;
+	} else
+		est_out = t->u.out > (c->w.text_bytes + 3) / 4 ? t->u.out :
+		    (c->w.text_bytes + 3) / 4;
+	if (!reached) {
+		memset(&t->u, 0, sizeof(t->u));
+		t->estimated = 0;
+	} else if (t->estimated) {
+		if (!t->u.have_in)
+			t->u.in = c->in_est;
+		if (!c->w.done || !t->u.have_out || c->w.out_provisional)
+			t->u.out = est_out;
+	}
+}
+
+/*
+ * Meters a forwarded call (its tokens, its energy, measured where -E
+ * reads this machine's counters and no other call overlapped it) and
+ * settles its hold to the greater figure.
+ */
+static void
+meter(struct call *c, struct tally *t)
+{
+	struct jh_px *px = c->px;
+	const struct opts *o = &px->o;
+	struct jh_sample s1;
+
+	tokens_used(c, t);
+	if (o->ladder)
+		jh_ladder_sample(&o->lad, &s1);
+	else
+		s1.t_ns = c->s0.t_ns + t->dur * 1000000;
+	pthread_mutex_lock(&px->mu);
+	if (px->starts != c->starts_at)
+		c->overlapped = 1;
+	px->inflight--;
+	pthread_mutex_unlock(&px->mu);
+	jh_ladder_energy(&t->en, o->ladder && !c->overlapped ? &o->lad :
+	    NULL, &c->s0, &s1, 1, jh_tokens_uj(c->fam, &t->u),
+	    o->default_mw);
+	t->debit = t->en.measured && t->en.measured_uj > t->en.estimated_uj ?
+	    t->en.measured_uj : t->en.estimated_uj;
+	if (ledger_settle(c, t->debit, 0) == -1)
+		t->debit = 0;
+}
+
+/* How a forwarded call ended, when its caller did not say. */
+static const char *
+verdict_of(const struct call *c, int estimated)
+{
+	if (c->client_gone || c->cut || c->idle || (c->up_done &&
+	    c->result != CURLE_OK && c->headers_done) || (c->sse &&
+	    c->status < 300 && !c->w.done && c->w.err[0] == '\0'))
+		return ("partial");
+	if (c->status >= 400 || c->w.err[0] != '\0' || !c->headers_done)
+		return ("error");
+	return (estimated ? "usage-estimated" : "ok");
+}
+
+/* What happened, for the receipt, when nothing named it before. */
+static const char *
+note_of(const struct call *c, uint64_t debit)
+{
+	if (c->client_gone)
+		return ("client-disconnected");
+	if (c->cut)
+		return ("shutdown");
+	if (c->idle)
+		return ("upstream-idle");
+	if (c->forwarded && !c->headers_done)
+		return ("upstream-unreachable");
+	if (c->up_done && c->result != CURLE_OK)
+		return ("upstream-disconnected");
+	if (c->w.err[0] != '\0')
+		return (c->status >= 400 ? "upstream-error" : "stream-error");
+	if (c->w.usage_bad)
+		return ("usage-refused");
+	if (c->forwarded && debit > c->hold)
+		return ("overrun");
+	return (NULL);
+}
+
+/*
+ * The call's efficiency/1, chained into the session's log; its JSON is
+ * lib/meter.c's, as jh-meter prints it.  Written before the client's
+ * answer ends, synced (with the hold/1 before it) once it has:
+ * jh_px_sync, from libmicrohttpd's completion callback.
+ */
+static void
+seal_unit(struct call *c, const struct tally *t)
+{
+	const struct opts *o = &c->px->o;
+	struct jh_unit x;
+	struct jh_err e;
+	json_t *unit;
+	size_t i;
+	int completed;
+
+	completed = c->forwarded && c->w.done && c->w.err[0] == '\0' &&
+	    !c->client_gone && !c->cut && c->status < 300;
+	jh_unit_init(&x, c->session, "proxy");
+	x.unit = c->w.id[0] ? c->w.id : c->id;
+	for (i = 0; i < c->nrh; i++)
+		if (strcasecmp(c->rh[i].name, "request-id") == 0 ||
+		    strcasecmp(c->rh[i].name, "x-request-id") == 0)
+			x.request_id = c->rh[i].value;
+	x.limit_asked = c->lim_asked;
+	x.limit_sent = c->lim_sent;
+	x.hold = c->hold_sealed ? c->id : NULL;
+	x.model = c->w.model[0] ? c->w.model : c->model;
+	x.u = t->u;
+	x.accepted = completed && jh_wire_accepted(&c->w) ? t->u.out : 0;
+	x.en = t->en;
+	snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", o->coeffs.id,
+	    c->fam ? "#" : "", c->fam ? c->fam->family : "");
+	x.duration_ms = t->dur;
+	x.completed = completed;
+	x.verdict = t->verdict;
+	x.enforced = strcmp(t->verdict, "refused") == 0 ||
+	    (!c->clamped && t->debit <= c->hold);
+	x.debited = t->debit;
+	x.grant = c->have_grant ? c->grant_id : NULL;
+	x.ledger = strcmp(c->ledger_id, c->grant_id) != 0 ? c->ledger_id :
+	    NULL;
+	x.have_remaining = c->have_remaining;
+	x.remaining = c->remaining;
+	x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
+	x.note = c->note;
+	if ((unit = jh_unit_json(&x)) == NULL)
+		return;
+	if (chain_receipt(o, unit, JH_KIND_EFFICIENCY, c->session,
+	    JH_SEAL_WRITE, &e) == 0)
+		c->sync_due = 1;
+	json_decref(unit);
+}
+
+/* One line, every figure with its grade: a reading, a model, an estimate. */
+static void
+log_call(const struct call *c, const struct tally *t)
+{
+	const struct jh_energy *en = &t->en;
+	char b1[32], b2[32], b3[32];
+
+	jh_px_log("%.8s %s %s %d %s%s%s in=%llu out=%llu cr=%llu cw=%llu%s "
+	    "energy=%s (%s) debit=%s remaining=%s %llu ms",
+	    c->session[0] ? c->session : "-", c->route == R_MODELS ? "GET" :
+	    "POST", c->path, c->answered, t->verdict, c->note ? "/" : "",
+	    c->note ? c->note : "", (unsigned long long)t->u.in,
+	    (unsigned long long)t->u.out, (unsigned long long)t->u.cache_read,
+	    (unsigned long long)t->u.cache_write,
+	    t->estimated ? " (tokens estimated)" : "",
+	    jh_px_joules(b1, sizeof(b1), en->measured ? en->measured_uj :
+	    en->estimated_uj), en->measured ? "measured" :
+	    strcmp(en->provenance, "ModelBased") == 0 ? "modelled" : "est",
+	    jh_px_joules(b2, sizeof(b2), t->debit), c->have_remaining ?
+	    jh_px_joules(b3, sizeof(b3), c->remaining) : "-",
+	    (unsigned long long)t->dur);
+}
+
+/*
+ * The call's end: meter it, settle its hold, chain its receipt and log
+ * one line.  Runs once, on the connection's thread.
  */
 void
 jh_px_finish(struct call *c, const char *verdict)
 {
-	struct jh_sample s1;
-	struct jh_energy en;
-	struct jh_usage u;
-	struct jh_unit x;
-	json_t *o;
-	uint64_t debit = 0, est_out, dur;
-	int reached, estimated, enforced, completed, accepted;
-	char b1[32], b2[32], b3[32];
+	struct tally t;
 
 	if (c->finished)
 		return;
 	c->finished = 1;
-	dur = jh_px_mono_ms() - c->t0;
-	memset(&u, 0, sizeof(u));
-	memset(&en, 0, sizeof(en));
-	en.provenance = "Estimator";
-	en.method = "tokens";
-	/* Did the request reach the provider?  Not if it never connected. */
-	reached = c->forwarded && (c->headers_done || !(c->result ==
-	    CURLE_COULDNT_CONNECT || c->result == CURLE_COULDNT_RESOLVE_HOST ||
-	    c->result == CURLE_COULDNT_RESOLVE_PROXY ||
-	    c->result == CURLE_FAILED_INIT));
+	memset(&t, 0, sizeof(t));
+	t.dur = jh_px_mono_ms() - c->t0;
+	t.en.provenance = "Estimator";
+	t.en.method = "tokens";
 	if (c->metered && c->forwarded) {
-		if (!c->sse && c->headers_done && !c->copy_lost && c->up_done)
-			jh_wire_body(&c->w, c->copy.p, c->copy.len, c->status);
-		u = c->w.u;
-		estimated = c->w.usage_bad || !u.have_in || !u.have_out ||
-		    !c->w.done || c->w.out_provisional;
-		/* A missing usage is never 0 J: estimate what is missing. */
-		if (c->w.usage_bad) {
-			memset(&u, 0, sizeof(u));
-			est_out = (c->w.text_bytes + 3) / 4;
-		} else
-			est_out = u.out > (c->w.text_bytes + 3) / 4 ? u.out :
-			    (c->w.text_bytes + 3) / 4;
-		if (!reached) {
-			memset(&u, 0, sizeof(u));
-			estimated = 0;
-		} else if (estimated) {
-			if (!u.have_in)
-				u.in = c->in_est;
-			if (!c->w.done || !u.have_out || c->w.out_provisional)
-				u.out = est_out;
-		}
-		if (O->ladder)
-			jh_ladder_sample(&O->lad, &s1);
-		else
-			s1.t_ns = c->s0.t_ns + dur * 1000000;
-		pthread_mutex_lock(&jh_px_mu);
-		if (jh_px_starts != c->starts_at)
-			c->overlapped = 1;
-		jh_px_inflight--;
-		pthread_mutex_unlock(&jh_px_mu);
-		jh_ladder_energy(&en, O->ladder && !c->overlapped ? &O->lad :
-		    NULL, &c->s0, &s1, 1, jh_tokens_uj(c->fam, &u),
-		    O->default_mw);
-		debit = en.measured && en.measured_uj > en.estimated_uj ?
-		    en.measured_uj : en.estimated_uj;
-		if (ledger_settle(c, debit, 0) == -1)
-			debit = 0;
-		if (verdict == NULL) {
-			if (c->client_gone || c->cut || c->idle ||
-			    (c->up_done && c->result != CURLE_OK &&
-			    c->headers_done) || (c->sse && c->status < 300 &&
-			    !c->w.done && c->w.err[0] == '\0'))
-				verdict = "partial";
-			else if (c->status >= 400 || c->w.err[0] != '\0' ||
-			    !c->headers_done)
-				verdict = "error";
-			else if (estimated)
-				verdict = "usage-estimated";
-			else
-				verdict = "ok";
-		}
-	} else {
-		estimated = 0;
+		meter(c, &t);
 		if (verdict == NULL)
-			verdict = !c->metered ? "passed" : "error";
-	}
-	if (c->note == NULL) {
-		if (c->client_gone)
-			c->note = "client-disconnected";
-		else if (c->cut)
-			c->note = "shutdown";
-		else if (c->idle)
-			c->note = "upstream-idle";
-		else if (c->forwarded && !c->headers_done)
-			c->note = "upstream-unreachable";
-		else if (c->up_done && c->result != CURLE_OK)
-			c->note = "upstream-disconnected";
-		else if (c->w.err[0] != '\0')
-			c->note = c->status >= 400 ? "upstream-error" :
-			    "stream-error";
-		else if (c->w.usage_bad)
-			c->note = "usage-refused";
-		else if (c->forwarded && debit > c->hold)
-			c->note = "overrun";
-	}
-	completed = c->forwarded && c->w.done && c->w.err[0] == '\0' &&
-	    !c->client_gone && !c->cut && c->status < 300;
-	accepted = completed && jh_wire_accepted(&c->w);
-	enforced = strcmp(verdict, "refused") == 0 ||
-	    (!c->clamped && debit <= c->hold);
-	if (c->session[0] != '\0' && c->metered) {
-		const char *rid = NULL;
-		size_t i;
-
-		/* The unit's JSON is lib/meter.c's, as jh-meter prints it. */
-		jh_unit_init(&x, c->session, "proxy");
-		x.unit = c->w.id[0] ? c->w.id : c->id;
-		for (i = 0; i < c->nrh; i++)
-			if (strcasecmp(c->rh[i].name, "request-id") == 0 ||
-			    strcasecmp(c->rh[i].name, "x-request-id") == 0)
-				rid = c->rh[i].value;
-		x.request_id = rid;
-		x.limit_asked = c->lim_asked;
-		x.limit_sent = c->lim_sent;
-		x.hold = c->hold_sealed ? c->id : NULL;
-		x.model = c->w.model[0] ? c->w.model : c->model;
-		x.u = u;
-		x.accepted = accepted ? u.out : 0;
-		x.en = en;
-		snprintf(x.coeff, sizeof(x.coeff), "%s%s%s", O->coeffs.id,
-		    c->fam ? "#" : "", c->fam ? c->fam->family : "");
-		x.duration_ms = dur;
-		x.completed = completed;
-		x.verdict = verdict;
-		x.enforced = enforced;
-		x.debited = debit;
-		x.grant = c->have_grant ? c->grant_id : NULL;
-		x.ledger = strcmp(c->ledger_id, c->grant_id) != 0 ?
-		    c->ledger_id : NULL;
-		x.have_remaining = c->have_remaining;
-		x.remaining = c->remaining;
-		x.status = c->answered > 0 ? (uint64_t)c->answered : 0;
-		x.note = c->note;
-		/*
-		 * Written before the client's answer ends, synced (with the
-		 * hold/1 before it) once it has: jh_px_sync, from MHD's
-		 * completion callback.
-		 */
-		if ((o = jh_unit_json(&x)) != NULL) {
-			struct jh_err e;
-			if (chain_receipt(o, JH_KIND_EFFICIENCY, c->session,
-			    JH_SEAL_WRITE, &e) == 0)
-				c->sync_due = 1;
-			json_decref(o);
-		}
-	}
-	/* every figure with its grade: a reading, a model, an estimate */
-	jh_px_log("%.8s %s %s %d %s%s%s in=%llu out=%llu cr=%llu cw=%llu%s "
-	    "energy=%s (%s) debit=%s remaining=%s %llu ms",
-	    c->session[0] ? c->session : "-", c->route == R_MODELS ? "GET" :
-	    "POST", c->path, c->answered, verdict, c->note ? "/" : "",
-	    c->note ? c->note : "", (unsigned long long)u.in,
-	    (unsigned long long)u.out, (unsigned long long)u.cache_read,
-	    (unsigned long long)u.cache_write,
-	    estimated ? " (tokens estimated)" : "",
-	    jh_px_joules(b1, sizeof(b1), en.measured ? en.measured_uj :
-	    en.estimated_uj), en.measured ? "measured" :
-	    strcmp(en.provenance, "ModelBased") == 0 ? "modelled" : "est",
-	    jh_px_joules(b2, sizeof(b2), debit), c->have_remaining ?
-	    jh_px_joules(b3, sizeof(b3), c->remaining) : "-",
-	    (unsigned long long)dur);
+			verdict = verdict_of(c, t.estimated);
+	} else if (verdict == NULL)
+		verdict = !c->metered ? "passed" : "error";
+	t.verdict = verdict;
+	if (c->note == NULL)
+		c->note = note_of(c, t.debit);
+	if (c->session[0] != '\0' && c->metered)
+		seal_unit(c, &t);
+	log_call(c, &t);
 }
-

@@ -3,27 +3,15 @@
  * connection): admit the caller and its session, read the request,
  * decide, hold, forward; answer refusals in the API's own shape.
  */
-#include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -34,18 +22,49 @@
 #include "jh.h"
 #include "proxy.h"
 
-struct sess *jh_px_sessions;
-double jh_px_bucket;
-uint64_t jh_px_bucket_ms;
-uint64_t jh_px_active;
-static size_t nsess, capsess;		/* under jh_px_mu */
-static uint64_t seq, last_authlog;	/* under jh_px_mu */
-static uint32_t run;			/* this run's tag, under jh_px_mu */
-
 /* A body up to this is parsed whole; a larger one member by member. */
 #define SCAN_WHOLE	(1u << 20)
 
-static struct opts *const O = &jh_px_opts;	/* as main set them */
+/* --- the proxy's state ------------------------------------------------ */
+
+/* Zeroed, its locks ready; NULL when out of memory. */
+struct jh_px *
+jh_px_new(void)
+{
+	struct jh_px *px;
+
+	if ((px = calloc(1, sizeof(*px))) == NULL)
+		return (NULL);
+	pthread_mutex_init(&px->mu, NULL);
+	pthread_mutex_init(&px->g.mu, NULL);
+	atomic_init(&px->stopping, 0);
+	return (px);
+}
+
+/* Once the listener has stopped: every call is done with it. */
+void
+jh_px_free(struct jh_px *px)
+{
+	size_t i;
+
+	for (i = 0; i < px->npool; i++) {
+		curl_easy_cleanup(px->pool[i].h);
+		curl_multi_cleanup(px->pool[i].m);
+	}
+	if (px->g.loaded)
+		jh_grant_free(&px->g.g);
+	jh_keyset_free(&px->g.trust);
+	jh_keyset_free(&px->o.keys);
+	jh_key_wipe(&px->o.key);
+	jh_coeffs_free(&px->o.coeffs);
+	if (px->o.ladder)
+		jh_ladder_close(&px->o.lad);
+	free(px->sessions);
+	pthread_mutex_destroy(&px->mu);
+	pthread_mutex_destroy(&px->g.mu);
+	sodium_memzero(px, sizeof(*px));
+	free(px);
+}
 
 /* --- the listener ----------------------------------------------------- */
 
@@ -120,16 +139,18 @@ reply_error(struct call *c, int status, const char *type, const char *msg)
 static const char *
 refusal_type(struct call *c, int budget)
 {
+	int status = c->px->o.refuse_status;
+
 	/*
 	 * Gemini CLI retries 429, 499 and 5xx only; FAILED_PRECONDITION is
 	 * what Google answers when billing stands in the way.
 	 */
 	if (c->api == JH_API_GEMINI)
-		return (O->refuse_status == 403 ? "PERMISSION_DENIED" :
+		return (status == 403 ? "PERMISSION_DENIED" :
 		    "FAILED_PRECONDITION");
 	if (c->api != JH_API_ANTHROPIC)
 		return (budget ? "budget_exceeded" : "permission_denied");
-	switch (O->refuse_status) {
+	switch (status) {
 	case 402:
 		return ("billing_error");
 	case 403:
@@ -144,7 +165,8 @@ refuse(struct call *c, int budget, const char *note, const char *msg)
 {
 	enum MHD_Result r;
 
-	r = reply_error(c, O->refuse_status, refusal_type(c, budget), msg);
+	r = reply_error(c, c->px->o.refuse_status, refusal_type(c, budget),
+	    msg);
 	c->note = note;
 	jh_px_finish(c, "refused");
 	return (r);
@@ -171,44 +193,45 @@ session_ok(const char *s)
  * invented id at will).
  */
 int
-jh_px_admit(const char *s)
+jh_px_admit(struct jh_px *px, const char *session)
 {
 	uint8_t h[16];
 	uint64_t now = jh_px_mono_ms();
 	size_t i;
 	int ok = 0;
 
-	crypto_generichash(h, sizeof(h), (const uint8_t *)s, strlen(s),
-	    NULL, 0);
-	pthread_mutex_lock(&jh_px_mu);
-	for (i = 0; i < nsess; i++)
-		if (memcmp(jh_px_sessions[i].h, h, sizeof(h)) == 0) {
+	crypto_generichash(h, sizeof(h), (const uint8_t *)session,
+	    strlen(session), NULL, 0);
+	pthread_mutex_lock(&px->mu);
+	for (i = 0; i < px->nsess; i++)
+		if (memcmp(px->sessions[i].h, h, sizeof(h)) == 0) {
 			ok = 1;
 			goto out;
 		}
-	jh_px_bucket += (double)(now - jh_px_bucket_ms) * O->newlogs / 60000.0;
-	if (jh_px_bucket > O->newlogs)
-		jh_px_bucket = O->newlogs;
-	jh_px_bucket_ms = now;
-	if (jh_px_bucket < 1.0)
+	px->bucket += (double)(now - px->bucket_ms) * px->o.newlogs /
+	    60000.0;
+	if (px->bucket > px->o.newlogs)
+		px->bucket = px->o.newlogs;
+	px->bucket_ms = now;
+	if (px->bucket < 1.0)
 		goto out;
-	jh_px_bucket -= 1.0;
-	if (nsess == capsess) {
-		size_t nc = capsess ? capsess * 2 : 256;
+	px->bucket -= 1.0;
+	if (px->nsess == px->capsess) {
+		size_t nc = px->capsess ? px->capsess * 2 : 256;
 		struct sess *x;
 		if (nc > 65536)
-			nsess = 0;	/* forget; the limit still holds */
-		else if ((x = realloc(jh_px_sessions, nc *
-		    sizeof(*x))) != NULL) {
-			jh_px_sessions = x;
-			capsess = nc;
+			px->nsess = 0;	/* forget; the limit still holds */
+		else if ((x = realloc(px->sessions, nc * sizeof(*x))) !=
+		    NULL) {
+			px->sessions = x;
+			px->capsess = nc;
 		} else
 			goto out;
 	}
-	memcpy(jh_px_sessions[nsess++].h, h, sizeof(h));
+	memcpy(px->sessions[px->nsess++].h, h, sizeof(h));
 	ok = 1;
 out:
-	pthread_mutex_unlock(&jh_px_mu);
+	pthread_mutex_unlock(&px->mu);
 	return (ok);
 }
 
@@ -309,7 +332,8 @@ server_tools(const struct call *c, const json_t *req)
 static int
 worst_case(struct call *c, json_t *req, char *why, size_t sz)
 {
-	uint64_t out = 0, n = 1, cin, think = 0;
+	const struct opts *o = &c->px->o;
+	uint64_t out = 0, n = 1, cin, think = 0, tools;
 	json_t *gc, *tb;
 	int r;
 
@@ -370,7 +394,7 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		return (-1);
 	}
 	if (r == 0) {
-		out = O->default_out;
+		out = o->default_out;
 		c->clamped = 1;
 	}
 	c->lim_asked = out;
@@ -379,17 +403,17 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	c->out_worst = jh_mul_sat(jh_add_sat(out, think), n);
 	c->in_est = (c->body.len + 3) / 4;
 	/* what a provider's own tools add to the input: -x tokens each */
-	if ((c->server_tools = server_tools(c, req)) > 0)
-		c->in_est = jh_add_sat(c->in_est, jh_mul_sat(c->server_tools,
-		    O->tool_in));
+	if ((tools = server_tools(c, req)) > 0)
+		c->in_est = jh_add_sat(c->in_est, jh_mul_sat(tools,
+		    o->tool_in));
 	cin = c->fam->cache_write > c->fam->in ? c->fam->cache_write :
 	    c->fam->in;
 	c->in_cost = jh_mul_sat(c->in_est, cin);
 	c->worst = jh_add_sat(c->in_cost,
 	    jh_mul_sat(c->out_worst, c->fam->out));
 	c->hold = c->worst;
-	if (O->cap_uj > 0 && c->worst > O->cap_uj) {
-		c->hold = O->cap_uj;
+	if (o->cap_uj > 0 && c->worst > o->cap_uj) {
+		c->hold = o->cap_uj;
 		c->clamped = 1;
 	}
 	return (0);
@@ -550,7 +574,7 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 		c->client_stream = json_is_true(json_object_get(req,
 		    "stream"));
 	}
-	c->fam = jh_coeffs_find(&O->coeffs, c->model);
+	c->fam = jh_coeffs_find(&c->px->o.coeffs, c->model);
 	so = json_object_get(req, "stream_options");
 	if (worst_case(c, req, why, sz) == -1)
 		rc = -1;
@@ -577,10 +601,10 @@ forward(struct call *c)
 	if (c->up.m == NULL || c->up.h == NULL)
 		return (reply_error(c, 500, "api_error", "joulehook: out of "
 		    "memory"));
-	ul = strlen(O->upstream) + strlen(c->uri) + 1;
+	ul = strlen(c->px->o.upstream) + strlen(c->uri) + 1;
 	if ((url = malloc(ul)) == NULL)
 		return (MHD_NO);
-	snprintf(url, ul, "%s%s", O->upstream, c->uri);
+	snprintf(url, ul, "%s%s", c->px->o.upstream, c->uri);
 	memset(&x, 0, sizeof(x));
 	x.c = c;
 	x.conn = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
@@ -651,6 +675,7 @@ forward(struct call *c)
 static enum MHD_Result
 dispatch(struct call *c)
 {
+	struct jh_px *px = c->px;
 	char why[512], msg[1024], b1[32], b2[32];
 	int r;
 
@@ -703,13 +728,13 @@ dispatch(struct call *c)
 		    c->api == JH_API_GEMINI ? "maxOutputTokens" : "max_tokens");
 		return (refuse(c, 1, "budget", msg));
 	}
-	pthread_mutex_lock(&jh_px_mu);
-	c->overlapped = jh_px_inflight > 0;
-	jh_px_inflight++;
-	c->starts_at = ++jh_px_starts;
-	pthread_mutex_unlock(&jh_px_mu);
-	if (O->ladder)
-		jh_ladder_sample(&O->lad, &c->s0);
+	pthread_mutex_lock(&px->mu);
+	c->overlapped = px->inflight > 0;
+	px->inflight++;
+	c->starts_at = ++px->starts;
+	pthread_mutex_unlock(&px->mu);
+	if (px->o.ladder)
+		jh_ladder_sample(&px->o.lad, &c->s0);
 	else
 		c->s0.t_ns = jh_px_mono_ms() * 1000000;
 	return (forward(c));
@@ -763,30 +788,31 @@ gemini_route(const char *path, char *model, size_t sz)
 static int
 authorized(struct call *c)
 {
+	const struct opts *o = &c->px->o;
 	const union MHD_ConnectionInfo *ci;
 	const char *t;
 
 	ci = MHD_get_connection_info(c->con,
 	    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (O->unixpath != NULL || (ci != NULL && ci->client_addr != NULL &&
+	if (o->unixpath != NULL || (ci != NULL && ci->client_addr != NULL &&
 	    ci->client_addr->sa_family == AF_UNIX))
 		return (1);
 	t = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
 	    "X-Joulehook-Token");
-	return (t != NULL && strlen(t) == O->toklen &&
-	    sodium_memcmp(t, O->token, O->toklen) == 0);
+	return (t != NULL && strlen(t) == o->toklen &&
+	    sodium_memcmp(t, o->token, o->toklen) == 0);
 }
 
-static enum MHD_Result
-begin(struct call *c, const char *method)
+/*
+ * The request's path (its query left out), the API it speaks and its
+ * route: R_PROBE for a probe of the proxy itself, R_NONE for a path
+ * that is no route through it.
+ */
+static void
+route(struct call *c, int get, int post)
 {
-	static const char *const sess_hdr[] = { "X-Claude-Code-Session-Id",
-	    "X-Joulehook-Session", "session-id", "x-session-id", NULL };
-	const char *q, *s, *cl;
-	size_t n, i;
-	uint64_t now;
-	int post = strcmp(method, "POST") == 0;
-	int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	const char *q;
+	size_t n;
 	int gm;
 
 	q = strchr(c->uri, '?');
@@ -798,8 +824,8 @@ begin(struct call *c, const char *method)
 	c->api = JH_API_ANTHROPIC;
 	if (get && (strcmp(c->path, "/") == 0 ||
 	    strcmp(c->path, "/api/hello") == 0))
-		return (respond(c, 200, "", 0));
-	if (post && strcmp(c->path, "/v1/messages") == 0)
+		c->route = R_PROBE;
+	else if (post && strcmp(c->path, "/v1/messages") == 0)
 		c->route = R_MESSAGES;
 	else if (post && strcmp(c->path, "/v1/messages/count_tokens") == 0)
 		c->route = R_COUNT;
@@ -827,56 +853,100 @@ begin(struct call *c, const char *method)
 			c->model[0] = '\0';
 	}
 	c->w.api = c->api;
-	if (!authorized(c)) {
-		now = jh_px_mono_ms();
-		pthread_mutex_lock(&jh_px_mu);
-		if (now - last_authlog >= 1000) {
-			last_authlog = now;
-			pthread_mutex_unlock(&jh_px_mu);
-			jh_px_log("refused a caller without the token: "
-			    "%s %.64s", method, c->path);
-		} else
-			pthread_mutex_unlock(&jh_px_mu);
-		return (reply_error(c, 401, c->api == JH_API_ANTHROPIC ?
-		    "authentication_error" : "invalid_api_key", "joulehook: "
-		    "this proxy needs its X-Joulehook-Token header"));
+}
+
+/* A caller without the token: refused, logged at most once a second. */
+static enum MHD_Result
+unauthorized(struct call *c, const char *method)
+{
+	struct jh_px *px = c->px;
+	uint64_t now = jh_px_mono_ms();
+	int log = 0;
+
+	pthread_mutex_lock(&px->mu);
+	if (now - px->last_authlog >= 1000) {
+		px->last_authlog = now;
+		log = 1;
 	}
+	pthread_mutex_unlock(&px->mu);
+	if (log)
+		jh_px_log("refused a caller without the token: %s %.64s",
+		    method, c->path);
+	return (reply_error(c, 401, c->api == JH_API_ANTHROPIC ?
+	    "authentication_error" : "invalid_api_key", "joulehook: "
+	    "this proxy needs its X-Joulehook-Token header"));
+}
+
+/* The session a metered call names, or the proxy's own. */
+static const char *
+session_of(struct call *c)
+{
+	static const char *const hdr[] = { "X-Claude-Code-Session-Id",
+	    "X-Joulehook-Session", "session-id", "x-session-id", NULL };
+	const char *s = NULL;
+	size_t i;
+
+	for (i = 0; hdr[i] != NULL && s == NULL; i++)
+		s = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+		    hdr[i]);
+	return (s != NULL ? s : c->px->o.session);
+}
+
+/* The call's hold id, unique across restarts: a hold/1 is settled by it. */
+static void
+hold_id(struct call *c)
+{
+	struct jh_px *px = c->px;
+
+	pthread_mutex_lock(&px->mu);
+	if (px->run == 0)
+		px->run = randombytes_random() | 1;
+	snprintf(c->id, sizeof(c->id), "jhp-%ld-%08x-%llu", (long)getpid(),
+	    (unsigned)px->run, (unsigned long long)++px->seq);
+	pthread_mutex_unlock(&px->mu);
+}
+
+/*
+ * The request's headers are in: route it, admit its caller and its
+ * session, refuse a body over -b now; the body follows.
+ */
+static enum MHD_Result
+begin(struct call *c, const char *method)
+{
+	struct jh_px *px = c->px;
+	const char *s, *cl;
+
+	route(c, strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0,
+	    strcmp(method, "POST") == 0);
+	if (c->route == R_PROBE)
+		return (respond(c, 200, "", 0));
+	if (!authorized(c))
+		return (unauthorized(c, method));
 	if (c->route == R_NONE)
 		return (reply_error(c, 404, c->api == JH_API_ANTHROPIC ?
 		    "not_found_error" : "not_found", "joulehook: no such route "
 		    "through this proxy"));
-	if (atomic_load(&jh_px_stopping))
+	if (atomic_load(&px->stopping))
 		return (reply_error(c, c->api == JH_API_GEMINI ? 503 : 529,
 		    "overloaded_error", "joulehook: the proxy is stopping"));
 	c->metered = c->route == R_MESSAGES || c->route == R_CHAT ||
 	    c->route == R_RESPONSES || c->route == R_GEMINI;
 	if (c->metered) {
-		s = NULL;
-		for (i = 0; sess_hdr[i] != NULL && s == NULL; i++)
-			s = MHD_lookup_connection_value(c->con,
-			    MHD_HEADER_KIND, sess_hdr[i]);
-		if (s == NULL)
-			s = O->session;
+		s = session_of(c);
 		if (!session_ok(s))
 			return (reply_error(c, 400, "invalid_request_error",
 			    "joulehook: the session id must be 1 to 128 of "
 			    "A-Z a-z 0-9 . _ : -"));
-		if (!jh_px_admit(s))
-			return (reply_error(c, O->refuse_status,
+		if (!jh_px_admit(px, s))
+			return (reply_error(c, px->o.refuse_status,
 			    refusal_type(c, 0), "joulehook: too many new "
 			    "sessions this minute"));
 		snprintf(c->session, sizeof(c->session), "%s", s);
-		/* Unique across restarts: a hold/1 is settled by this id. */
-		pthread_mutex_lock(&jh_px_mu);
-		if (run == 0)
-			run = randombytes_random() | 1;
-		snprintf(c->id, sizeof(c->id), "jhp-%ld-%08x-%llu",
-		    (long)getpid(), (unsigned)run, (unsigned long long)++seq);
-		pthread_mutex_unlock(&jh_px_mu);
+		hold_id(c);
 	}
 	cl = MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
 	    "Content-Length");
-	if (cl != NULL && strtoull(cl, NULL, 10) > O->maxbody) {
+	if (cl != NULL && strtoull(cl, NULL, 10) > px->o.maxbody) {
 		c->too_big = 1;
 		return (dispatch(c));
 	}
@@ -888,9 +958,9 @@ jh_px_handler(void *cls, struct MHD_Connection *con, const char *url,
     const char *method, const char *version, const char *up, size_t *upsz,
     void **ptr)
 {
+	struct jh_px *px = cls;
 	struct call *c = *ptr;
 
-	(void)cls;
 	(void)url;
 	(void)version;
 	if (c == NULL)
@@ -898,14 +968,14 @@ jh_px_handler(void *cls, struct MHD_Connection *con, const char *url,
 	c->con = con;
 	if (!c->started) {
 		c->started = 1;
-		pthread_mutex_lock(&jh_px_mu);
-		jh_px_active++;
-		pthread_mutex_unlock(&jh_px_mu);
+		pthread_mutex_lock(&px->mu);
+		px->active++;
+		pthread_mutex_unlock(&px->mu);
 		return (begin(c, method));
 	}
 	if (*upsz > 0) {
 		if (!c->done)
-			jh_buf_add_max(&c->body, up, *upsz, O->maxbody,
+			jh_buf_add_max(&c->body, up, *upsz, px->o.maxbody,
 			    &c->too_big);
 		*upsz = 0;
 		return (MHD_YES);
@@ -922,13 +992,13 @@ jh_px_on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
 	struct call *c;
 
-	(void)cls;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return (NULL);
 	if ((c->uri = strdup(uri)) == NULL) {
 		free(c);
 		return (NULL);
 	}
+	c->px = cls;
 	c->con = con;
 	c->t0 = jh_px_mono_ms();
 	c->client_fd = -1;
@@ -942,16 +1012,16 @@ void
 jh_px_completed(void *cls, struct MHD_Connection *con, void **ptr,
     enum MHD_RequestTerminationCode toe)
 {
+	struct jh_px *px = cls;
 	struct call *c = *ptr;
 
-	(void)cls;
 	(void)con;
 	if (c == NULL)
 		return;
 	if (c->started) {
-		pthread_mutex_lock(&jh_px_mu);
-		jh_px_active--;
-		pthread_mutex_unlock(&jh_px_mu);
+		pthread_mutex_lock(&px->mu);
+		px->active--;
+		pthread_mutex_unlock(&px->mu);
 	}
 	if (!c->finished && c->metered && c->session[0] != '\0' &&
 	    c->started) {

@@ -3,33 +3,17 @@
  * and the relay of its answer to the client as it arrives, reading the
  * usage on the way (lib/wire.c).
  */
-#include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <microhttpd.h>
-#include <sodium.h>
 
 #include "jh.h"
 #include "proxy.h"
@@ -37,12 +21,6 @@
 #define SSE_EVENT_MAX	(4u * 1024 * 1024)
 #define COPY_MAX	(16u * 1024 * 1024)	/* a JSON answer read for usage */
 #define OUT_HIGH	(1u * 1024 * 1024)	/* relay buffer: pause upstream */
-
-struct upconn jh_px_pool[POOL_MAX];
-size_t jh_px_npool;
-atomic_int jh_px_stopping;
-
-static struct opts *const O = &jh_px_opts;	/* as main set them */
 
 /* --- upstream --------------------------------------------------------- */
 
@@ -336,12 +314,12 @@ jh_px_pump(struct call *c, int for_headers)
 		if (c->up_done || (for_headers ? c->headers_done :
 		    c->out.len > c->out_pos))
 			return (0);
-		if (atomic_load(&jh_px_stopping) == 2) {
+		if (atomic_load(&c->px->stopping) == 2) {
 			c->cut = 1;
 			return (-1);
 		}
-		if (O->idle_ms > 0 && jh_px_mono_ms() - c->last_data >
-		    O->idle_ms) {
+		if (c->px->o.idle_ms > 0 && jh_px_mono_ms() - c->last_data >
+		    c->px->o.idle_ms) {
 			c->idle = 1;
 			return (-1);
 		}
@@ -405,10 +383,12 @@ jh_px_relay(void *cls, uint64_t pos, char *buf, size_t max)
 void
 jh_px_up_get(struct call *c)
 {
-	pthread_mutex_lock(&jh_px_mu);
-	if (jh_px_npool > 0)
-		c->up = jh_px_pool[--jh_px_npool];
-	pthread_mutex_unlock(&jh_px_mu);
+	struct jh_px *px = c->px;
+
+	pthread_mutex_lock(&px->mu);
+	if (px->npool > 0)
+		c->up = px->pool[--px->npool];
+	pthread_mutex_unlock(&px->mu);
 	if (c->up.m == NULL) {
 		c->up.m = curl_multi_init();
 		c->up.h = curl_easy_init();
@@ -420,15 +400,17 @@ jh_px_up_get(struct call *c)
 static void
 up_put(struct call *c)
 {
+	struct jh_px *px = c->px;
+
 	if (c->up.m == NULL)
 		return;
 	curl_multi_remove_handle(c->up.m, c->up.h);
-	pthread_mutex_lock(&jh_px_mu);
-	if (jh_px_npool < POOL_MAX && c->up.h != NULL) {
-		jh_px_pool[jh_px_npool++] = c->up;
+	pthread_mutex_lock(&px->mu);
+	if (px->npool < POOL_MAX && c->up.h != NULL) {
+		px->pool[px->npool++] = c->up;
 		c->up.m = NULL;
 	}
-	pthread_mutex_unlock(&jh_px_mu);
+	pthread_mutex_unlock(&px->mu);
 	if (c->up.m != NULL) {
 		curl_easy_cleanup(c->up.h);
 		curl_multi_cleanup(c->up.m);

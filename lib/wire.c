@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "wire.h"
 
 void
 jh_sse_init(struct jh_sse *s, size_t max)
@@ -117,10 +118,7 @@ jh_sse_feed(struct jh_sse *s, const uint8_t *p, size_t n, jh_sse_cb cb,
 	}
 	if (s->raw.len > s->max) {
 		/* Too large to read: pass it on, follow it to its end. */
-		if (!s->skip) {
-			s->skip = 1;
-			s->lost = 1;
-		}
+		s->skip = 1;
 		if (cb(ctx, NULL, NULL, 0, s->raw.p, s->line) == -1)
 			return (-1);
 		sse_reset(s, s->line);
@@ -215,7 +213,6 @@ anthropic_event(struct jh_wire *w, const json_t *j)
 		/* its output count is a placeholder until message_delta's */
 		w->out_provisional = json_object_get(json_object_get(m,
 		    "usage"), "output_tokens") != NULL;
-		w->started = 1;
 	} else if (strcmp(type, "content_block_delta") == 0) {
 		d = json_object_get(j, "delta");
 		add_len(w, json_object_get(d, "text"));
@@ -244,7 +241,6 @@ chat_event(struct jh_wire *w, const json_t *j)
 	copy_str(w->model, sizeof(w->model), json_object_get(j, "model"));
 	if (json_object_get(j, "error") != NULL)
 		error_of(w, json_object_get(j, "error"));
-	w->started = 1;
 	ch = json_object_get(j, "choices");
 	json_array_foreach(ch, i, c) {
 		copy_str(w->stop, sizeof(w->stop), json_object_get(c,
@@ -275,7 +271,6 @@ responses_event(struct jh_wire *w, const json_t *j, const char *type)
 		copy_str(w->id, sizeof(w->id), json_object_get(r, "id"));
 		copy_str(w->model, sizeof(w->model), json_object_get(r,
 		    "model"));
-		w->started = 1;
 	} else if (strcmp(type, "response.output_text.delta") == 0 ||
 	    strcmp(type, "response.function_call_arguments.delta") == 0 ||
 	    strcmp(type, "response.reasoning_summary_text.delta") == 0)
@@ -339,7 +334,6 @@ gemini_chunk(struct jh_wire *w, const json_t *j)
 	copy_str(w->model, sizeof(w->model), json_object_get(j,
 	    "modelVersion"));
 	usage_into(w, json_object_get(j, "usageMetadata"));
-	w->started = 1;
 	ch = json_object_get(j, "candidates");
 	json_array_foreach(ch, i, c) {
 		parts = json_object_get(json_object_get(c, "content"), "parts");
@@ -381,10 +375,8 @@ jh_wire_event(struct jh_wire *w, const char *name, const char *data,
 	}
 	if (n == 0)
 		return (1);
-	if ((j = json_loadb(data, n, JSON_ALLOW_NUL, NULL)) == NULL) {
-		w->lost = 1;
+	if ((j = json_loadb(data, n, JSON_ALLOW_NUL, NULL)) == NULL)
 		return (1);
-	}
 	if (!json_is_object(j)) {
 		json_decref(j);
 		return (1);
@@ -424,14 +416,11 @@ jh_wire_body(struct jh_wire *w, const uint8_t *p, size_t n, int status)
 		json_array_foreach(j, i, c)
 			if (json_is_object(c))
 				gemini_chunk(w, c);
-		if (w->err[0] == '\0' && !w->done)
-			w->lost = 1;
 		json_decref(j);
 		return;
 	}
 	if (j == NULL || !json_is_object(j)) {
 		json_decref(j);
-		w->lost = 1;
 		if (status >= 400 && w->err[0] == '\0')
 			snprintf(w->err, sizeof(w->err), "http-%d", status);
 		return;
@@ -451,7 +440,6 @@ jh_wire_body(struct jh_wire *w, const uint8_t *p, size_t n, int status)
 	copy_str(w->id, sizeof(w->id), json_object_get(j, "id"));
 	copy_str(w->model, sizeof(w->model), json_object_get(j, "model"));
 	usage_into(w, json_object_get(j, "usage"));
-	w->started = 1;
 	switch (w->api) {
 	case JH_API_ANTHROPIC:
 		copy_str(w->stop, sizeof(w->stop), json_object_get(j,

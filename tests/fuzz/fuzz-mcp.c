@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "mcp.h"
+
 #define SESSION		"fuzz-mcp"
 #define NOW_MS		1767225600000ULL
 

@@ -31,6 +31,9 @@
 static const int apis[4] = { JH_API_ANTHROPIC, JH_API_CHAT,
     JH_API_RESPONSES, JH_API_GEMINI };
 
+/* The proxy's state, as jh-proxy's main makes it: options only. */
+static struct jh_px *px;
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -39,12 +42,14 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc; (void)argv;
 	fz_world("fuzz-sse", "request scan, SSE and body readers");
+	if ((px = jh_px_new()) == NULL)
+		abort();
 	snprintf(p, sizeof(p), "%s/lib/coefficients.json", FZ_TOP);
-	if (jh_coeffs_load(&jh_px_opts.coeffs, p, &e) == -1) {
+	if (jh_coeffs_load(&px->o.coeffs, p, &e) == -1) {
 		fprintf(stderr, "%s\n", e.msg);
 		abort();
 	}
-	jh_px_opts.default_out = 4096;
+	px->o.default_out = 4096;
 	return (0);
 }
 
@@ -86,7 +91,7 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 		json_decref(m);
 	}
 	json_decref(j);
-	jh_px_opts.cap_uj = (ctl & 0x40) ? 1000000 : 0;
+	px->o.cap_uj = (ctl & 0x40) ? 1000000 : 0;
 	r = jh_px_scan(c, why, sizeof(why));
 	if (r == -1) {
 		cstring(why, sizeof(why));
@@ -96,9 +101,9 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 		return;
 	cstring(c->model, sizeof(c->model));
 	if (c->fam == NULL || c->out_worst > JH_TOKENS_MAX * 128 ||
-	    (jh_px_opts.cap_uj == 0 && c->hold != c->worst) ||
-	    (jh_px_opts.cap_uj > 0 && c->hold != (c->worst >
-	    jh_px_opts.cap_uj ? jh_px_opts.cap_uj : c->worst)))
+	    (px->o.cap_uj == 0 && c->hold != c->worst) ||
+	    (px->o.cap_uj > 0 && c->hold != (c->worst >
+	    px->o.cap_uj ? px->o.cap_uj : c->worst)))
 		abort();
 	if (c->fwd != NULL) {
 		if (c->api != JH_API_CHAT || !c->client_stream ||
@@ -205,6 +210,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (n < 1 || (c = calloc(1, sizeof(*c))) == NULL)
 		return (0);
 	ctl = d[0];
+	c->px = px;
 	c->client_fd = -1;
 	c->metered = 1;
 	c->forwarded = 1;
