@@ -183,6 +183,7 @@ demo: deps
 
 bench: deps
 	$(MAKE) all build/release/bench-ed25519 build/release/bench-catsync \
+	    build/release/bench-floor \
 	    build/release/tests/sh-effects build/release/fast-upstream
 	sh scripts/bench bin
 	sh scripts/bench-proxy bin
@@ -190,6 +191,10 @@ bench: deps
 build/release/fast-upstream: tests/mock/fast-upstream.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) -o $@ $< $(shell pkg-config --cflags --libs libmicrohttpd)
+
+build/release/bench-floor: scripts/bench-floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -static $(shell pkg-config --static --cflags --libs libsodium)
 
 build/release/bench-catsync: scripts/bench-catsync.c
 	@mkdir -p $(@D)
