@@ -17,6 +17,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define PROG "jh-chain"
 

@@ -19,6 +19,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define PROG		"jh-ship"
 #define BATCH		256	/* entries per transaction */

@@ -5,31 +5,28 @@
  * {seq: n, prev: SHA-256(entry n-1) or 32 zero bytes, session, receipt}.
  * Appends happen under an exclusive flock(2) on the log itself (never a
  * classic fcntl lock, which threads do not exclude and which any close
- * releases), waited on with an interval timer rather than a polling loop.
+ * releases), waited on with jh_flock's timer rather than a polling loop.
  * The head (seq, offset, hash, running tallies) is a fixed record in a
  * sidecar, pwritten after each durable append: a hint checked against the
  * entry it names, never evidence, recovered by scanning when stale.
  *
- * State files are opened O_NOFOLLOW under a directory opened
+ * State files are opened by statefs.c: O_NOFOLLOW under a directory opened
  * O_DIRECTORY|O_NOFOLLOW and must be regular files owned by the user,
  * with one link and no group or other write (jh-chain(1), State files).
  */
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define HEAD_MAGIC	"JHHEAD3"	/* JHHEAD1, JHHEAD2 (no index): rebuilt */
 
@@ -48,262 +45,6 @@ struct idx_slot {
 	uint32_t len;
 	uint32_t crc;		/* of the fields above */
 };
-
-/*
- * CRC-32 (IEEE 802.3, reflected), as zlib's crc32() computes it, eight
- * bytes a step (slice-by-8): the ledger's two 8800-byte slots are
- * checked at every decision and every model call.  The tables are made
- * once, and only read after.
- */
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void
-crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = (uint32_t)i;
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
-		crc_tab[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (k = 1; k < 8; k++)
-			crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^
-			    crc_tab[0][crc_tab[k - 1][i] & 0xff];
-}
-
-uint32_t
-jh_crc32(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint32_t c = 0xffffffffu;
-
-	pthread_once(&crc_once, crc_init);
-	for (; n >= 8; n -= 8, b += 8) {
-		c ^= (uint32_t)b[0] | (uint32_t)b[1] << 8 |
-		    (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-		c = crc_tab[7][c & 0xff] ^ crc_tab[6][(c >> 8) & 0xff] ^
-		    crc_tab[5][(c >> 16) & 0xff] ^ crc_tab[4][c >> 24] ^
-		    crc_tab[3][b[4]] ^ crc_tab[2][b[5]] ^ crc_tab[1][b[6]] ^
-		    crc_tab[0][b[7]];
-	}
-	while (n-- > 0)
-		c = (c >> 8) ^ crc_tab[0][(c ^ *b++) & 0xff];
-	return (c ^ 0xffffffffu);
-}
-
-static void
-on_alarm(int sig)
-{
-	(void)sig;
-}
-
-/*
- * flock(2) bounded by a timer: an interval timer interrupts the blocking
- * call (no SA_RESTART), and keeps firing, so a signal that arrives just
- * before flock() is entered cannot leave it blocked forever.
- */
-int
-jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
-{
-	struct sigaction sa, old;
-	struct itimerval it, off;
-	int r, saved;
-
-	if (ms == 0) {
-		if (flock(fd, op | LOCK_NB) == 0)
-			return (0);
-		return (jh_errf(e, "lock busy"));
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old);
-	memset(&it, 0, sizeof(it));
-	it.it_value.tv_sec = ms / 1000;
-	it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-	it.it_interval.tv_usec = 20000;
-	setitimer(ITIMER_REAL, &it, NULL);
-	r = flock(fd, op);
-	saved = errno;
-	memset(&off, 0, sizeof(off));
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	if (r == -1) {
-		if (saved == EINTR)
-			return (jh_errf(e, "timed out after %u ms waiting for "
-			    "a lock", ms));
-		return (jh_errf(e, "flock: %s", strerror(saved)));
-	}
-	return (0);
-}
-
-/*
- * The same bounded flock(2) for a threaded process (no thread waits
- * forever):
- * SIGALRM and setitimer belong to the whole process, so a POSIX timer
- * (timer_create, SIGEV_THREAD_ID) interrupts only the calling thread,
- * with a real-time signal whose handler does nothing and has no
- * SA_RESTART.  It keeps firing, so a signal that lands just before
- * flock() is entered cannot leave it blocked.  The signal is unblocked
- * only around the wait, and any instance still pending afterwards is
- * drained, so no later system call of the thread sees a stray EINTR.
- * flock(2) locks belong to the open file description: each thread must
- * open the file itself for the lock to exclude the others.
- */
-#define TFLOCK_SIG	(SIGRTMIN + 4)
-#ifndef sigev_notify_thread_id	/* glibc before 2.41 names it only so */
-#define sigev_notify_thread_id	_sigev_un._tid
-#endif
-
-static pthread_once_t tflock_once = PTHREAD_ONCE_INIT;
-
-static void
-tflock_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);
-	sigaction(TFLOCK_SIG, &sa, NULL);
-}
-
-int
-jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
-{
-	struct itimerspec it;
-	struct sigevent sev;
-	struct timespec zero = { 0, 0 };
-	sigset_t one, old;
-	timer_t t;
-	int r, saved;
-
-	if (ms == 0) {
-		if (flock(fd, op | LOCK_NB) == 0)
-			return (0);
-		return (jh_errf(e, "lock busy"));
-	}
-	/* Uncontended: no timer at all. */
-	if (flock(fd, op | LOCK_NB) == 0)
-		return (0);
-	if (errno != EWOULDBLOCK)
-		return (jh_errf(e, "flock: %s", strerror(errno)));
-	pthread_once(&tflock_once, tflock_install);
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = TFLOCK_SIG;
-	sev.sigev_notify_thread_id = gettid();
-	if (timer_create(CLOCK_MONOTONIC, &sev, &t) == -1)
-		return (jh_errf(e, "timer_create: %s", strerror(errno)));
-	sigemptyset(&one);
-	sigaddset(&one, TFLOCK_SIG);
-	pthread_sigmask(SIG_UNBLOCK, &one, &old);
-	memset(&it, 0, sizeof(it));
-	it.it_value.tv_sec = ms / 1000;
-	it.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
-	it.it_interval.tv_nsec = 20000000;
-	timer_settime(t, 0, &it, NULL);
-	r = flock(fd, op);
-	saved = errno;
-	timer_delete(t);
-	pthread_sigmask(SIG_BLOCK, &one, NULL);
-	while (sigtimedwait(&one, NULL, &zero) > 0)
-		;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r == -1) {
-		if (saved == EINTR)
-			return (jh_errf(e, "timed out after %u ms waiting for "
-			    "a lock", ms));
-		return (jh_errf(e, "flock: %s", strerror(saved)));
-	}
-	return (0);
-}
-
-/*
- * The rules every state file and directory must meet (jh-chain(1),
- * State files).
- * flags: JH_ST_DIR, and JH_ST_READ for a reader, who may read records
- * another user keeps (hardened mode: the gate's user writes them, the
- * developer reads them); a reader still refuses what others could write.
- */
-int
-jh_state_check(int fd, int flags, const char *name, struct jh_err *e)
-{
-	struct stat st;
-	int isdir = flags & JH_ST_DIR;
-
-	if (fstat(fd, &st) == -1)
-		return (jh_errf(e, "%s: %s", name, strerror(errno)));
-	if (isdir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-		return (jh_errf(e, "%s: not a %s", name, isdir ? "directory" :
-		    "regular file"));
-	if (st.st_uid != geteuid() && !(flags & JH_ST_READ))
-		return (jh_errf(e, "%s: not owned by the user", name));
-	if (st.st_mode & 022)
-		return (jh_errf(e, "%s: writable by group or others", name));
-	if (!isdir && st.st_nlink != 1)
-		return (jh_errf(e, "%s: has %lu links", name,
-		    (unsigned long)st.st_nlink));
-	return (0);
-}
-
-/* Opens (creating 0755 less the umask) a directory under dirfd, never through a link. */
-int
-jh_open_dir(int dirfd, const char *name, int create, struct jh_err *e)
-{
-	int fd;
-
-	if (create && mkdirat(dirfd, name, 0755) == -1 && errno != EEXIST)
-		return (jh_errf(e, "%s: %s", name, strerror(errno)));
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return (jh_errf(e, "%s: %s", name, errno == ENOTDIR ||
-		    errno == ELOOP ? "not a directory (or a symlink)" :
-		    strerror(errno)));
-	if (jh_state_check(fd, 1, name, e) == -1) {
-		close(fd);
-		return (-1);
-	}
-	return (fd);
-}
-
-/*
- * Opens a state file under dirfd: O_NOFOLLOW, O_NONBLOCK so a planted
- * FIFO cannot hang us, then the regular-file/owner/link checks.  Sets
- * *created when this call made it.
- */
-int
-jh_open_state(int dirfd, const char *name, int create, int *created,
-    struct jh_err *e)
-{
-	int fd, fl = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-
-	if (created != NULL)
-		*created = 0;
-	fd = -1;
-	if (create) {
-		fd = openat(dirfd, name, fl | O_CREAT | O_EXCL, 0644);
-		if (fd != -1 && created != NULL)
-			*created = 1;
-		if (fd == -1 && errno != EEXIST)
-			return (jh_errf(e, "%s: %s", name, strerror(errno)));
-	}
-	if (fd == -1 && (fd = openat(dirfd, name, fl)) == -1)
-		return (jh_errf(e, "%s: %s", name, errno == ELOOP ?
-		    "is a symbolic link" : strerror(errno)));
-	if (jh_state_check(fd, 0, name, e) == -1) {
-		close(fd);
-		return (-1);
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return (fd);
-}
 
 /* The file name of a session's log: a digest, never the raw id. */
 void
@@ -382,7 +123,7 @@ jh_log_open(struct jh_log *l, const char *state, const char *path,
 		}
 		if (sfd == -1)
 			return (jh_errf(e, "%s: %s", state, strerror(errno)));
-		if (jh_state_check(sfd, 1, state, e) == -1) {
+		if (jh_state_check(sfd, JH_ST_DIR, state, e) == -1) {
 			close(sfd);
 			return (-1);
 		}

@@ -32,6 +32,7 @@
 #include "effects.h"
 #include "effgrant.h"
 #include "gate.h"
+#include "statefs.h"
 
 #define DEFAULT_COST	100000		/* 0.1 J: a nominal surcharge */
 #define MAX_TARGETS	256
@@ -397,7 +398,7 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 	    O_CLOEXEC);
 	if (sfd == -1)
 		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
-	if (jh_state_check(sfd, 1, g->statedir, e) == -1) {
+	if (jh_state_check(sfd, JH_ST_DIR, g->statedir, e) == -1) {
 		close(sfd);
 		return (-1);
 	}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define LEDGER_MAGIC	"JHLEDG1"
 
@@ -96,7 +97,7 @@ jh_ledger_open(const char *dir, const uint8_t *grant, int create,
 		    "directory %s; jh-decide -I creates it)", name, dir));
 	if (dfd == -1)
 		return (jh_errf(e, "%s: %s", dir, strerror(errno)));
-	if (jh_state_check(dfd, 1, dir, e) == -1) {
+	if (jh_state_check(dfd, JH_ST_DIR, dir, e) == -1) {
 		close(dfd);
 		return (-1);
 	}

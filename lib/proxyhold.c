@@ -22,6 +22,7 @@
 #include "jh.h"
 #include "gate.h"
 #include "proxy.h"
+#include "statefs.h"
 
 static int	ledger_settle(struct call *, uint64_t, int);
 static int	hold_receipt(struct call *, char *, size_t);

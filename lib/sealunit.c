@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define GC_LOGS	32
 

@@ -25,55 +25,9 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "statefs.h"
 
 #define LOCK_WAIT_MS	50	/* the longest wait for an append */
-
-/* Opens a directory read-only, never through a link, and checks it. */
-int
-jh_st_dir(int at, const char *name, struct jh_err *e)
-{
-	int fd, saved;
-
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1) {
-		saved = errno;
-		jh_errf(e, "%s: %s", name, errno == ENOTDIR ||
-		    errno == ELOOP ? "not a directory (or a symlink)" :
-		    strerror(errno));
-		errno = saved;
-		return (-1);
-	}
-	if (jh_state_check(fd, JH_ST_DIR | JH_ST_READ, name, e) == -1) {
-		close(fd);
-		errno = EPERM;
-		return (-1);
-	}
-	return (fd);
-}
-
-/* Opens a state file read-only: no link, no FIFO wait, the S10 checks. */
-int
-jh_st_file(int dirfd, const char *name, struct jh_err *e)
-{
-	int fd, saved;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-	    O_NONBLOCK);
-	if (fd == -1) {
-		saved = errno;
-		jh_errf(e, "%s: %s", name, errno == ELOOP ?
-		    "is a symbolic link" : strerror(errno));
-		errno = saved;
-		return (-1);
-	}
-	if (jh_state_check(fd, JH_ST_READ, name, e) == -1) {
-		close(fd);
-		errno = EPERM;
-		return (-1);
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return (fd);
-}
 
 void
 jh_st_digest(char *hex, const uint8_t *p, size_t n)

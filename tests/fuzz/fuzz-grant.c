@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "gate.h"
+#include "statefs.h"
 
 #define NOW_MS	1767225600000ULL	/* 2026-01-01, inside the seeds' */
 
