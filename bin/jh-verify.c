@@ -319,7 +319,6 @@ record_grant(struct opts *o, const struct jh_env *env)
 {
 	const struct jh_cbor *c = env->core;
 	struct grantrec *x;
-	uint8_t h[JH_HASH_LEN];
 
 	if (c == NULL || strcmp(env->kind, "grant/1") != 0)
 		return;
@@ -328,9 +327,7 @@ record_grant(struct opts *o, const struct jh_env *env)
 	o->gs.v = x;
 	x = &o->gs.v[o->gs.n++];
 	memset(x, 0, sizeof(*x));
-	crypto_hash_sha256(h, env->payload_p, env->payload_len);
-	memcpy(x->id, "sha256:", 7);
-	jh_hex(x->id + 7, h, JH_HASH_LEN);
+	jh_sha256_id(x->id, env->payload_p, env->payload_len);
 	copy_text(x->ledger, sizeof(x->ledger), jh_cbor_get(c, "ledger"));
 	if (x->ledger[0] == '\0')
 		memcpy(x->ledger, x->id, sizeof(x->ledger));

@@ -114,8 +114,7 @@ jh_grant_load(struct jh_grant *g, const char *path,
 		return (JH_D_UNTRUSTED);
 	}
 	crypto_hash_sha256(g->id, g->env.payload_p, g->env.payload_len);
-	memcpy(g->idtext, "sha256:", 7);
-	jh_hex(g->idtext + 7, g->id, JH_HASH_LEN);
+	jh_id_text(g->idtext, g->id);
 	/*
 	 * A grant resealed from another names that one's ledger, so a
 	 * changed grant spends on from what was spent (formats(5)).
@@ -127,8 +126,7 @@ jh_grant_load(struct jh_grant *g, const char *path,
 		jh_errf(e, "the grant's ledger is not an id");
 		return (JH_D_BADSIG);
 	}
-	memcpy(g->ledgertext, "sha256:", 7);
-	jh_hex(g->ledgertext + 7, g->ledger, JH_HASH_LEN);
+	jh_id_text(g->ledgertext, g->ledger);
 	g->caps = jh_cbor_get(g->env.core, "caps");
 	g->policies = jh_cbor_get(g->env.core, "policies");
 	g->costs = jh_cbor_get(g->env.core, "costs");
@@ -451,8 +449,7 @@ jh_file_content_id(char *out, const char *path)
 	if (r == -1)
 		return (-1);
 	crypto_hash_sha256_final(&h, d);
-	memcpy(out, "sha256:", 7);
-	jh_hex(out + 7, d, sizeof(d));
+	jh_id_text(out, d);
 	return (0);
 }
 

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sodium.h>
 
 #include "jh.h"
 
@@ -295,7 +294,6 @@ jh_coeffs_load(struct jh_coeffs *c, const char *path, struct jh_err *e)
 {
 	struct jh_buf b;
 	json_t *j = NULL, *v, *fams;
-	uint8_t h[JH_HASH_LEN];
 	size_t i, k;
 	int fd, rc = -1, all = 0;
 
@@ -308,9 +306,7 @@ jh_coeffs_load(struct jh_coeffs *c, const char *path, struct jh_err *e)
 		goto out;
 	}
 	close(fd);
-	crypto_hash_sha256(h, b.p, b.len);
-	memcpy(c->digest, "sha256:", 7);
-	jh_hex(c->digest + 7, h, sizeof(h));
+	jh_sha256_id(c->digest, b.p, b.len);
 	if ((j = jh_json_parse((const char *)b.p, b.len, e)) == NULL)
 		goto out;
 	v = json_object_get(j, "id");

@@ -1200,10 +1200,7 @@ capability(struct jh_decision *d, const struct jh_gate *g,
 		return (r);
 	if (strcmp(x->class, "shell") == 0 &&
 	    (c = sget(x->in, "command")) != NULL) {
-		uint8_t h[JH_HASH_LEN];
-		crypto_hash_sha256(h, (const uint8_t *)c, strlen(c));
-		memcpy(d->content_id, "sha256:", 7);
-		jh_hex(d->content_id + 7, h, sizeof(h));
+		jh_sha256_id(d->content_id, (const uint8_t *)c, strlen(c));
 		act->content_id = d->content_id;
 	} else if ((v = json_object_get(x->ev, "content_id")) != NULL &&
 	    json_is_string(v))

@@ -173,7 +173,8 @@ int	jh_json_field_to_cbor(struct jh_buf *, const json_t *, const char *,
 int	jh_input_digest(char *, const json_t *, struct jh_err *);
 int	jh_cbor_to_json(struct jh_buf *, const struct jh_cbor *);
 void	jh_json_str(struct jh_buf *, const char *, size_t);
-int	jh_sha256_id(char *, const uint8_t *, size_t);	/* out: 72 */
+int	jh_sha256_id(char *out, const uint8_t *p, size_t n);	/* out: 72 */
+void	jh_id_text(char *out, const uint8_t *hash);	/* out: 72 */
 
 #define JH_ID_LEN	(7 + 64 + 1)	/* "sha256:" + hex + NUL */
 

@@ -393,14 +393,22 @@ jh_json_field_to_cbor(struct jh_buf *b, const json_t *j, const char *name,
 	return (to_cbor(b, j, JH_JSON_CORE, &path, 1, e));
 }
 
+/* An id's text: "sha256:" and the hex of the SHA-256 h. */
+void
+jh_id_text(char *out, const uint8_t *h)
+{
+	memcpy(out, "sha256:", 7);
+	jh_hex(out + 7, h, JH_HASH_LEN);
+}
+
+/* The id of p[0..n): "sha256:" and the hex of its SHA-256. */
 int
 jh_sha256_id(char *out, const uint8_t *p, size_t n)
 {
 	uint8_t h[JH_HASH_LEN];
 
 	crypto_hash_sha256(h, p, n);
-	memcpy(out, "sha256:", 7);
-	jh_hex(out + 7, h, sizeof(h));
+	jh_id_text(out, h);
 	return (0);
 }
 

@@ -333,8 +333,7 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 	}
 	close(fd);
 	crypto_hash_sha256(sb->grant, env.payload_p, env.payload_len);
-	memcpy(sb->grant_id, "sha256:", 7);
-	jh_hex(sb->grant_id + 7, sb->grant, JH_HASH_LEN);
+	jh_id_text(sb->grant_id, sb->grant);
 	if ((v = jh_cbor_get(env.core, "budget_uj")) != NULL &&
 	    v->type == JH_CBOR_UINT)
 		sb->grant_budget = v->u;
