@@ -57,11 +57,12 @@ out_entry(const struct opts *o, const struct jh_buf *entry)
 		return (fwrite(entry->p, 1, entry->len, stdout) == entry->len ?
 		    0 : -1);
 	jh_buf_init(&j);
-	if (jh_chain_json(&j, entry->p, entry->len) == -1) {
-		jh_buf_free(&j);
-		return (-1);
-	}
-	jh_buf_addc(&j, '\n');
+	if (jh_chain_json(&j, entry->p, entry->len) == 0)
+		jh_buf_addc(&j, '\n');
+	else
+		j.oom = 1;
+	if (j.oom)
+		warnx("out of memory");
 	if (j.oom || fwrite(j.p, 1, j.len, stdout) != j.len)
 		rc = -1;
 	jh_buf_free(&j);
@@ -186,43 +187,34 @@ out:
 	return (rc);
 }
 
+/*
+ * Chains each receipt of one input (jh_each_file).  Returns the highest
+ * status of its receipts (chain_one), 1 when an item could not be framed
+ * (the rest of the input is not read), -1 on a write error.
+ */
 static int
-run_file(struct opts *o, const char *path, int *worst)
+run_file(void *arg, struct jh_reader *r, const char *path)
 {
-	struct jh_reader r;
+	struct opts *o = arg;
 	struct jh_err e;
 	const uint8_t *item;
 	size_t len;
 	unsigned long idx = 0;
-	int fd, x, rc = 0;
+	int x, worst = 0;
 
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		warn("%s", path);
-		*worst = 2;
-		return (0);
-	}
-	jh_reader_init(&r, fd);
-	while ((x = jh_reader_cbor(&r, &item, &len, &e)) == 1) {
+	while ((x = jh_reader_cbor(r, &item, &len, &e)) == 1) {
 		idx++;
-		x = chain_one(o, item, len, idx);
-		if (x == -1) {
-			rc = -1;
-			break;
-		}
-		if (x > *worst)
-			*worst = x;
+		if ((x = chain_one(o, item, len, idx)) == -1)
+			return (-1);
+		if (x > worst)
+			worst = x;
 	}
-	if (x != 0 && x != 1 && rc == 0) {
+	if (x != 0) {
 		warnx("%s: %s", path, e.msg);
-		if (*worst < 1)
-			*worst = 1;
+		if (worst < 1)
+			worst = 1;
 	}
-	jh_reader_free(&r);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	return (rc);
+	return (worst);
 }
 
 int
@@ -233,7 +225,7 @@ main(int argc, char *argv[])
 	struct jh_err e;
 	char home[4096], kbuf[4096], sbuf[4096], stbuf[4096];
 	const char *stewards = NULL;
-	int ch, i, worst = 0, rc = 0;
+	int ch, worst;
 	char *end;
 
 	memset(&o, 0, sizeof(o));
@@ -323,15 +315,11 @@ main(int argc, char *argv[])
 
 	if (o.checkpoint)
 		worst = checkpoint(&o);
-	else if (argc == 0)
-		rc = run_file(&o, "-", &worst);
-	for (i = 0; i < argc && rc == 0; i++)
-		rc = run_file(&o, argv[i], &worst);
+	else
+		worst = jh_each_file(argc, argv, 0, run_file, &o);
 	jh_key_wipe(&o.key);
 	jh_keyset_free(&o.keys);
-	if (fflush(stdout) == EOF || ferror(stdout) || rc == -1) {
-		warn("stdout");
+	if (jh_fshut(stdout, "stdout") != 0 || worst == -1)
 		return (2);
-	}
 	return (worst);
 }

@@ -478,12 +478,10 @@ main(int argc, char *argv[])
 		lc.denied = &denied;
 		if (o.explain && argc > 0 && strcmp(argv[0], "-") != 0)
 			explain_commands(&o, g, argc, argv, &denied);
-		else if (jh_each_line(argc, argv, one_line, &lc) == -1)
+		else if (jh_each_line(argc, argv, one_line, &lc) != 0)
 			bad = 1;
-		x = fflush(stdout) == EOF || ferror(stdout) ? -1 : 0;
-		if (x == -1)
-			warn("stdout");
-		x = x == -1 || bad ? 2 : o.exit_deny && denied ? 1 : 0;
+		x = jh_fshut(stdout, "stdout") != 0 || bad ? 2 :
+		    o.exit_deny && denied ? 1 : 0;
 	}
 	jh_gate_close(gc);
 	free(gc);

@@ -7,7 +7,6 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,33 +63,27 @@ usage_err(struct opts *o, const char *fmt, ...)
 }
 
 /*
- * Normalizes one input: each JSON value becomes one ActionEvent line.
- * Returns 0, 1 when some payload could not be read as JSON (named on the
- * standard error, nothing written for it), -1 on a write error.
+ * Normalizes one input (jh_each_file): each JSON value becomes one
+ * ActionEvent line.  Returns 0, 1 when some payload could not be read as
+ * JSON (named on the standard error, nothing written for it), -1 on a
+ * write error.
  */
 static int
-normalize_file(const struct opts *o, const char *path)
+normalize_file(void *arg, struct jh_reader *r, const char *path)
 {
-	struct jh_reader r;
+	const struct opts *o = arg;
 	struct jh_buf line;
 	struct jh_err e;
 	const char *val;
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	int fd, x, rc = 0;
+	int x, rc = 0;
 
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		warn("%s", path);
-		return (1);
-	}
-	jh_reader_init(&r, fd);
 	jh_buf_init(&line);
 	for (;;) {
-		off = r.offset + r.pos;
-		if ((x = jh_reader_json(&r, &val, &len, &off, &e)) == 0)
+		off = r->offset + r->pos;
+		if ((x = jh_reader_json(r, &val, &len, &off, &e)) == 0)
 			break;
 		idx++;
 		if (x != 1) {
@@ -118,9 +111,6 @@ normalize_file(const struct opts *o, const char *path)
 		}
 	}
 	jh_buf_free(&line);
-	jh_reader_free(&r);
-	if (fd != STDIN_FILENO)
-		close(fd);
 	return (rc);
 }
 
@@ -170,11 +160,10 @@ reply(const struct opts *o)
 		errx(o->host->block_status, "out of memory");
 	if (why.len > 0)
 		fprintf(stderr, "%.*s\n", (int)why.len, (char *)why.p);
-	if ((out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len) ||
-	    fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
+	if (out.len > 0)
+		(void)fwrite(out.p, 1, out.len, stdout);
+	if (jh_fshut(stdout, "stdout") != 0)
 		status = o->host->block_status;
-	}
 	jh_keyset_free(&ks);
 	jh_buf_free(&in);
 	jh_buf_free(&out);
@@ -200,7 +189,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	const char *hostname = NULL;
 	char names[256];
-	int ch, i, rc = 0, x;
+	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.deadline_ms = 30000;
@@ -296,14 +285,8 @@ main(int argc, char *argv[])
 	}
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if (argc == 0)
-		rc = normalize_file(&o, "-");
-	for (i = 0; i < argc && rc != -1; i++)
-		if ((x = normalize_file(&o, argv[i])) != 0)
-			rc = x;
-	if (fflush(stdout) == EOF || ferror(stdout) || rc == -1) {
-		warn("stdout");
+	rc = jh_each_file(argc, argv, 0, normalize_file, &o);
+	if (jh_fshut(stdout, "stdout") != 0 || rc == -1)
 		return (2);
-	}
 	return (rc ? 2 : 0);
 }

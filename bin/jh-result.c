@@ -53,6 +53,7 @@ say(const struct jh_buf *d)
 	}
 }
 
+/* One event (jh_each_line): 0, or 1 when it got no record. */
 static int
 run_line(void *arg, const char *line, size_t len, const char *why)
 {
@@ -61,11 +62,11 @@ run_line(void *arg, const char *line, size_t len, const char *why)
 	int rc;
 
 	if (line == NULL)
-		return (-1);	/* named by jh_each_line */
+		return (1);	/* named by jh_each_line */
 	(void)why;
 	jh_buf_init(&out);
 	jh_buf_init(&d);
-	rc = jh_result_line(&out, &d, &o->r, line, len);
+	rc = jh_result_line(&out, &d, &o->r, line, len) == -1 ? 1 : 0;
 	say(&d);
 	if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
 		err(2, "stdout");
@@ -134,11 +135,9 @@ main(int argc, char *argv[])
 		errx(2, "%s", e.msg);
 	o.r.keys = &o.keys;
 
-	bad = jh_each_line(argc, argv, run_line, &o) == -1;
+	bad = jh_each_line(argc, argv, run_line, &o) != 0;
 	jh_keyset_free(&o.keys);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
+	if (jh_fshut(stdout, "stdout") != 0)
 		return (2);
-	}
 	return (bad ? 2 : 0);
 }

@@ -202,49 +202,44 @@ digest_one(const char *src, unsigned long lineno, const char *line,
 	return (rc);
 }
 
+struct run {
+	const struct opts *o;
+	const struct jh_key *key;
+};
+
+/*
+ * Seals (or digests) each line of one input (jh_each_file).  Returns 0,
+ * 1 when some record was refused, -1 on a write error.
+ */
 static int
-run_file(const struct opts *o, const struct jh_key *key, const char *path,
-    int *refused)
+run_file(void *arg, struct jh_reader *r, const char *path)
 {
-	struct jh_reader r;
+	const struct run *run = arg;
 	struct jh_err e;
 	const char *line;
 	size_t len;
 	unsigned long lineno = 0;
-	int fd, rc, x;
+	int x, refused = 0;
 
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		warn("%s", path);
-		return (-1);
-	}
-	jh_reader_init(&r, fd);
-	rc = 0;
-	while ((x = jh_reader_line(&r, &line, &len, &e)) != 0) {
+	while ((x = jh_reader_line(r, &line, &len, &e)) != 0) {
 		lineno++;
 		if (x == -1) {
 			warnx("%s:%lu: %s", path, lineno, e.msg);
-			if (r.eof && r.pos >= r.b.len)
+			if (r->eof && r->pos >= r->b.len)
 				break;
-			*refused = 1;
+			refused = 1;
 			continue;
 		}
 		if (len == 0)
 			continue;
-		x = o->mode == DIGEST ? digest_one(path, lineno, line, len) :
-		    seal_one(o, key, path, lineno, line, len);
-		if (x == -1) {
-			rc = -1;
-			break;
-		}
+		x = run->o->mode == DIGEST ? digest_one(path, lineno, line,
+		    len) : seal_one(run->o, run->key, path, lineno, line, len);
+		if (x == -1)
+			return (-1);
 		if (x == 1)
-			*refused = 1;
+			refused = 1;
 	}
-	jh_reader_free(&r);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	return (rc);
+	return (refused);
 }
 
 int
@@ -254,8 +249,9 @@ main(int argc, char *argv[])
 	struct rlimit rl = { 0, 0 };
 	struct jh_key key;
 	struct jh_err e;
+	struct run run;
 	char home[4096], kbuf[4096];
-	int ch, refused = 0, i, rc = 0;
+	int ch, rc;
 
 	setrlimit(RLIMIT_CORE, &rl);
 	signal(SIGPIPE, SIG_IGN);
@@ -323,17 +319,11 @@ main(int argc, char *argv[])
 		if (jh_key_load(&key, o.keyfile, getpass_cb, NULL, &e) == -1)
 			errx(2, "%s", e.msg);
 	}
-	if (argc == 0)
-		rc = run_file(&o, &key, "-", &refused);
-	for (i = 0; i < argc && rc == 0; i++)
-		if (run_file(&o, &key, argv[i], &refused) == -1)
-			rc = -1;
+	run.o = &o;
+	run.key = &key;
+	rc = jh_each_file(argc, argv, JH_IN_STOP, run_file, &run);
 	jh_key_wipe(&key);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
+	if (jh_fshut(stdout, "stdout") != 0 || rc == -1)
 		return (2);
-	}
-	if (rc == -1)
-		return (2);
-	return (refused ? 1 : 0);
+	return (rc);
 }

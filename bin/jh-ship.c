@@ -803,11 +803,7 @@ main(int argc, char *argv[])
 	if (session != NULL) {
 		rc = export(&o, session, cps);
 		PQfinish(o.db);
-		if (fflush(stdout) == EOF || ferror(stdout)) {
-			warn("stdout");
-			rc = 2;
-		}
-		return (rc);
+		return (jh_fshut(stdout, "stdout") != 0 ? 2 : rc);
 	}
 	if (state == NULL && (state = jh_state(o.state,
 	    sizeof(o.state))) == NULL)
@@ -847,9 +843,5 @@ main(int argc, char *argv[])
 	PQfinish(o.db);
 	close(o.shipfd);
 	jh_keyset_free(&o.keys);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
-		return (2);
-	}
-	return (rc);
+	return (jh_fshut(stdout, "stdout") != 0 ? 2 : rc);
 }

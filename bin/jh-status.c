@@ -242,9 +242,9 @@ summary_mode(struct opts *o, int argc, char **argv)
 	if (jh_sum_json(&out, &s) == -1)
 		errx(2, "out of memory");
 	jh_buf_addc(&out, '\n');
-	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
-	    fflush(stdout) == EOF)
-		err(2, "stdout");
+	(void)fwrite(out.p, 1, out.len, stdout);
+	if (jh_fshut(stdout, "stdout") != 0)
+		exit(2);
 	i = bad ? 2 : s.nok == s.nlogs ? 0 : 1;
 	jh_sum_free(&s);
 	jh_cps_free(&cps);
@@ -347,9 +347,9 @@ profile_mode(struct opts *o)
 		free(s);
 	}
 	json_decref(arr);
-	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
-	    fflush(stdout) == EOF)
-		err(2, "stdout");
+	(void)fwrite(out.p, 1, out.len, stdout);
+	if (jh_fshut(stdout, "stdout") != 0)
+		exit(2);
 	jh_buf_free(&out);
 	if (n == 0 && !o->json)
 		warnx("no host is bound in %s (jh-install -H HOST binds one; "

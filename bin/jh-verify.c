@@ -648,10 +648,17 @@ replay_ledger(struct opts *o, struct tally *t)
 
 static void select_cp(struct opts *, int);
 
+struct run {
+	struct opts *o;
+	struct tally *t;
+};
+
+/* Verifies each item of one input (jh_each_file); -1 on a write error. */
 static int
-run_file(struct opts *o, const char *path, struct tally *t)
+run_file(void *arg, struct jh_reader *r, const char *path)
 {
-	struct jh_reader r;
+	struct opts *o = ((struct run *)arg)->o;
+	struct tally *t = ((struct run *)arg)->t;
 	struct jh_err e;
 	struct jh_buf out;
 	struct jh_env env, inner;
@@ -662,20 +669,8 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	int fd, x, rc = 0, ok, entry_ok, havetail = 0, logbad = 0;
+	int fd = r->fd, x, rc = 0, ok, entry_ok, havetail = 0, logbad = 0;
 
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
-		warn("%s", path);
-		return (-2);
-	} else {
-		/* O_NONBLOCK only so a FIFO cannot hang the open. */
-		int fl = fcntl(fd, F_GETFL);
-		if (fl != -1)
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	}
-	jh_reader_init(&r, fd);
 	jh_buf_init(&out);
 	jh_arena_init(&a);
 	jh_lv_init(&lv);
@@ -683,13 +678,13 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	if (o->cp != NULL)
 		lv.cp_count = o->cp->count;
 	for (;;) {
-		off = r.offset + r.pos;
-		x = jh_reader_cbor(&r, &item, &len, &e);
+		off = r->offset + r->pos;
+		x = jh_reader_cbor(r, &item, &len, &e);
 		if (x == 0)
 			break;
 		if (x == JH_CBOR_TRUNCATED && lv.entries > 0 &&
-		    r.b.p[r.pos] == 0xd2 &&
-		    r.offset + r.b.len - off <= JH_MAX_RECORD) {
+		    r->b.p[r->pos] == 0xd2 &&
+		    r->offset + r->b.len - off <= JH_MAX_RECORD) {
 			/*
 			 * A partial last item in a log: an append in progress
 			 * when a writer holds the lock, else a torn tail that
@@ -704,7 +699,7 @@ run_file(struct opts *o, const char *path, struct tally *t)
 				snprintf(tail, sizeof(tail), "a torn tail of "
 				    "%llu bytes: an append that never "
 				    "completed, never acknowledged",
-				    (unsigned long long)(r.offset + r.b.len -
+				    (unsigned long long)(r->offset + r->b.len -
 				    off));
 			havetail = 1;
 			break;
@@ -790,9 +785,6 @@ run_file(struct opts *o, const char *path, struct tally *t)
 	jh_lv_free(&lv);
 	jh_arena_free(&a);
 	jh_buf_free(&out);
-	jh_reader_free(&r);
-	if (fd != STDIN_FILENO)
-		close(fd);
 	return (rc);
 }
 
@@ -835,10 +827,11 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	struct tally t = { 0, 0, 0 };
+	struct run run;
 	struct jh_err e;
 	const char *cpfile = NULL;
 	char home[4096];
-	int ch, i, rc = 0, given = 0, x;
+	int ch, rc = 0, given = 0, x;
 
 	memset(&o, 0, sizeof(o));
 	jh_keyset_init(&o.keys);
@@ -890,11 +883,10 @@ main(int argc, char *argv[])
 	    &e)) != 0)
 		errx(x == -2 ? 2 : 1, "%s", e.msg);
 
-	if (argc == 0)
-		rc = run_file(&o, "-", &t);
-	for (i = 0; i < argc && rc != -1; i++)
-		if ((x = run_file(&o, argv[i], &t)) != 0)
-			rc = x;
+	run.o = &o;
+	run.t = &t;
+	/* Never blocking in open: a FIFO cannot hang it. */
+	rc = jh_each_file(argc, argv, JH_IN_NOHANG, run_file, &run);
 	if (rc != -1 && o.ledgerdir != NULL && replay_ledger(&o, &t) == -1)
 		rc = -1;
 	if (rc != -1 && check_chains(&o, &t) == -1)
@@ -912,11 +904,9 @@ main(int argc, char *argv[])
 	}
 	jh_cps_free(&o.cps);
 	jh_keyset_free(&o.keys);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		warn("stdout");
+	if (jh_fshut(stdout, "stdout") != 0)
 		return (2);
-	}
-	if (rc == -1 || rc == -2)
+	if (rc == -1 || rc == 2)
 		return (2);
 	return (t.failed ? 1 : 0);
 }

@@ -764,6 +764,7 @@ uint64_t jh_now_ms(void);
 void	jh_nonce(uint8_t *);
 int	jh_read_all(struct jh_buf *, int, size_t, struct jh_err *);
 int	jh_write_all(int, const void *, size_t);
+int	jh_fshut(FILE *fp, const char *name);
 const char *jh_home(char *, size_t);
 const char *jh_state(char *, size_t);
 int	jh_path_join(char *, size_t, const char *, const char *);
@@ -783,9 +784,16 @@ ssize_t	jh_reader_fill(struct jh_reader *, struct jh_err *);
 int	jh_parse_ms(unsigned *, const char *);
 int	jh_reader_line(struct jh_reader *, const char **, size_t *,
 	    struct jh_err *);
+/* The filters' input loops (util.c): each named file, or the standard input. */
+#define JH_IN_STOP	0x01	/* a file that cannot be opened ends the loop */
+#define JH_IN_NOHANG	0x02	/* open O_NONBLOCK: a FIFO cannot hang it */
+typedef int (*jh_file_fn)(void *arg, struct jh_reader *r, const char *path);
+int	jh_each_file(int argc, char *argv[], int flags, jh_file_fn fn,
+	    void *arg);
 /* line, len; or NULL, 0 and why the line could not be read */
-typedef int (*jh_line_fn)(void *, const char *, size_t, const char *);
-int	jh_each_line(int, char *[], jh_line_fn, void *);
+typedef int (*jh_line_fn)(void *arg, const char *line, size_t len,
+	    const char *why);
+int	jh_each_line(int argc, char *argv[], jh_line_fn fn, void *arg);
 int	jh_reader_cbor(struct jh_reader *, const uint8_t **, size_t *,
 	    struct jh_err *);
 

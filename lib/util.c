@@ -96,6 +96,21 @@ jh_state(char *out, size_t sz)
 	return (xdg_dir(out, sz, "XDG_STATE_HOME", ".local/state"));
 }
 
+/*
+ * The end of an output stream, as sbase's fshut: flushed, and any error
+ * writing it (now or earlier) named on the standard error.  Returns 0,
+ * or 2, the exit status of a program that could not write its output.
+ */
+int
+jh_fshut(FILE *fp, const char *name)
+{
+	if (fflush(fp) == EOF || ferror(fp)) {
+		warn("%s", name);
+		return (2);
+	}
+	return (0);
+}
+
 /* Writes all of p to fd, or -1 with errno (EINTR is retried). */
 int
 jh_write_all(int fd, const void *p, size_t n)
@@ -308,48 +323,90 @@ jh_parse_ms(unsigned *out, const char *s)
 }
 
 /*
- * The filters' input loop: each line of each named file in turn, or of
- * the standard input when there is none or one is "-".  fn gets every
- * non-empty line, or NULL and the reason for a line that cannot be read
- * (too long, unreadable), after which the rest of that file is read on.
- * A file that cannot be opened is named on the standard error and
- * skipped.  Returns 0, or -1 when some file could not be opened or fn
- * returned -1 for some line.
+ * The filters' input: each named file in turn, or the standard input
+ * when none is named or one is "-".  fn reads one file through r, which
+ * it may move on (its offset, a lseek of r->fd first), and returns the
+ * exit status the file earns (0; 1, something refused; 2, something
+ * could not be done), or -1 to stop at once (a write error).  A file that
+ * cannot be opened is named on the standard error and earns 2; with
+ * JH_IN_STOP it also ends the loop.  Returns the highest status, or -1
+ * when fn stopped the loop.
  */
 int
-jh_each_line(int argc, char *argv[], jh_line_fn fn, void *arg)
+jh_each_file(int argc, char *argv[], int flags, jh_file_fn fn, void *arg)
 {
 	struct jh_reader r;
-	struct jh_err e;
-	const char *line;
-	size_t len;
-	int i, x, fd, rc = 0;
+	int i, x, fd, fl, rc = 0;
 
 	for (i = 0; i < (argc > 0 ? argc : 1); i++) {
 		const char *path = argc > 0 ? argv[i] : "-";
 		if (strcmp(path, "-") == 0)
 			fd = STDIN_FILENO;
-		else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		else if ((fd = open(path, O_RDONLY | O_CLOEXEC |
+		    (flags & JH_IN_NOHANG ? O_NONBLOCK : 0))) == -1) {
 			warn("%s", path);
-			rc = -1;
+			rc = 2;
+			if (flags & JH_IN_STOP)
+				break;
 			continue;
-		}
+		} else if ((flags & JH_IN_NOHANG) &&
+		    (fl = fcntl(fd, F_GETFL)) != -1)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 		jh_reader_init(&r, fd);
-		while ((x = jh_reader_line(&r, &line, &len, &e)) != 0) {
-			if (x == -1) {
-				warnx("%s: %s", path, e.msg);
-				if (fn(arg, NULL, 0, e.msg) == -1)
-					rc = -1;
-				if (r.eof && r.pos >= r.b.len)
-					break;
-				continue;
-			}
-			if (len > 0 && fn(arg, line, len, NULL) == -1)
-				rc = -1;
-		}
+		x = fn(arg, &r, path);
 		jh_reader_free(&r);
 		if (fd != STDIN_FILENO)
 			close(fd);
+		if (x == -1)
+			return (-1);
+		if (x > rc)
+			rc = x;
 	}
 	return (rc);
+}
+
+struct each_line {
+	jh_line_fn fn;
+	void *arg;
+};
+
+static int
+lines_of(void *arg, struct jh_reader *r, const char *path)
+{
+	const struct each_line *el = arg;
+	struct jh_err e;
+	const char *line;
+	size_t len;
+	int x, rc = 0;
+
+	while ((x = jh_reader_line(r, &line, &len, &e)) != 0) {
+		if (x == -1) {
+			warnx("%s: %s", path, e.msg);
+			if ((x = el->fn(el->arg, NULL, 0, e.msg)) > rc)
+				rc = x;
+			if (r->eof && r->pos >= r->b.len)
+				break;
+			continue;
+		}
+		if (len > 0 && (x = el->fn(el->arg, line, len, NULL)) > rc)
+			rc = x;
+	}
+	return (rc);
+}
+
+/*
+ * The filters' input loop, a line at a time (jh_each_file): fn gets
+ * every non-empty line, or NULL and the reason for a line that cannot be
+ * read (too long, unreadable), after which the rest of that file is read
+ * on, and returns the status the line earns (0, 1 or 2).  Returns the
+ * highest status, 2 when some file could not be opened.
+ */
+int
+jh_each_line(int argc, char *argv[], jh_line_fn fn, void *arg)
+{
+	struct each_line el;
+
+	el.fn = fn;
+	el.arg = arg;
+	return (jh_each_file(argc, argv, 0, lines_of, &el));
 }
