@@ -223,7 +223,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct rlimit rl = { 0, 0 };
 	struct jh_err e;
-	char home[4096], kbuf[4096], sbuf[4096], stbuf[4096];
+	struct jh_where w;
 	const char *stewards = NULL;
 	int ch, worst;
 	char *end;
@@ -285,19 +285,14 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if (jh_home(home, sizeof(home)) == NULL)
-		home[0] = '\0';
-	if (o.keyfile == NULL) {
-		if (home[0] == '\0' || jh_path_join(kbuf, sizeof(kbuf), home,
-		    "steward.key") == -1)
-			errx(2, "no key: give -k or set JH_HOME");
-		o.keyfile = kbuf;
-	}
-	if (o.logfile == NULL && o.state == NULL) {
-		if (jh_state(stbuf, sizeof(stbuf)) == NULL)
-			errx(2, "no state directory: give -S or set JH_STATE");
-		o.state = stbuf;
-	}
+	memset(&w, 0, sizeof(w));
+	w.key = o.keyfile;
+	w.state = o.state;
+	jh_where_fill(&w);
+	if ((o.keyfile = w.key) == NULL)
+		errx(2, "no key: give -k or set JH_HOME");
+	if (o.logfile == NULL && (o.state = w.state) == NULL)
+		errx(2, "no state directory: give -S or set JH_STATE");
 	if (jh_key_load(&o.key, o.keyfile, NULL, NULL, &e) == -1)
 		errx(2, "%s", e.msg);
 	if (o.key.role != JH_ROLE_STEWARD)
@@ -305,10 +300,9 @@ main(int argc, char *argv[])
 		    o.keyfile, jh_role_name(o.key.role));
 	/* Receipts are accepted from our own key and the listed stewards. */
 	jh_keyset_add(&o.keys, o.key.pk, JH_ROLE_STEWARD);
-	if (stewards == NULL && home[0] != '\0' &&
-	    jh_path_join(sbuf, sizeof(sbuf), home, "stewards") == 0 &&
-	    access(sbuf, F_OK) == 0)
-		stewards = sbuf;
+	if (stewards == NULL && w.stewards != NULL &&
+	    access(w.stewards, F_OK) == 0)
+		stewards = w.stewards;
 	if (stewards != NULL && jh_keyset_load(&o.keys, stewards,
 	    JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);

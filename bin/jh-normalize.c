@@ -125,10 +125,13 @@ reply(const struct opts *o)
 	struct jh_keyset ks;
 	struct jh_buf in, out, why;
 	struct jh_err e;
-	char home[4096], sbuf[4096], failed[512];
-	const char *stewards = o->stewards;
+	struct jh_where w;
+	char failed[512];
 	int status;
 
+	memset(&w, 0, sizeof(w));
+	w.stewards = o->stewards;
+	jh_where_fill(&w);
 	jh_keyset_init(&ks);
 	jh_buf_init(&in);
 	jh_buf_init(&out);
@@ -136,12 +139,10 @@ reply(const struct opts *o)
 	failed[0] = '\0';
 	if (o->bad[0] != '\0')
 		snprintf(failed, sizeof(failed), "usage: %s", o->bad);
-	else if (stewards == NULL && (jh_home(home, sizeof(home)) == NULL ||
-	    jh_path_join(sbuf, sizeof(sbuf), home, "stewards") == -1))
+	else if (w.stewards == NULL)
 		snprintf(failed, sizeof(failed), "no stewards list: give -s "
 		    "or set JH_HOME");
-	else if (jh_keyset_load(&ks, stewards != NULL ? stewards : sbuf,
-	    JH_ROLE_STEWARD, &e) == -1)
+	else if (jh_keyset_load(&ks, w.stewards, JH_ROLE_STEWARD, &e) == -1)
 		snprintf(failed, sizeof(failed), "cannot load the stewards "
 		    "list: %s", e.msg);
 	else if (jh_read_all(&in, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)

@@ -156,29 +156,33 @@ num(const char *s, uint64_t max, int opt)
 static void
 defaults(struct opts *o)
 {
-	const char *home, *st;
+	struct jh_where *w = &o->w;
 
-	home = jh_home(o->homebuf, sizeof(o->homebuf));
-	st = o->statedir ? o->statedir : jh_state(o->statebuf,
-	    sizeof(o->statebuf));
-	if (home == NULL || st == NULL)
+	w->state = o->statedir;
+	w->ledger = o->ledgerdir;
+	w->trust = o->trustfile;
+	w->revoked = o->revdir;
+	w->key = o->keyfile;
+	jh_where_fill(w);
+	if (w->home == NULL || w->state == NULL)
 		errx(2, "no JH_HOME/JH_STATE and no HOME");
-	o->statedir = st;
-#define DEF(f, buf, dir, name) do { if ((f) == NULL) { \
-	snprintf((buf), sizeof(buf), "%s/%s", (dir), (name)); (f) = (buf); } \
-	} while (0)
-	DEF(o->ledgerdir, o->ledgerbuf, st, "ledger");
-	DEF(o->trustfile, o->trustbuf, home, "trust");
-	DEF(o->revdir, o->revbuf, home, "revoked");
-	DEF(o->keyfile, o->keybuf, home, "steward.key");
-	DEF(o->grantfile, o->grantbuf, home, "grant");
-	DEF(o->tokenfile, o->tokbuf, home, "proxy.token");
-	if (o->stewards == NULL) {
-		snprintf(o->stewbuf, sizeof(o->stewbuf), "%s/stewards", home);
-		if (access(o->stewbuf, F_OK) == 0)
-			o->stewards = o->stewbuf;
-	}
-#undef DEF
+	o->statedir = w->state;
+	o->ledgerdir = w->ledger;
+	o->trustfile = w->trust;
+	o->revdir = w->revoked;
+	o->keyfile = w->key;
+	if (o->grantfile == NULL && jh_path_join(o->grantbuf,
+	    sizeof(o->grantbuf), w->home, "grant") == 0)
+		o->grantfile = o->grantbuf;
+	if (o->tokenfile == NULL && jh_path_join(o->tokbuf,
+	    sizeof(o->tokbuf), w->home, "proxy.token") == 0)
+		o->tokenfile = o->tokbuf;
+	if (o->ledgerdir == NULL || o->trustfile == NULL || o->revdir == NULL ||
+	    o->keyfile == NULL || o->grantfile == NULL || o->tokenfile == NULL)
+		errx(2, "a path under %s or %s is too long", w->home, w->state);
+	if (o->stewards == NULL && w->stewards != NULL &&
+	    access(w->stewards, F_OK) == 0)
+		o->stewards = w->stewards;
 	if (o->coeffile == NULL && (o->coeffile = jh_coeffs_path(o->coefbuf,
 	    sizeof(o->coefbuf))) == NULL)
 		errx(2, "cannot find coefficients.json beside the program; "

@@ -7,7 +7,6 @@
  * records for jh-seal.
  */
 #include <err.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +24,7 @@ struct opts {
 	struct jh_result_opts r;
 	const char *stewards;
 	struct jh_keyset keys;
-	char statebuf[PATH_MAX], ledgerbuf[PATH_MAX], homebuf[PATH_MAX];
-	char stewbuf[PATH_MAX];
+	struct jh_where w;
 };
 
 static void
@@ -80,7 +78,6 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	struct jh_err e;
-	const char *home;
 	int ch, bad;
 
 	memset(&o, 0, sizeof(o));
@@ -116,21 +113,16 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if (o.r.statedir == NULL &&
-	    (o.r.statedir = jh_state(o.statebuf, sizeof(o.statebuf))) == NULL)
+	o.w.state = o.r.statedir;
+	o.w.ledger = o.r.ledgerdir;
+	o.w.stewards = o.stewards;
+	jh_where_fill(&o.w);
+	if ((o.r.statedir = o.w.state) == NULL)
 		errx(2, "no JH_STATE and no HOME");
-	if (o.r.ledgerdir == NULL) {
-		snprintf(o.ledgerbuf, sizeof(o.ledgerbuf), "%s/ledger",
-		    o.r.statedir);
-		o.r.ledgerdir = o.ledgerbuf;
-	}
-	if (o.stewards == NULL) {
-		if ((home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL ||
-		    jh_path_join(o.stewbuf, sizeof(o.stewbuf), home,
-		    "stewards") == -1)
-			errx(2, "no stewards list: give -s or set JH_HOME");
-		o.stewards = o.stewbuf;
-	}
+	if ((o.r.ledgerdir = o.w.ledger) == NULL)
+		errx(2, "%s/ledger: path too long", o.r.statedir);
+	if ((o.stewards = o.w.stewards) == NULL)
+		errx(2, "no stewards list: give -s or set JH_HOME");
 	if (jh_keyset_load(&o.keys, o.stewards, JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
 	o.r.keys = &o.keys;

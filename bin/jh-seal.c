@@ -250,7 +250,7 @@ main(int argc, char *argv[])
 	struct jh_key key;
 	struct jh_err e;
 	struct run run;
-	char home[4096], kbuf[4096];
+	struct jh_where w;
 	int ch, rc;
 
 	setrlimit(RLIMIT_CORE, &rl);
@@ -308,13 +308,13 @@ main(int argc, char *argv[])
 			errx(2, "unknown kind %s (jh-seal seals decision/1, "
 			    "efficiency/1, grant/1 and revocation/1)", o.kind);
 		if (o.keyfile == NULL) {
-			const char *name = o.kind != NULL &&
+			memset(&w, 0, sizeof(w));
+			jh_where_fill(&w);
+			o.keyfile = o.kind != NULL &&
 			    jh_kind_role(jh_kind_lookup(o.kind)) ==
-			    JH_ROLE_ISSUER ? "issuer.key" : "steward.key";
-			if (jh_home(home, sizeof(home)) == NULL ||
-			    jh_path_join(kbuf, sizeof(kbuf), home, name) == -1)
+			    JH_ROLE_ISSUER ? w.issuer : w.key;
+			if (o.keyfile == NULL)
 				errx(2, "no key: give -k or set JH_HOME");
-			o.keyfile = kbuf;
 		}
 		if (jh_key_load(&key, o.keyfile, getpass_cb, NULL, &e) == -1)
 			errx(2, "%s", e.msg);

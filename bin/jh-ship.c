@@ -711,19 +711,13 @@ export(struct opts *o, const char *session, int cps)
 }
 
 static void
-load_stewards(struct opts *o, const char *path)
+load_stewards(struct opts *o, const char *path, int given)
 {
 	struct jh_err e;
-	char home[4096], buf[4096];
 
-	if (path == NULL) {
-		if (jh_home(home, sizeof(home)) == NULL ||
-		    jh_path_join(buf, sizeof(buf), home, "stewards") == -1 ||
-		    access(buf, F_OK) != 0)
-			errx(2, "no trusted stewards: give -s or list them in "
-			    "JH_HOME/stewards");
-		path = buf;
-	}
+	if (!given && (path == NULL || access(path, F_OK) != 0))
+		errx(2, "no trusted stewards: give -s or list them in "
+		    "JH_HOME/stewards");
 	if (jh_keyset_load(&o->keys, path, JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
 }
@@ -750,6 +744,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct jh_err e;
 	struct sigaction sa;
+	struct jh_where where;
 	const char *stewards = NULL, *session = NULL, *state = NULL;
 	char *end;
 	unsigned long w;
@@ -805,13 +800,16 @@ main(int argc, char *argv[])
 		PQfinish(o.db);
 		return (jh_fshut(stdout, "stdout") != 0 ? 2 : rc);
 	}
-	if (state == NULL && (state = jh_state(o.state,
-	    sizeof(o.state))) == NULL)
+	memset(&where, 0, sizeof(where));
+	where.state = state;
+	where.stewards = stewards;
+	jh_where_fill(&where);
+	if ((state = where.state) == NULL)
 		errx(2, "no state directory: give -S or set JH_STATE");
-	if (state != o.state && snprintf(o.state, sizeof(o.state), "%s",
-	    state) >= (int)sizeof(o.state))
+	if (snprintf(o.state, sizeof(o.state), "%s", state) >=
+	    (int)sizeof(o.state))
 		errx(2, "%s: path too long", state);
-	load_stewards(&o, stewards);
+	load_stewards(&o, where.stewards, stewards != NULL);
 	jh_verifier_init(&o.v, &o.keys);
 	if (mkdir(o.state, 0700) == -1 && errno != EEXIST)
 		err(2, "%s", o.state);

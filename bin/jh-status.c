@@ -34,7 +34,8 @@ struct opts {
 	const char *conf;	/* -c */
 	struct jh_stctx c;
 	char root[PATH_MAX];
-	char homebuf[PATH_MAX], statebuf[PATH_MAX];
+	char homebuf[PATH_MAX], statebuf[PATH_MAX];	/* the config's */
+	struct jh_where w;
 	char sink[PATH_MAX];	/* the config's checkpoint sink, or "" */
 	struct jh_keyset keys;	/* stewards and trust */
 	struct jh_verifier v;
@@ -412,14 +413,13 @@ read_conf(struct opts *o, const char *path)
 		errx(2, "%s: needs home and state", path);
 }
 
+/* A key list, when it is there. */
 static void
-load_keys(struct opts *o, const char *name, int role)
+load_keys(struct opts *o, const char *path, int role)
 {
-	char path[PATH_MAX + 16];
 	struct jh_err e;
 
-	snprintf(path, sizeof(path), "%s/%s", o->c.home, name);
-	if (access(path, F_OK) == 0 &&
+	if (path != NULL && access(path, F_OK) == 0 &&
 	    jh_keyset_load(&o->keys, path, role, &e) == -1)
 		warnx("%s", e.msg);
 }
@@ -497,24 +497,24 @@ main(int argc, char *argv[])
 		read_conf(&o, conf);
 		if (clearenv() != 0)
 			errx(2, "cannot clear the environment");
-		o.c.home = o.homebuf;
-		if (o.c.statedir == NULL)
-			o.c.statedir = o.statebuf;
-	} else {
-		if ((o.c.home = jh_home(o.homebuf, sizeof(o.homebuf))) == NULL)
-			errx(2, "no JH_HOME and no HOME");
-		if (o.c.statedir == NULL && (o.c.statedir = jh_state(o.statebuf,
-		    sizeof(o.statebuf))) == NULL)
-			errx(2, "no JH_STATE and no HOME");
+		o.w.home = o.homebuf;
+		o.w.state = o.statebuf;
 	}
+	if (o.c.statedir != NULL)
+		o.w.state = o.c.statedir;
+	jh_where_fill(&o.w);
+	if ((o.c.home = o.w.home) == NULL)
+		errx(2, "no JH_HOME and no HOME");
+	if ((o.c.statedir = o.w.state) == NULL)
+		errx(2, "no JH_STATE and no HOME");
 	if (o.mode == 'P') {
 		rc = profile_mode(&o);
 		jh_keyset_free(&o.keys);
 		return (rc);
 	}
-	load_keys(&o, "stewards", JH_ROLE_STEWARD);
+	load_keys(&o, o.w.stewards, JH_ROLE_STEWARD);
 	if (o.mode != 0)
-		load_keys(&o, "trust", JH_ROLE_ISSUER);
+		load_keys(&o, o.w.trust, JH_ROLE_ISSUER);
 	jh_verifier_init(&o.v, &o.keys);
 	o.c.keys = &o.keys;
 	o.c.v = &o.v;

@@ -808,15 +808,13 @@ select_cp(struct opts *o, int fd)
 	free(sid);
 }
 
+/* A default key list, when it is there. */
 static void
-load_default(struct opts *o, const char *home, const char *name, int role)
+load_default(struct opts *o, const char *path, int role)
 {
 	struct jh_err e;
-	char path[4096];
 
-	if (jh_path_join(path, sizeof(path), home, name) == -1)
-		return;
-	if (access(path, F_OK) != 0)
+	if (path == NULL || access(path, F_OK) != 0)
 		return;
 	if (jh_keyset_load(&o->keys, path, role, &e) == -1)
 		errx(2, "%s", e.msg);
@@ -830,7 +828,7 @@ main(int argc, char *argv[])
 	struct run run;
 	struct jh_err e;
 	const char *cpfile = NULL;
-	char home[4096];
+	struct jh_where w;
 	int ch, rc = 0, given = 0, x;
 
 	memset(&o, 0, sizeof(o));
@@ -871,9 +869,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
-	if (!given && jh_home(home, sizeof(home)) != NULL) {
-		load_default(&o, home, "stewards", JH_ROLE_STEWARD);
-		load_default(&o, home, "trust", JH_ROLE_ISSUER);
+	if (!given) {
+		memset(&w, 0, sizeof(w));
+		jh_where_fill(&w);
+		load_default(&o, w.stewards, JH_ROLE_STEWARD);
+		load_default(&o, w.trust, JH_ROLE_ISSUER);
 	}
 	if (o.keys.n == 0)
 		errx(2, "no trusted keys: give -p, -s or -t, or list keys in "

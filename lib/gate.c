@@ -1624,37 +1624,28 @@ jh_gate_ctx_init(struct jh_gate_ctx *c)
 	jh_protect_init(&c->protect);
 }
 
-/* p, else home/name, into buf. */
-static const char *
-or_under(char *buf, size_t sz, const char *p, const char *home,
-    const char *name)
-{
-	if (p != NULL)
-		return (p);
-	snprintf(buf, sz, "%s/%s", home, name);
-	return (buf);
-}
-
 int
 jh_gate_open(struct jh_gate_ctx *c, const struct jh_gate_paths *p,
     struct jh_err *e)
 {
 	struct jh_gate *g = &c->g;
-	const char *trust;
+	struct jh_where *w = &c->where;
 
-	if ((g->home = jh_home(c->home, sizeof(c->home))) == NULL)
+	w->state = p->statedir;
+	w->ledger = p->ledgerdir;
+	w->trust = p->trustfile;
+	w->revoked = p->revdir;
+	jh_where_fill(w);
+	if ((g->home = w->home) == NULL)
 		return (jh_errf(e, "no JH_HOME and no HOME"));
-	if ((g->statedir = p->statedir) == NULL &&
-	    (g->statedir = jh_state(c->state, sizeof(c->state))) == NULL)
+	if ((g->statedir = w->state) == NULL)
 		return (jh_errf(e, "no JH_STATE and no HOME"));
-	g->ledgerdir = or_under(c->ledger, sizeof(c->ledger), p->ledgerdir,
-	    g->statedir, "ledger");
-	trust = or_under(c->trustfile, sizeof(c->trustfile), p->trustfile,
-	    g->home, "trust");
-	g->revdir = or_under(c->revdir, sizeof(c->revdir), p->revdir, g->home,
-	    "revoked");
+	if ((g->ledgerdir = w->ledger) == NULL || w->trust == NULL ||
+	    (g->revdir = w->revoked) == NULL)
+		return (jh_errf(e, "%s: a path under it is too long",
+		    g->ledgerdir == NULL ? g->statedir : g->home));
 	/* A missing trust file trusts nobody: every grant is refused. */
-	if (access(trust, F_OK) == 0 && jh_keyset_load(&c->trust, trust,
+	if (access(w->trust, F_OK) == 0 && jh_keyset_load(&c->trust, w->trust,
 	    JH_ROLE_ISSUER, e) == -1)
 		return (-1);
 	/* Never grantable: our own files, the install, the host's config. */

@@ -121,8 +121,7 @@ struct jh_gate_ctx {
 	struct jh_keyset trust;
 	struct jh_protect protect;	/* the caller's -P, then the built-ins */
 	struct jh_gcache cache;
-	char home[PATH_MAX], state[PATH_MAX], ledger[PATH_MAX];
-	char trustfile[PATH_MAX], revdir[PATH_MAX];
+	struct jh_where where;		/* the paths the gate points into */
 };
 
 /* Who asked for a decision (the socket server's SO_PEERCRED uid). */

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -768,6 +769,23 @@ int	jh_fshut(FILE *fp, const char *name);
 const char *jh_home(char *, size_t);
 const char *jh_state(char *, size_t);
 int	jh_path_join(char *, size_t, const char *, const char *);
+
+/*
+ * Where the suite's files are (joulehook(7), FILES): set what the options
+ * gave, NULL the rest, and jh_where_fill gives the rest their defaults.
+ */
+struct jh_where {
+	const char *home;	/* JH_HOME */
+	const char *state;	/* JH_STATE */
+	const char *ledger;	/* <state>/ledger */
+	const char *key;	/* <home>/steward.key */
+	const char *issuer;	/* <home>/issuer.key */
+	const char *stewards;	/* <home>/stewards */
+	const char *trust;	/* <home>/trust */
+	const char *revoked;	/* <home>/revoked */
+	char buf[8][PATH_MAX];
+};
+void	jh_where_fill(struct jh_where *w);
 
 /* Reading records from a stream. */
 struct jh_reader {

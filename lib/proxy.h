@@ -82,10 +82,8 @@ struct opts {
 	struct jh_ladder lad;
 	uint64_t default_mw;
 	char session[64];		/* for callers that name none */
-	char homebuf[PATH_MAX], statebuf[PATH_MAX], ledgerbuf[PATH_MAX];
-	char trustbuf[PATH_MAX], revbuf[PATH_MAX], keybuf[PATH_MAX];
-	char grantbuf[PATH_MAX], stewbuf[PATH_MAX], tokbuf[PATH_MAX];
-	char coefbuf[PATH_MAX];
+	struct jh_where w;		/* the defaults of the paths above */
+	char grantbuf[PATH_MAX], tokbuf[PATH_MAX], coefbuf[PATH_MAX];
 	char upbuf[2048];		/* -u without its trailing slashes */
 };
 

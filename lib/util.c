@@ -96,6 +96,38 @@ jh_state(char *out, size_t sz)
 	return (xdg_dir(out, sz, "XDG_STATE_HOME", ".local/state"));
 }
 
+/* given, else dir/name in buf (PATH_MAX); NULL when neither can be had. */
+static const char *
+under(const char *given, char *buf, const char *dir, const char *name)
+{
+	if (given != NULL)
+		return (given);
+	if (dir == NULL || jh_path_join(buf, PATH_MAX, dir, name) == -1)
+		return (NULL);
+	return (buf);
+}
+
+/*
+ * Fills in each of w's paths that no option gave with its default
+ * (joulehook(7), FILES): the directories JH_HOME and JH_STATE (jh_home,
+ * jh_state), the files under them.  A path whose directory is unknown
+ * (no HOME) or that does not fit stays NULL.
+ */
+void
+jh_where_fill(struct jh_where *w)
+{
+	if (w->home == NULL)
+		w->home = jh_home(w->buf[0], PATH_MAX);
+	if (w->state == NULL)
+		w->state = jh_state(w->buf[1], PATH_MAX);
+	w->ledger = under(w->ledger, w->buf[2], w->state, "ledger");
+	w->key = under(w->key, w->buf[3], w->home, "steward.key");
+	w->issuer = under(w->issuer, w->buf[4], w->home, "issuer.key");
+	w->stewards = under(w->stewards, w->buf[5], w->home, "stewards");
+	w->trust = under(w->trust, w->buf[6], w->home, "trust");
+	w->revoked = under(w->revoked, w->buf[7], w->home, "revoked");
+}
+
 /*
  * The end of an output stream, as sbase's fshut: flushed, and any error
  * writing it (now or earlier) named on the standard error.  Returns 0,
