@@ -190,7 +190,8 @@ out:
 /*
  * Chains each receipt of one input (jh_each_file).  Returns the highest
  * status of its receipts (chain_one), 1 when an item could not be framed
- * (the rest of the input is not read), -1 on a write error.
+ * (the rest of the input is not read), 2 when the input could not be
+ * read, -1 on a write error.
  */
 static int
 run_file(void *arg, struct jh_reader *r, const char *path)
@@ -211,8 +212,8 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 	}
 	if (x != 0) {
 		warnx("%s: %s", path, e.msg);
-		if (worst < 1)
-			worst = 1;
+		if (worst < (r->err != 0 ? 2 : 1))
+			worst = r->err != 0 ? 2 : 1;
 	}
 	return (worst);
 }

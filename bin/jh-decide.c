@@ -358,8 +358,9 @@ init_ledger(struct opts *o)
 
 	if (o->paths.grantfile == NULL)
 		errx(2, "-I needs -g grant");
+	/* A grant that cannot be read is 2; one that does not verify, 1. */
 	if ((r = jh_grant_load(&g, o->paths.grantfile, &o->gc->trust, &e)) != 0)
-		errx(1, "%s", e.msg);
+		errx(r == JH_D_NOGRANT ? 2 : 1, "%s", e.msg);
 	if (o->replay != NULL)
 		spent = replay_spent(o->replay, g.ledgertext);
 	if (jh_ledger_init(o->gc->g.ledgerdir, g.ledger, g.budget, spent, &existed,
@@ -478,9 +479,9 @@ main(int argc, char *argv[])
 		lc.denied = &denied;
 		if (o.explain && argc > 0 && strcmp(argv[0], "-") != 0)
 			explain_commands(&o, g, argc, argv, &denied);
-		else if (jh_each_line(argc, argv, one_line, &lc) != 0)
-			bad = 1;
-		x = jh_fshut(stdout, "stdout") != 0 || bad ? 2 :
+		else
+			bad = jh_each_line(argc, argv, one_line, &lc);
+		x = jh_fshut(stdout, "stdout") != 0 || bad == 2 ? 2 :
 		    o.exit_deny && denied ? 1 : 0;
 	}
 	jh_gate_close(gc);

@@ -64,9 +64,9 @@ usage_err(struct opts *o, const char *fmt, ...)
 
 /*
  * Normalizes one input (jh_each_file): each JSON value becomes one
- * ActionEvent line.  Returns 0, 1 when some payload could not be read as
- * JSON (named on the standard error, nothing written for it), -1 on a
- * write error.
+ * ActionEvent line.  Returns 0, 1 when some payload was refused, not
+ * JSON or too long (named on the standard error, nothing written for
+ * it), 2 when the input could not be read, -1 on a write error.
  */
 static int
 normalize_file(void *arg, struct jh_reader *r, const char *path)
@@ -111,7 +111,7 @@ normalize_file(void *arg, struct jh_reader *r, const char *path)
 		}
 	}
 	jh_buf_free(&line);
-	return (rc);
+	return (r->err != 0 ? 2 : rc);
 }
 
 /*
@@ -289,5 +289,5 @@ main(int argc, char *argv[])
 	rc = jh_each_file(argc, argv, 0, normalize_file, &o);
 	if (jh_fshut(stdout, "stdout") != 0 || rc == -1)
 		return (2);
-	return (rc ? 2 : 0);
+	return (rc);
 }

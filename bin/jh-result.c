@@ -65,6 +65,10 @@ run_line(void *arg, const char *line, size_t len, const char *why)
 	jh_buf_init(&out);
 	jh_buf_init(&d);
 	rc = jh_result_line(&out, &d, &o->r, line, len) == -1 ? 1 : 0;
+	if (out.oom || d.oom) {
+		warnx("out of memory");
+		rc = 2;
+	}
 	say(&d);
 	if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
 		err(2, "stdout");
@@ -78,7 +82,7 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	struct jh_err e;
-	int ch, bad;
+	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.r.wait_ms = 2000;
@@ -127,9 +131,9 @@ main(int argc, char *argv[])
 		errx(2, "%s", e.msg);
 	o.r.keys = &o.keys;
 
-	bad = jh_each_line(argc, argv, run_line, &o) != 0;
+	rc = jh_each_line(argc, argv, run_line, &o);
 	jh_keyset_free(&o.keys);
 	if (jh_fshut(stdout, "stdout") != 0)
 		return (2);
-	return (bad ? 2 : 0);
+	return (rc);
 }

@@ -69,7 +69,7 @@ generate(const struct opts *o)
 {
 	struct jh_err e;
 	char *p1 = NULL, *p2 = NULL;
-	int rc = 2;
+	int rc = 1;
 
 	if (o->role == JH_ROLE_ISSUER && !o->nopass) {
 		if ((p1 = sodium_malloc(1024)) == NULL ||
@@ -98,6 +98,7 @@ generate(const struct opts *o)
 	}
 	if (jh_key_generate(o->keyfile, o->role, p1, &e) == -1) {
 		warnx("%s", e.msg);
+		rc = 2;
 		goto out;
 	}
 	rc = 0;
@@ -209,7 +210,8 @@ struct run {
 
 /*
  * Seals (or digests) each line of one input (jh_each_file).  Returns 0,
- * 1 when some record was refused, -1 on a write error.
+ * 1 when some record was refused, 2 when the input could not be read,
+ * -1 on a write error.
  */
 static int
 run_file(void *arg, struct jh_reader *r, const char *path)
@@ -225,9 +227,9 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 		lineno++;
 		if (x == -1) {
 			warnx("%s:%lu: %s", path, lineno, e.msg);
-			if (r->eof && r->pos >= r->b.len)
-				break;
-			refused = 1;
+			if (r->err != 0)
+				return (2);
+			refused = 1;	/* a line too long, skipped */
 			continue;
 		}
 		if (len == 0)

@@ -433,7 +433,7 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 			break;	/* the end, or an append in progress */
 		jh_arena_reset(&a);
 		if (x != 1)
-			rc = 1;
+			rc = r.err != 0 ? 2 : 1;	/* unreadable, unframeable */
 		else if (jh_verify_env(&o->v, &env, &a, item, len, &e) == -1)
 			rc = 1;
 		else if (strcmp(env.kind, "chain/1") != 0) {
@@ -640,7 +640,7 @@ ship_cps(struct opts *o, int quiet_idle)
 	}
 	if (rc == 0 && x != 0 && x != JH_CBOR_TRUNCATED) {
 		warnx("%s: %s", o->cpfile, e.msg);
-		rc = 1;
+		rc = r.err != 0 ? 2 : 1;
 	}
 	if (rc != 0)
 		db_simple(o, "ROLLBACK");

@@ -209,7 +209,7 @@ summary_mode(struct opts *o, int argc, char **argv)
 	struct jh_cps cps;
 	struct jh_buf out;
 	struct jh_err e;
-	int i, bad = 0;
+	int i, bad = 0, refused = 0;
 
 	memset(&cps, 0, sizeof(cps));
 
@@ -225,7 +225,10 @@ summary_mode(struct opts *o, int argc, char **argv)
 	 */
 	if (o->sink[0] != '\0') {
 		int x = jh_cps_load(&cps, o->sink, &o->v, &e);
-		if (x == -1 || (x == -2 && access(o->sink, F_OK) == 0)) {
+		if (x == -1) {
+			warnx("checkpoint sink: %s", e.msg);
+			refused = 1;	/* it does not verify */
+		} else if (x == -2 && access(o->sink, F_OK) == 0) {
 			warnx("checkpoint sink: %s", e.msg);
 			bad = 1;
 		} else if (x == 0)
@@ -246,7 +249,7 @@ summary_mode(struct opts *o, int argc, char **argv)
 	(void)fwrite(out.p, 1, out.len, stdout);
 	if (jh_fshut(stdout, "stdout") != 0)
 		exit(2);
-	i = bad ? 2 : s.nok == s.nlogs ? 0 : 1;
+	i = bad ? 2 : refused || s.nok != s.nlogs ? 1 : 0;
 	jh_sum_free(&s);
 	jh_cps_free(&cps);
 	jh_buf_free(&out);

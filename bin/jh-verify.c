@@ -653,7 +653,11 @@ struct run {
 	struct tally *t;
 };
 
-/* Verifies each item of one input (jh_each_file); -1 on a write error. */
+/*
+ * Verifies each item of one input (jh_each_file), each failure counted
+ * in the tally.  Returns 0, 2 when the input could not be read, -1 on a
+ * write error.
+ */
 static int
 run_file(void *arg, struct jh_reader *r, const char *path)
 {
@@ -785,7 +789,7 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 	jh_lv_free(&lv);
 	jh_arena_free(&a);
 	jh_buf_free(&out);
-	return (rc);
+	return (rc == 0 && r->err != 0 ? 2 : rc);
 }
 
 /*

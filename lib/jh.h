@@ -793,6 +793,7 @@ struct jh_reader {
 	struct jh_buf b;
 	size_t pos;
 	int eof;
+	int err;		/* the errno of a read that failed, else 0 */
 	uint64_t offset;	/* stream offset of b.p[0] */
 };
 void	jh_reader_init(struct jh_reader *, int);

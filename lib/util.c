@@ -228,6 +228,7 @@ jh_reader_fill(struct jh_reader *r, struct jh_err *e)
 	while (n == -1 && errno == EINTR);
 	if (n == -1) {
 		r->eof = 1;
+		r->err = errno;
 		return (jh_errf(e, "read: %s", strerror(errno)));
 	}
 	if (n == 0)
@@ -358,11 +359,12 @@ jh_parse_ms(unsigned *out, const char *s)
  * The filters' input: each named file in turn, or the standard input
  * when none is named or one is "-".  fn reads one file through r, which
  * it may move on (its offset, a lseek of r->fd first), and returns the
- * exit status the file earns (0; 1, something refused; 2, something
- * could not be done), or -1 to stop at once (a write error).  A file that
- * cannot be opened is named on the standard error and earns 2; with
- * JH_IN_STOP it also ends the loop.  Returns the highest status, or -1
- * when fn stopped the loop.
+ * exit status the file earns (joulehook(7), EXIT STATUS: 0; 1, something
+ * in it refused; 2, something could not be done, such as reading it: a
+ * read error is in r->err), or -1 to stop at once (a write error).  A
+ * file that cannot be opened is named on the standard error and earns 2;
+ * with JH_IN_STOP it also ends the loop.  Returns the highest status, or
+ * -1 when fn stopped the loop.
  */
 int
 jh_each_file(int argc, char *argv[], int flags, jh_file_fn fn, void *arg)
@@ -423,7 +425,7 @@ lines_of(void *arg, struct jh_reader *r, const char *path)
 		if (len > 0 && (x = el->fn(el->arg, line, len, NULL)) > rc)
 			rc = x;
 	}
-	return (rc);
+	return (r->err != 0 ? 2 : rc);
 }
 
 /*
@@ -431,7 +433,7 @@ lines_of(void *arg, struct jh_reader *r, const char *path)
  * every non-empty line, or NULL and the reason for a line that cannot be
  * read (too long, unreadable), after which the rest of that file is read
  * on, and returns the status the line earns (0, 1 or 2).  Returns the
- * highest status, 2 when some file could not be opened.
+ * highest status, 2 when some file could not be opened or read.
  */
 int
 jh_each_line(int argc, char *argv[], jh_line_fn fn, void *arg)

@@ -195,7 +195,7 @@ model_calls() {
 
 @test "jh-install -H cline refuses a deadline Cline's 120 s hook timeout would cut short" {
 	grant '[{"class": "shell", "command": ["touch *"]}]'
-	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" \
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" \
 	    -g "$T/grant.json" -H cline -d 100000
 	assert_output --partial "the gate's deadline (100000 ms) is too long for Cline, which kills a hook at 120 s and then runs the tool"
 	assert_file_not_exist "$HOME/.cline/hooks/PreToolUse"

@@ -163,7 +163,7 @@ jh-grant: nothing to change in $GRANT"
 	run -0 verdict_of 'git push origin main'
 	assert_output allow
 	# an id that is not there
-	run -2 jg -y remove no-such-thing
+	run -1 jg -y remove no-such-thing
 	assert_output --partial "has no capability or policy no-such-thing"
 }
 
@@ -180,7 +180,7 @@ jh-grant: nothing to change in $GRANT"
 	assert_output --partial "'effect' is not key=value"
 	run -2 jg -y policy allow tool=X
 	assert_output --partial "ask or deny"
-	run -2 jg -y add -i project-read tool=X
+	run -1 jg -y add -i project-read tool=X
 	assert_output --partial "already has an id project-read"
 	# not confirmed: no terminal and no -y
 	run -1 jg add tool=X </dev/null
@@ -194,7 +194,7 @@ jh-grant: nothing to change in $GRANT"
 	# a grant that does not verify is not edited
 	cp "$GRANT" "$T/g"
 	flip_byte "$GRANT" 40
-	run -2 jg -y add tool=X
+	run -1 jg -y add tool=X
 	assert_output --partial "does not verify"
 	cp "$T/g" "$GRANT"
 }

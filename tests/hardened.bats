@@ -284,8 +284,8 @@ EOF
 	assert_file_exists "$JH_SYSCONF/steward.key"
 	assert_file_exists "$JH_SYSCONF/grant"
 	# Root is never the developer; -U needs root.
-	run -1 sh "$W/scripts/jh-install" -W -U "$G" -D root -b "$W/bin"
+	run -2 sh "$W/scripts/jh-install" -W -U "$G" -D root -b "$W/bin"
 	assert_output --partial "cannot be root"
-	run -1 asdev sh "$W/scripts/jh-install" -W -U "$G" -D "$D" -b "$W/bin"
+	run -2 asdev sh "$W/scripts/jh-install" -W -U "$G" -D "$D" -b "$W/bin"
 	assert_output --partial "needs root"
 }

@@ -52,9 +52,7 @@ fresh_home() {
 # The exit statuses a program uses, which its page must list.
 statuses_of() {
 	case $1 in
-	jh-normalize)	echo 0 2 ;;	# verdicts travel in data; deny is 2
 	jh-hook)	echo 0 1 2 ;;	# 2 blocks; 1: a session event failed
-	jh-result)	echo 0 2 ;;	# every event gets a record or 2
 	jh-proxy)	echo 0 2 ;;	# stopped by a signal, or could not start
 	*)		echo 0 1 2 ;;
 	esac

@@ -720,7 +720,7 @@ svc_start() {
 	assert_output null
 	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O -M http://127.0.0.1:1
 	assert_output --partial "count every call twice"
-	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O 0.0.0.0:4318
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -O 0.0.0.0:4318
 	assert_output --partial "loopback"
 }
 

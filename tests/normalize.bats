@@ -179,29 +179,32 @@ deny_of() {
 	assert_output ""
 }
 
-@test "input that is not JSON: a diagnostic, nothing written for it, exit 2" {
-	run -2 --separate-stderr norm <<<'this is not json'
+@test "input that is not JSON: a diagnostic, nothing written for it, exit 1" {
+	run -1 --separate-stderr norm <<<'this is not json'
 	assert_output ""
 	[[ $stderr == *"jh-normalize: -: payload 1 (offset 0): not JSON"* ]]
 	# what came before is still written; a bad payload whose end the
 	# reader finds is passed over, one it cannot is the end
 	{ jq -c . "$FIX/Stop.json"; echo '{"a":'; } >"$T/trunc.json"
-	run -2 --separate-stderr norm "$T/trunc.json"
+	run -1 --separate-stderr norm "$T/trunc.json"
 	assert_equal "$(jq -r .event <<<"$output")" Stop
 	[[ $stderr == *"payload 2"*"ends inside a JSON value"* ]]
 	{ jq -c . "$FIX/Stop.json"; echo '{"a":1,}'; jq -c . "$FIX/Stop.json"; } >"$T/bad.json"
-	run -2 --separate-stderr norm "$T/bad.json"
+	run -1 --separate-stderr norm "$T/bad.json"
 	assert_equal "${#lines[@]}" 2
-	run -2 --separate-stderr norm <<<'{"session_id":"s","session_id":"t","hook_event_name":"Stop"}'
+	run -1 --separate-stderr norm <<<'{"session_id":"s","session_id":"t","hook_event_name":"Stop"}'
 	assert_output ""
 	[[ $stderr == *"duplicate object key"* ]]
+	# an input that cannot be opened, or read, is 2
 	run -2 norm "$T/missing.json"
 	assert_output --partial "missing.json"
+	run -2 norm "$T"
+	assert_output --partial "Is a directory"
 }
 
-@test "invalid UTF-8 is not JSON: nothing written, exit 2" {
+@test "invalid UTF-8 is not JSON: nothing written, exit 1" {
 	printf '{"session_id":"s\xff","hook_event_name":"Stop"}' >"$T/u8.json"
-	run -2 --separate-stderr norm "$T/u8.json"
+	run -1 --separate-stderr norm "$T/u8.json"
 	assert_output ""
 	[[ $stderr == *"not JSON"* ]]
 }
@@ -213,7 +216,7 @@ deny_of() {
 		printf '"}}\n'
 		cat "$FIX/Stop.json"
 	} >"$T/big.json"
-	run -2 --separate-stderr norm "$T/big.json"
+	run -1 --separate-stderr norm "$T/big.json"
 	assert_equal "${#lines[@]}" 1
 	assert_equal "$(jq -r .event <<<"$output")" Stop
 	[[ $stderr == *"payload 1 (offset 0): payload longer than 16777216 bytes"* ]]
@@ -224,7 +227,7 @@ deny_of() {
 		head -c 16777000 /dev/zero | tr '\0' a
 		printf '"}}'
 	} >"$T/edge.json"
-	run -2 --separate-stderr norm "$T/edge.json"
+	run -1 --separate-stderr norm "$T/edge.json"
 	assert_output ""
 	[[ $stderr == *"its event is longer than 16777216 bytes"* ]]
 }
@@ -309,7 +312,7 @@ deny_of() {
 	[[ $stderr == *"nesting deeper than 64"* ]]
 	run jq -c '[.malformed, has("input"), .content_id, .class]' "$T/deep"
 	assert_output '["tool_input nested deeper than 64 levels",false,null,"shell"]'
-	run -2 --separate-stderr sh -c "$(declare -f nest); nest 5000 | jh-normalize -H claude-code"
+	run -1 --separate-stderr sh -c "$(declare -f nest); nest 5000 | jh-normalize -H claude-code"
 	assert_output ""
 	[[ $stderr == *"not JSON"* ]]
 }

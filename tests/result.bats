@@ -322,14 +322,19 @@ PermissionDenied	denied	match	refused"
 }
 
 @test "jh-result: bad input gets a clear error and no record" {
-	run -2 jh-result <<<'{"event": "PostToolUse"'
+	run -1 jh-result <<<'{"event": "PostToolUse"'
 	assert_output --partial "malformed"
-	run -2 jh-result <<<'{"event":"PreToolUse","host":"claude-code"}'
+	run -1 jh-result <<<'{"event":"PreToolUse","host":"claude-code"}'
 	assert_output --partial "not a post-tool event"
-	run -2 jh-result <<<'{"event":"PostToolUse","host":"claude-code","session_id":"s"}'
+	run -1 jh-result <<<'{"event":"PostToolUse","host":"claude-code","session_id":"s"}'
 	assert_output --partial "without session_id, tool_use_id"
-	run -2 jh-result <<<'{"event":"PostToolUse","host":"nohost"}'
+	run -1 jh-result <<<'{"event":"PostToolUse","host":"nohost"}'
 	assert_output --partial "unknown host"
+	# an input that cannot be opened or read is 2
+	run -2 jh-result "$T/missing.json"
+	assert_output --partial "missing.json"
+	run -2 jh-result "$T"
+	assert_output --partial "Is a directory"
 }
 
 @test "meter=transcript: Stop chains the transcript's new units (once) and a task-level aggregate" {

@@ -69,7 +69,7 @@ run_on() {
 	run -0 sh -c "jh-verify -L - '$T'/m0/logs/*.jhl | jq -c 'select(.ledger) | .ledger | [.rebuilt_uj, .ok, has(\"spent_uj\")]'"
 	assert_output '[2000,true,false]'
 	# a shard is not split again, nor into a directory that exists
-	run -2 jg -y -g "$T/shards/shard-0" shard -n 2 -o "$T/again"
+	run -1 jg -y -g "$T/shards/shard-0" shard -n 2 -o "$T/again"
 	assert_output --partial 'is a shard already'
 	run -2 jg -y -g "$JH_HOME/grant" shard -n 2 -o "$T/shards"
 	assert_output --partial 'exists'

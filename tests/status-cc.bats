@@ -379,11 +379,11 @@ model_matches() {
 	refute_output --partial "no checkpoint sink"
 	run -0 grep '^sink=' "$JH_HOME/hook.conf"
 	assert_output "sink=$T/sink.cbor"
-	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C relative.cbor
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C relative.cbor
 	assert_output --partial "-C wants an absolute path"
-	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T"
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T"
 	assert_output --partial "is a directory"
-	run -1 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T/no/such/dir/sink"
+	run -2 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$P" -g "$T/grant.json" -C "$T/no/such/dir/sink"
 	assert_output --partial "no directory"
 	jh_install -C "$P/sink.cbor"
 	assert_output --partial "warning: $P/sink.cbor is inside the project, where the agent can write"

@@ -21,7 +21,7 @@ jh_bind() {
 	jhag_cmd="$(q "$bindir/jh-hook") -c $(q "$conf") -H antigravity"
 	if [ -f "$jhag_f" ]; then
 		jq -e . "$jhag_f" >/dev/null 2>&1 ||
-		    die "$jhag_f is not JSON; not touching it"
+		    no "$jhag_f is not JSON; not touching it"
 	fi
 	hooks_keep "$jhag_f" antigravity-hooks.json
 	jhag_before=$hooks_before

@@ -67,7 +67,7 @@ jh_bind() {
 	mkdir -p "$_jhc_dir"
 	for _jhc_ev in $_jhc_events; do
 		_jhc_p=$(_jhc_slot "$_jhc_dir" "$_jhc_ev") ||
-			die "$_jhc_dir has no free name for joulehook's $_jhc_ev hook ($_jhc_ev, $_jhc_ev.sh, $_jhc_ev.bash and $_jhc_ev.zsh are all taken by yours)"
+			no "$_jhc_dir has no free name for joulehook's $_jhc_ev hook ($_jhc_ev, $_jhc_ev.sh, $_jhc_ev.bash and $_jhc_ev.zsh are all taken by yours)"
 		{
 			echo '#!/bin/sh'
 			echo "$_jhc_mark"

@@ -110,7 +110,7 @@ jh_bind() {
 		if grep -Eq "^[[:space:]]*\[[[:space:]]*$_jh_cx_tab[[:space:]]*\.[[:space:]]*\"?joulehook\"?[[:space:]]*[].]" \
 		    "$_jh_cx_toml.jh.rest"; then
 			rm -f "$_jh_cx_toml.jh.rest"
-			die "$_jh_cx_toml already defines [$_jh_cx_tab.joulehook] outside joulehook's block; rename or remove it and run again"
+			no "$_jh_cx_toml already defines [$_jh_cx_tab.joulehook] outside joulehook's block; rename or remove it and run again"
 		fi
 	done
 
@@ -179,7 +179,7 @@ jh_bind() {
 
 	if [ -n "${url:-}" ]; then
 		if [ -f "$_jh_cx_profile" ] && ! grep -q "^$_jh_cx_mark_begin" "$_jh_cx_profile"; then
-			die "$_jh_cx_profile is not joulehook's; not touching it"
+			no "$_jh_cx_profile is not joulehook's; not touching it"
 		fi
 		printf '%s (written by jh-install -H codex -M; -u takes it out)\nmodel_provider = "joulehook"\n%s\n' \
 		    "$_jh_cx_mark_begin" "$_jh_cx_mark_end" >"$_jh_cx_profile.new"

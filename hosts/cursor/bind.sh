@@ -20,9 +20,9 @@ jh_bind() {
 	jhcu_cmd="$(q "$bindir/jh-hook") -c $(q "$conf") -H cursor"
 	if [ -f "$jhcu_f" ]; then
 		jhcu_v=$(jq -r '.version // 1' "$jhcu_f" 2>/dev/null) ||
-		    die "$jhcu_f is not JSON; not touching it"
+		    no "$jhcu_f is not JSON; not touching it"
 		[ "$jhcu_v" = 1 ] ||
-		    die "$jhcu_f has version $jhcu_v; joulehook knows Cursor's hooks.json version 1 only"
+		    no "$jhcu_f has version $jhcu_v; joulehook knows Cursor's hooks.json version 1 only"
 	fi
 	hooks_keep "$jhcu_f" cursor-hooks.json
 	jhcu_before=$hooks_before

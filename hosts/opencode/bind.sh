@@ -44,7 +44,7 @@ jh_bind() {
 	_jho_ms=$((deadline + deadline / 4 + 5000))
 	mkdir -p "$_jho_dir/plugin" || die "cannot create $_jho_dir/plugin"
 	if [ -e "$_jho_plugin" ] && ! grep -qxF "$_jho_mark" "$_jho_plugin" 2>/dev/null; then
-		die "$_jho_plugin is not joulehook's; not touching it (move it away and run again)"
+		no "$_jho_plugin is not joulehook's; not touching it (move it away and run again)"
 	fi
 	{
 		printf '%s\n' "$_jho_mark"

@@ -18,7 +18,7 @@ jh_bind() {
 	jhws_cmd="$(q "$bindir/jh-hook") -c $(q "$conf") -H windsurf"
 	if [ -f "$jhws_f" ]; then
 		jq -e . "$jhws_f" >/dev/null 2>&1 ||
-		    die "$jhws_f is not JSON; not touching it"
+		    no "$jhws_f is not JSON; not touching it"
 	fi
 	hooks_keep "$jhws_f" windsurf-hooks.json
 	jhws_before=$hooks_before
