@@ -742,40 +742,135 @@ find_only(struct ex *x, size_t before, const char *name, int fold)
 	return (0);
 }
 
+static int	letter(struct ex *x, struct cmdst *c, int l,
+		    const struct jh_sh_word *w);
+
+/* find -exec's {}: the letter l on every path under the trees find walks. */
+static int
+letter_found(struct ex *x, struct cmdst *c, int l)
+{
+	struct jh_sh_word tw;
+	size_t i, before;
+	int rec = c->recursive, r;
+
+	c->recursive = 1;
+	for (i = 0; i < x->nftree; i++) {
+		before = x->ef->n;
+		tw.s = x->ftree[i];
+		tw.len = strlen(tw.s);
+		tw.flags = 0;
+		x->curonly = x->fonly[i];
+		x->curfold = x->ffold[i];
+		r = letter(x, c, l, &tw);
+		x->curonly = "";
+		if (r == -1 ||
+		    find_only(x, before, x->fonly[i], x->ffold[i]) == -1)
+			return (-1);
+	}
+	c->recursive = rec;
+	return (0);
+}
+
+/*
+ * A write (k JH_E_WRITE) or a delete of the path p, with its flags fl: a
+ * tree written from another tree (cp -r, tar -x, rsync) may plant any
+ * file, a program rewriting a tree in place (a formatter) plants none;
+ * deleting a git directory destroys history.
+ */
+static int
+letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
+{
+	const char *fo;
+	size_t before;
+	int ff;
+
+	if (k == JH_E_WRITE && (jh_path_executed(p) ||
+	    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
+		fl |= JH_EF_EXECUTED;
+	fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
+	    x->curonly;
+	ff = (c->def->flags & JH_CT_FINDEXPR) ? c->ffold : x->curfold;
+	if (k == JH_E_DELETE && git_dir(p, fl, fo[0] ? fo : NULL, ff) &&
+	    add(x, JH_E_VCS_DESTROY, 0, NULL, c->name, NULL) == -1)
+		return (-1);
+	before = x->ef->n;
+	if (add(x, k, fl, p, c->name, NULL) == -1)
+		return (-1);
+	return (find_only(x, before, fo, ff));
+}
+
+/*
+ * A file letter (x f m r w d) on the path w names; for r also the file
+ * an option value names as @FILE or <FILE.
+ */
+static int
+letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
+{
+	const char *at;
+	char p[PATH_MAX + 1];
+	struct stat st;
+	int tree, skip, fl;
+
+	/*
+	 * An option value that names a file to read as @FILE or <FILE,
+	 * alone or after NAME= (curl -d @body.json, -F f=@x, gh api -F
+	 * k=@x): that file is read too.
+	 */
+	if (l == 'r' && !c->inops && w->flags == 0 &&
+	    (at = strpbrk(w->s, "@<")) != NULL && at[1] != '\0' &&
+	    (at == w->s || at[-1] == '=') && strcmp(at + 1, "-") != 0) {
+		struct jh_sh_word aw = *w;
+		aw.s = (char *)at + 1;
+		aw.len = strlen(aw.s);
+		if (letter(x, c, 'r', &aw) == -1)
+			return (-1);
+	}
+	if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (skip)
+		return (0);
+	fl = tree || c->recursive ? JH_EF_TREE : 0;
+	/* a recursive program given a file works on that file */
+	if (!tree && c->recursive && stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+		fl = 0;
+	if (l == 'x' || l == 'f')
+		return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name, NULL));
+	if (l == 'm')
+		/* ls, stat: the names and attributes, not the bytes */
+		return (add(x, JH_E_READ, fl | JH_EF_META, p, c->name, NULL) ==
+		    -1 ? -1 : 0);
+	if (l == 'r' && c->delete)
+		l = 'd';
+	if (l == 'r') {
+		if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
+		    x->nftree < MAX_FIND) {
+			snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
+			    c->fany ? "" : c->fname);
+			x->ffold[x->nftree] = c->ffold;
+			snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", p);
+		}
+		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
+			return (-1);
+		if (!c->inplace)
+			return (0);
+		l = 'w';
+	}
+	return (letter_change(x, c, l == 'w' ? JH_E_WRITE : JH_E_DELETE, fl,
+	    p));
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
-	const char *p0, *fo, *at;
+	const char *p0;
 	char p[PATH_MAX + 1];
-	struct stat st;
-	size_t before;
-	int tree, skip, fl, k, ff;
+	int tree, skip, k;
 
-	/* find -exec's {}: every path under the trees find walks */
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
-	    strchr("rmwdxf", l) != NULL) {
-		struct jh_sh_word tw;
-		size_t i;
-		int rec = c->recursive, r;
-		c->recursive = 1;
-		for (i = 0; i < x->nftree; i++) {
-			before = x->ef->n;
-			tw.s = x->ftree[i];
-			tw.len = strlen(tw.s);
-			tw.flags = 0;
-			x->curonly = x->fonly[i];
-			x->curfold = x->ffold[i];
-			r = letter(x, c, l, &tw);
-			x->curonly = "";
-			if (r == -1 ||
-			    find_only(x, before, x->fonly[i], x->ffold[i]) == -1)
-				return (-1);
-		}
-		c->recursive = rec;
-		return (0);
-	}
+	    strchr("rmwdxf", l) != NULL)
+		return (letter_found(x, c, l));
 	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
@@ -834,75 +929,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	case 'r':
 	case 'w':
 	case 'd':
-		/*
-		 * An option value that names a file to read as @FILE or
-		 * <FILE, alone or after NAME= (curl -d @body.json, -F
-		 * f=@x, gh api -F k=@x): that file is read too.
-		 */
-		if (l == 'r' && !c->inops && w->flags == 0 &&
-		    (at = strpbrk(w->s, "@<")) != NULL && at[1] != '\0' &&
-		    (at == w->s || at[-1] == '=') && strcmp(at + 1, "-") != 0) {
-			struct jh_sh_word aw = *w;
-			aw.s = (char *)at + 1;
-			aw.len = strlen(aw.s);
-			if (letter(x, c, 'r', &aw) == -1)
-				return (-1);
-		}
-		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
-			return (-1);
-		if (skip)
-			return (0);
-		fl = tree || c->recursive ? JH_EF_TREE : 0;
-		/* a recursive program given a file works on that file */
-		if (!tree && c->recursive && stat(p, &st) == 0 &&
-		    !S_ISDIR(st.st_mode))
-			fl = 0;
-		if (l == 'x' || l == 'f')
-			return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name,
-			    NULL));
-		if (l == 'm') {
-			/* ls, stat: the names and attributes, not the bytes */
-			if (add(x, JH_E_READ, fl | JH_EF_META, p, c->name,
-			    NULL) == -1)
-				return (-1);
-			return (0);
-		}
-		if (l == 'r' && c->delete)
-			l = 'd';
-		if (l == 'r') {
-			if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-			    x->nftree < MAX_FIND) {
-				snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
-				    c->fany ? "" : c->fname);
-				x->ffold[x->nftree] = c->ffold;
-				snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s",
-				    p);
-			}
-			if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
-				return (-1);
-			if (!c->inplace)
-				return (0);
-			l = 'w';
-		}
-		k = l == 'w' ? JH_E_WRITE : JH_E_DELETE;
-		/*
-		 * A tree written from another tree (cp -r, tar -x, rsync)
-		 * may plant any file; a program rewriting a tree in place
-		 * (a formatter) plants none.
-		 */
-		if (k == JH_E_WRITE && (jh_path_executed(p) ||
-		    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
-			fl |= JH_EF_EXECUTED;
-		fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
-		    x->curonly;
-		ff = (c->def->flags & JH_CT_FINDEXPR) ? c->ffold : x->curfold;
-		if (k == JH_E_DELETE && git_dir(p, fl, fo[0] ? fo : NULL, ff) &&
-		    add(x, JH_E_VCS_DESTROY, 0, NULL, c->name, NULL) == -1)
-			return (-1);
-		before = x->ef->n;
-		if (add(x, k, fl, p, c->name, NULL) == -1)
-			return (-1);
-		return (find_only(x, before, fo, ff));
+		return (letter_file(x, c, l, w));
 	default:
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
 		    "table has no effect '%c' (%s)", l, c->name));
@@ -1438,13 +1465,68 @@ entry_effects(struct ex *x, struct cmdst *c)
 	return (entry_runs(x, c));
 }
 
+/*
+ * A word of find's expression, once it has started (at its first test,
+ * or at ( ! or ,): the tests are read as options; an operand there is
+ * not find's.  0 when w is not one, 1 when it was taken, -1 on error.
+ */
+static int
+find_word(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	if (!(c->def->flags & JH_CT_FINDEXPR) || !(c->sawopt ||
+	    (w->flags == 0 && (strcmp(w->s, "!") == 0 ||
+	    strcmp(w->s, "(") == 0 || strcmp(w->s, ",") == 0))))
+		return (0);
+	/* the expression starts at ( ! or , too (find(1)) */
+	c->sawopt = 1;
+	if (strcmp(w->s, "!") == 0 || strcmp(w->s, ",") == 0)
+		c->fany = 1;
+	if (strcmp(w->s, "(") != 0 && strcmp(w->s, ")") != 0 &&
+	    strcmp(w->s, "!") != 0 && strcmp(w->s, ",") != 0 &&
+	    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s does not take "
+	    "'%.100s' here", c->name, w->s) == -1)
+		return (-1);
+	return (1);
+}
+
+/*
+ * The subcommand word of a program that has them (git, cargo, yarn): its
+ * entry is the command's from here on.  1 to read on; else what words()
+ * returns, 0 with an effect saying why the rest is unknown, or -1.
+ */
+static int
+subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	const struct jh_cmddef *sub;
+	char sname[512];
+
+	if (w->flags != 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the subcommand "
+		    "of %s is not literal", c->name));
+	/* rustup's proxies: cargo +nightly fmt is cargo fmt */
+	if (w->s[0] == '+' && w->s[1] != '\0' && strchr(w->s, '/') == NULL &&
+	    (strcmp(c->name, "cargo") == 0 ||
+	    strcmp(c->name, "rustup run") == 0))
+		return (1);
+	snprintf(sname, sizeof(sname), "%s %s", c->name, w->s);
+	if ((sub = jh_cmd_lookup(sname)) == NULL)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
+		    "table does not know %s", sname));
+	/*
+	 * What the program itself does, wherever it went; its tags are for
+	 * it run alone (a bare yarn installs).
+	 */
+	if (entry_runs(x, c) == -1)
+		return (-1);
+	cmd_reset(c, sub, sname);
+	return (1);
+}
+
 /* Reads the words of one command against its entry. */
 static int
 words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
     size_t argc)
 {
-	const struct jh_cmddef *sub;
-	char sname[512];
 	size_t k, used;
 	int r;
 
@@ -1499,43 +1581,14 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 				return (-1);
 			continue;
 		}
-		if ((c->def->flags & JH_CT_FINDEXPR) && (c->sawopt ||
-		    (w->flags == 0 && (strcmp(w->s, "!") == 0 ||
-		    strcmp(w->s, "(") == 0 || strcmp(w->s, ",") == 0)))) {
-			/* the expression starts at ( ! or , too (find(1)) */
-			c->sawopt = 1;
-			if (strcmp(w->s, "!") == 0 || strcmp(w->s, ",") == 0)
-				c->fany = 1;
-			if (strcmp(w->s, "(") != 0 && strcmp(w->s, ")") != 0 &&
-			    strcmp(w->s, "!") != 0 && strcmp(w->s, ",") != 0 &&
-			    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s does "
-			    "not take '%.100s' here", c->name, w->s) == -1)
+		if ((r = find_word(x, c, w)) != 0) {
+			if (r == -1)
 				return (-1);
 			continue;
 		}
 		if ((c->def->flags & JH_CT_SUB) && c->nops == 0) {
-			if (w->flags != 0)
-				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
-				    "the subcommand of %s is not literal",
-				    c->name));
-			/* rustup's proxies: cargo +nightly fmt is cargo fmt */
-			if (w->s[0] == '+' && w->s[1] != '\0' &&
-			    strchr(w->s, '/') == NULL &&
-			    (strcmp(c->name, "cargo") == 0 ||
-			    strcmp(c->name, "rustup run") == 0))
-				continue;
-			snprintf(sname, sizeof(sname), "%s %s", c->name, w->s);
-			if ((sub = jh_cmd_lookup(sname)) == NULL)
-				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
-				    "the command table does not know %s",
-				    sname));
-			/*
-			 * What the program itself does, wherever it went; its
-			 * tags are for it run alone (a bare yarn installs).
-			 */
-			if (entry_runs(x, c) == -1)
-				return (-1);
-			cmd_reset(c, sub, sname);
+			if ((r = subcommand(x, c, w)) != 1)
+				return (r);
 			continue;
 		}
 		if (c->def->args != NULL && c->def->args[0] == 'P' &&

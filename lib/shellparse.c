@@ -1612,24 +1612,30 @@ alldigits(const char *s, size_t n)
 
 enum { R_IN, R_OUT, R_RW, R_DUPIN, R_DUPOUT, R_BOTH, R_HDOC, R_HSTR };
 
-static int
-redir(struct ps *p, struct st *st, struct cb *cb)
-{
-	struct jh_sh_redir r;
-	struct wsc w;
-	struct hdoc *h;
-	size_t start, k;
-	long fd = -1;
-	int c, op, strip = 0, bang = 0;
+/* What comes before a redirection's target. */
+struct rop {
+	long fd;	/* the fd named, -1 when implied */
+	int op;		/* R_* */
+	int strip;	/* <<- */
+	int bang;	/* >! >>! */
+};
 
+/* Reads a redirection's fd and operator, up to its target. */
+static int
+redir_op(struct ps *p, struct rop *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
 	if (redir_start(p) == 2)
 		return (fail(p, "{var} redirections are not supported"));
 	if (isdig(ch(p, p->i)))
-		for (fd = 0; isdig(ch(p, p->i)); p->i = cont(p, p->i + 1))
-			if ((fd = fd * 10 + (ch(p, p->i) - '0')) > 65535)
+		for (o->fd = 0; isdig(ch(p, p->i)); p->i = cont(p, p->i + 1))
+			if ((o->fd = o->fd * 10 + (ch(p, p->i) - '0')) > 65535)
 				return (fail(p, "fd out of range"));
 	/* zsh reads only one digit as the fd: 10>x is an argument 10 */
-	if (fd > 9)
+	if (o->fd > 9)
 		return (fail(p, "fd numbers over 9 (zsh reads them as "
 		    "arguments)"));
 	c = ch(p, p->i);
@@ -1638,31 +1644,31 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 		if (ch(p, p->i) == '>' && nextc(p, p->i) == '>')
 			p->i = cont(p, p->i + 1);
 		p->i = cont(p, p->i + 1);
-		op = R_BOTH;
+		o->op = R_BOTH;
 	} else if (c == '<') {
 		c = ch(p, p->i);
-		op = R_IN;
+		o->op = R_IN;
 		if (c == '<') {
 			p->i = cont(p, p->i + 1);
-			op = R_HDOC;
+			o->op = R_HDOC;
 			if (ch(p, p->i) == '<')
-				op = R_HSTR;
+				o->op = R_HSTR;
 			else if (ch(p, p->i) == '-')
-				strip = 1;
-			if (op == R_HSTR || strip)
+				o->strip = 1;
+			if (o->op == R_HSTR || o->strip)
 				p->i = cont(p, p->i + 1);
 		} else if (c == '&' || c == '>') {
-			op = c == '&' ? R_DUPIN : R_RW;
+			o->op = c == '&' ? R_DUPIN : R_RW;
 			p->i = cont(p, p->i + 1);
 		} else if (c == '(')
 			return (fail(p, "process substitution is not "
 			    "supported"));
 	} else {
 		c = ch(p, p->i);
-		op = R_OUT;
+		o->op = R_OUT;
 		if (c == '>' || c == '|' || c == '&') {
 			if (c == '&')
-				op = R_DUPOUT;
+				o->op = R_DUPOUT;
 			p->i = cont(p, p->i + 1);
 		} else if (c == '(')
 			return (fail(p, "process substitution is not "
@@ -1672,130 +1678,175 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 	 * zsh's >! and >>! clobber; bash writes to a file named !x.  Both
 	 * are listed, when the target is attached.
 	 */
-	if ((op == R_OUT || op == R_BOTH || (op == R_DUPOUT && fd == -1)) &&
-	    ch(p, p->i) == '!') {
+	if ((o->op == R_OUT || o->op == R_BOTH ||
+	    (o->op == R_DUPOUT && o->fd == -1)) && ch(p, p->i) == '!') {
 		p->i = cont(p, p->i + 1);
 		if (meta(ch(p, p->i)))
 			return (fail(p, ">! without an attached target (bash "
 			    "and zsh read it differently)"));
-		if (op == R_DUPOUT)
-			op = R_BOTH;
-		bang = 1;
+		if (o->op == R_DUPOUT)
+			o->op = R_BOTH;
+		o->bang = 1;
 	}
-	if (skip(p, 0) == -1)
+	return (0);
+}
+
+/*
+ * A here-document: its delimiter w (the word scanned from start) kept,
+ * its body read at the next newline.  w is taken or freed.
+ */
+static int
+redir_hdoc(struct ps *p, struct cb *cb, struct jh_sh_redir *r,
+    struct wsc *w, size_t start, int strip)
+{
+	struct hdoc *h;
+	size_t k;
+
+	for (k = start; k < p->i; k++)
+		if (p->s[k] == '$' || p->s[k] == '`') {
+			jh_buf_free(&w->b);
+			return (fail(p, "here-document delimiter with $ or `"));
+		}
+	if (p->nhd == SH_MAX_HDOC) {
+		jh_buf_free(&w->b);
+		return (fail(p, "too many here-documents"));
+	}
+	if (jh_buf_cstr(&w->b) == NULL ||
+	    word_set(p, &r->target, "", 0, 0) == -1) {
+		jh_buf_free(&w->b);
+		return (fail(p, "out of memory"));
+	}
+	h = &p->hd[p->nhd++];
+	memset(h, 0, sizeof(*h));
+	h->delim = (char *)w->b.p;
+	h->quoted = w->quoted;
+	h->strip = strip;
+	h->lvl = p->lvl;
+	h->serial = cb->serial;
+	h->redir = cb->rd.n;
+	r->kind = JH_SHR_HEREDOC;
+	if (r->fd == -1)
+		r->fd = 0;
+	return (rv_push(p, &cb->rd, r));
+}
+
+/*
+ * The kind and fd of a redirection with its target read; its target is
+ * freed when it is refused.
+ */
+static int
+redir_kind(struct ps *p, struct jh_sh_redir *r, const struct rop *o)
+{
+	long fd = o->fd;
+	size_t k;
+
+	switch (o->op) {
+	case R_IN:
+		r->kind = JH_SHR_READ;
+		break;
+	case R_OUT:
+		r->kind = JH_SHR_WRITE;
+		break;
+	case R_RW:			/* <> creates the file */
+		r->kind = JH_SHR_WRITE;
+		break;
+	case R_BOTH:			/* both 1 and 2: fd -1 */
+		r->kind = JH_SHR_WRITE;
+		fd = -2;
+		break;
+	case R_HSTR:
+		r->kind = JH_SHR_HEREDOC;
+		break;
+	default:			/* <& >& */
+		k = r->target.len;
+		if (r->target.flags != 0)
+			/* >&$x may name a file: the target is not literal */
+			r->kind = o->op == R_DUPIN ? JH_SHR_READ :
+			    JH_SHR_WRITE;
+		else if (strcmp(r->target.s, "-") == 0 ||
+		    alldigits(r->target.s, k))
+			r->kind = JH_SHR_DUP;
+		else if (k > 1 && r->target.s[k - 1] == '-' &&
+		    alldigits(r->target.s, k - 1)) {
+			free(r->target.s);
+			return (fail(p, "fd moves (N>&M-) are not supported "
+			    "(zsh writes a file M-)"));
+		}
+		else if (o->op == R_DUPOUT && fd == -1) {
+			/* >& word is &> word */
+			r->kind = JH_SHR_WRITE;
+			fd = -2;
+		} else {
+			free(r->target.s);
+			return (fail(p, "ambiguous redirect"));
+		}
+		break;
+	}
+	if (fd == -2)
+		r->fd = -1;
+	else if (r->fd == -1)
+		r->fd = o->op == R_IN || o->op == R_RW || o->op == R_DUPIN ||
+		    o->op == R_HSTR ? 0 : 1;
+	return (0);
+}
+
+/* Lists r; after >! also the file bash would write, !target. */
+static int
+redir_push(struct ps *p, struct cb *cb, struct jh_sh_redir *r, int bang)
+{
+	struct jh_sh_redir b = *r;
+	struct jh_buf t;
+
+	if (!bang)
+		return (rv_push(p, &cb->rd, r));
+	jh_buf_init(&t);
+	jh_buf_addc(&t, '!');
+	jh_buf_add(&t, r->target.s, r->target.len);
+	if (jh_buf_cstr(&t) == NULL) {
+		jh_buf_free(&t);
+		free(r->target.s);
+		return (fail(p, "out of memory"));
+	}
+	b.target.s = (char *)t.p;
+	b.target.len = t.len;
+	if (rv_push(p, &cb->rd, r) == -1) {
+		free(b.target.s);
+		return (-1);
+	}
+	return (rv_push(p, &cb->rd, &b));
+}
+
+static int
+redir(struct ps *p, struct st *st, struct cb *cb)
+{
+	struct jh_sh_redir r;
+	struct rop o;
+	struct wsc w;
+	size_t start;
+
+	if (redir_op(p, &o) == -1 || skip(p, 0) == -1)
 		return (-1);
 	/* in `<2>x' bash reads 2> as an operator, not as the target */
 	if (meta(ch(p, p->i)) || redir_start(p))
 		return (fail(p, "redirection without a target"));
 	start = p->i;
 	wsc_init(&w);
-	w.noexp = op == R_HDOC;
+	w.noexp = o.op == R_HDOC;
 	if (scan_word(p, st, &w) == -1) {
 		jh_buf_free(&w.b);
 		return (-1);
 	}
 	memset(&r, 0, sizeof(r));
-	r.fd = (int)fd;
-	if (op == R_HDOC) {
-		for (k = start; k < p->i; k++)
-			if (p->s[k] == '$' || p->s[k] == '`') {
-				jh_buf_free(&w.b);
-				return (fail(p, "here-document delimiter with "
-				    "$ or `"));
-			}
-		if (p->nhd == SH_MAX_HDOC) {
-			jh_buf_free(&w.b);
-			return (fail(p, "too many here-documents"));
-		}
-		if (jh_buf_cstr(&w.b) == NULL ||
-		    word_set(p, &r.target, "", 0, 0) == -1) {
-			jh_buf_free(&w.b);
-			return (fail(p, "out of memory"));
-		}
-		h = &p->hd[p->nhd++];
-		memset(h, 0, sizeof(*h));
-		h->delim = (char *)w.b.p;
-		h->quoted = w.quoted;
-		h->strip = strip;
-		h->lvl = p->lvl;
-		h->serial = cb->serial;
-		h->redir = cb->rd.n;
-		r.kind = JH_SHR_HEREDOC;
-		if (r.fd == -1)
-			r.fd = 0;
-		return (rv_push(p, &cb->rd, &r));
-	}
+	r.fd = (int)o.fd;
+	if (o.op == R_HDOC)
+		return (redir_hdoc(p, cb, &r, &w, start, o.strip));
 	if (word_take(p, &r.target, &w) == -1) {
 		jh_buf_free(&w.b);
 		return (-1);
 	}
-	switch (op) {
-	case R_IN:
-		r.kind = JH_SHR_READ;
-		break;
-	case R_OUT:
-		r.kind = JH_SHR_WRITE;
-		break;
-	case R_RW:			/* <> creates the file */
-		r.kind = JH_SHR_WRITE;
-		break;
-	case R_BOTH:			/* both 1 and 2: fd -1 */
-		r.kind = JH_SHR_WRITE;
-		fd = -2;
-		break;
-	case R_HSTR:
-		r.kind = JH_SHR_HEREDOC;
-		break;
-	default:			/* <& >& */
-		k = r.target.len;
-		if (r.target.flags != 0)
-			/* >&$x may name a file: the target is not literal */
-			r.kind = op == R_DUPIN ? JH_SHR_READ : JH_SHR_WRITE;
-		else if (strcmp(r.target.s, "-") == 0 ||
-		    alldigits(r.target.s, k))
-			r.kind = JH_SHR_DUP;
-		else if (k > 1 && r.target.s[k - 1] == '-' &&
-		    alldigits(r.target.s, k - 1)) {
-			free(r.target.s);
-			return (fail(p, "fd moves (N>&M-) are not supported "
-			    "(zsh writes a file M-)"));
-		}
-		else if (op == R_DUPOUT && fd == -1) {
-			/* >& word is &> word */
-			r.kind = JH_SHR_WRITE;
-			fd = -2;
-		} else {
-			free(r.target.s);
-			return (fail(p, "ambiguous redirect"));
-		}
-		break;
-	}
-	if (fd == -2)
-		r.fd = -1;
-	else if (r.fd == -1)
-		r.fd = op == R_IN || op == R_RW || op == R_DUPIN ||
-		    op == R_HSTR ? 0 : 1;
-	if (bang) {
-		struct jh_sh_redir b = r;
-		struct jh_buf t;
-
-		jh_buf_init(&t);
-		jh_buf_addc(&t, '!');
-		jh_buf_add(&t, r.target.s, r.target.len);
-		if (jh_buf_cstr(&t) == NULL) {
-			jh_buf_free(&t);
-			free(r.target.s);
-			return (fail(p, "out of memory"));
-		}
-		b.target.s = (char *)t.p;
-		b.target.len = t.len;
-		if (rv_push(p, &cb->rd, &r) == -1) {
-			free(b.target.s);
-			return (-1);
-		}
-		return (rv_push(p, &cb->rd, &b));
-	}
-	return (rv_push(p, &cb->rd, &r));
+	if (redir_kind(p, &r, &o) == -1)
+		return (-1);
+	return (redir_push(p, cb, &r, o.bang));
 }
 
 /* cd tracking. */
@@ -2821,104 +2872,70 @@ call_fn(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct fn *f,
 }
 
 /*
- * Lists one simple command, taking c, and then what it runs when it is
- * a wrapper: the wrapper must be granted, and so must its command.
+ * What a wrapper (env, nice, timeout, xargs, ...) or find -exec runs
+ * with c: in[0..*nin), none when it runs nothing or only looks up.
  */
 static int
-emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
+inner_cmds(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x,
+    struct inner *in, size_t *nin)
 {
-	struct inner in[SH_MAX_EXEC];
-	struct jh_sh_cmd ic[SH_MAX_EXEC];
 	const struct wrap *w = NULL;
+	const char *name = c->argv[0].s;
+	size_t j, k;
+	int lookup = 0;
+
+	*nin = 0;
+	for (k = 0; k < sizeof(wraps) / sizeof(wraps[0]); k++)
+		if (strcmp(name, wraps[k].name) == 0)
+			w = &wraps[k];
+	if (w != NULL) {
+		memset(&in[0], 0, sizeof(in[0]));
+		if (wrap_opts(p, w, c, &in[0], &lookup) == -1)
+			return (-1);
+		/* dash has no builtin, and its time is a program */
+		in[0].inshell = (w->kind & W_INSHELL) != 0 &&
+		    (p->dialect != SH_POSIX || strcmp(name, "command") == 0);
+		if (w->kind & W_XARGS) {
+			in[0].flags = JH_SHC_OPENARGS;
+			in[0].echo = in[0].a == c->argc;
+		}
+		*nin = in[0].a < c->argc || in[0].echo ? 1 : 0;
+		if (lookup)
+			*nin = 0;
+		if (*nin == 0 && (w->kind & W_EXEC))
+			return (fail(p, "exec without a command is not "
+			    "supported"));
+		/* the run-time arguments would become the command */
+		if (*nin == 0 && !lookup && (x->cflags & JH_SHC_OPENARGS))
+			return (fail(p, "run-time arguments to a wrapper"));
+	} else if (strcmp(name, "find") == 0) {
+		if (x->cflags & JH_SHC_OPENARGS)
+			return (fail(p, "run-time arguments to find"));
+		if (find_execs(p, c, in, nin) == -1)
+			return (-1);
+	}
+	for (j = 0; x->repl != NULL && j < *nin; j++)
+		for (k = 1; k < in[j].a; k++)
+			if (strstr(c->argv[k].s, x->repl) != NULL)
+				return (fail(p, "a wrapper argument is filled "
+				    "in at run time"));
+	return (0);
+}
+
+/*
+ * Lists what a wrapper runs, taking ic[0..nin): in this shell when the
+ * wrapper is a builtin, else with a copy of the state (a cd under an
+ * external wrapper changes nothing here).
+ */
+static int
+emit_inner(struct ps *p, struct st *st, struct jh_sh_cmd *ic,
+    const struct inner *in, size_t nin, const struct ectx *x, int nofunc)
+{
 	struct ectx ix;
 	struct st sub;
-	const struct fn *f;
-	size_t nin = 0, bi, idx, k, j;
-	int lookup = 0, r = 0, cd = 0, nofunc = 0;
+	size_t j;
+	int r = 0;
 
-	memset(ic, 0, sizeof(ic));
-	if (check_assign(p, c) == -1)
-		goto err;
-	if (c->argc > 0 && c->argv[0].flags == 0 && x->inshell &&
-	    !x->nofunc && (f = fn_get(st, c->argv[0].s)) != NULL) {
-		if (f->poison) {
-			r = jh_errf(p->e, "function %.64s may or may not be "
-			    "defined here", c->argv[0].s);
-			goto err;
-		}
-		return (call_fn(p, st, c, f, x));
-	}
-	if (c->argc > 0 && c->argv[0].flags == 0) {
-		const char *name = c->argv[0].s;
-
-		if (check_cmd(p, c, x) == -1)
-			goto err;
-		if (inlist(name, shells)) {
-			if (shell_body(p, c, &bi) == -1)
-				goto err;
-			if (bi > 0)
-				return (run_shell(p, st, c, bi, x));
-		}
-		for (k = 0; k < sizeof(wraps) / sizeof(wraps[0]); k++)
-			if (strcmp(name, wraps[k].name) == 0)
-				w = &wraps[k];
-		if (w != NULL) {
-			memset(&in[0], 0, sizeof(in[0]));
-			if (wrap_opts(p, w, c, &in[0], &lookup) == -1)
-				goto err;
-			/* dash has no builtin, and its time is a program */
-			in[0].inshell = (w->kind & W_INSHELL) != 0 &&
-			    (p->dialect != SH_POSIX ||
-			    strcmp(name, "command") == 0);
-			if (w->kind & W_XARGS) {
-				in[0].flags = JH_SHC_OPENARGS;
-				in[0].echo = in[0].a == c->argc;
-			}
-			nin = in[0].a < c->argc || in[0].echo ? 1 : 0;
-			if (lookup)
-				nin = 0;
-			if (nin == 0 && (w->kind & W_EXEC))
-				goto noexec;
-			/* the run-time arguments would become the command */
-			if (nin == 0 && !lookup && (x->cflags &
-			    JH_SHC_OPENARGS)) {
-				r = fail(p, "run-time arguments to a wrapper");
-				goto err;
-			}
-		} else if (strcmp(name, "find") == 0) {
-			if (x->cflags & JH_SHC_OPENARGS) {
-				r = fail(p, "run-time arguments to find");
-				goto err;
-			}
-			if (find_execs(p, c, in, &nin) == -1)
-				goto err;
-		}
-		cd = x->inshell && (strcmp(name, "cd") == 0 ||
-		    strcmp(name, "pushd") == 0 || strcmp(name, "popd") == 0);
-		nofunc = strcmp(name, "command") == 0 ||
-		    strcmp(name, "builtin") == 0;
-		for (j = 0; x->repl != NULL && j < nin; j++)
-			for (k = 1; k < in[j].a; k++)
-				if (strstr(c->argv[k].s, x->repl) != NULL) {
-					r = fail(p, "a wrapper argument is "
-					    "filled in at run time");
-					goto err;
-				}
-	}
-	for (j = 0; j < nin; j++)
-		if (make_inner(p, &ic[j], c, &in[j]) == -1)
-			goto err;
-	if (set_cwd(p, c, st, x->cflags) == -1)
-		goto err;
-	if (push_cmd(p, c, &idx) == -1)
-		goto err;
-	hd_place(p, x->serial, idx);
-	if (cd && cd_update(p, st, &p->out->cmd[idx]) == -1)
-		goto err;
-	if (x->inshell && effects(p, st, &p->out->cmd[idx]) == -1)
-		goto err;
-	if (nin > 0 && enter(p) == -1)
-		goto err;
 	for (j = 0; j < nin; j++) {
 		ix = *x;
 		ix.cflags |= JH_SHC_WRAPPED | in[j].flags;
@@ -2932,7 +2949,6 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 				break;
 			continue;
 		}
-		/* an external wrapper: a cd under it changes nothing here */
 		if (st_copy(p, &sub, st) == -1) {
 			cmd_free(&ic[j]);
 			r = -1;
@@ -2956,11 +2972,70 @@ emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
 	/* emit() took ic[j] whether or not it failed */
 	for (j++; r == -1 && j < nin; j++)
 		cmd_free(&ic[j]);
+	return (r);
+}
+
+/*
+ * Lists one simple command, taking c, and then what it runs when it is
+ * a wrapper: the wrapper must be granted, and so must its command.
+ */
+static int
+emit(struct ps *p, struct st *st, struct jh_sh_cmd *c, const struct ectx *x)
+{
+	struct inner in[SH_MAX_EXEC];
+	struct jh_sh_cmd ic[SH_MAX_EXEC];
+	const struct fn *f;
+	size_t nin = 0, bi, idx, j;
+	int r, cd = 0, nofunc = 0;
+
+	memset(ic, 0, sizeof(ic));
+	if (check_assign(p, c) == -1)
+		goto err;
+	if (c->argc > 0 && c->argv[0].flags == 0 && x->inshell &&
+	    !x->nofunc && (f = fn_get(st, c->argv[0].s)) != NULL) {
+		if (f->poison) {
+			jh_errf(p->e, "function %.64s may or may not be "
+			    "defined here", c->argv[0].s);
+			goto err;
+		}
+		return (call_fn(p, st, c, f, x));
+	}
+	if (c->argc > 0 && c->argv[0].flags == 0) {
+		const char *name = c->argv[0].s;
+
+		if (check_cmd(p, c, x) == -1)
+			goto err;
+		if (inlist(name, shells)) {
+			if (shell_body(p, c, &bi) == -1)
+				goto err;
+			if (bi > 0)
+				return (run_shell(p, st, c, bi, x));
+		}
+		if (inner_cmds(p, c, x, in, &nin) == -1)
+			goto err;
+		cd = x->inshell && (strcmp(name, "cd") == 0 ||
+		    strcmp(name, "pushd") == 0 || strcmp(name, "popd") == 0);
+		nofunc = strcmp(name, "command") == 0 ||
+		    strcmp(name, "builtin") == 0;
+	}
+	for (j = 0; j < nin; j++)
+		if (make_inner(p, &ic[j], c, &in[j]) == -1)
+			goto err;
+	if (set_cwd(p, c, st, x->cflags) == -1)
+		goto err;
+	if (push_cmd(p, c, &idx) == -1)
+		goto err;
+	hd_place(p, x->serial, idx);
+	if (cd && cd_update(p, st, &p->out->cmd[idx]) == -1)
+		goto err;
+	if (x->inshell && effects(p, st, &p->out->cmd[idx]) == -1)
+		goto err;
+	if (nin > 0 && enter(p) == -1)
+		goto err;
+	r = emit_inner(p, st, ic, in, nin, x, nofunc);
 	if (nin > 0)
 		p->depth--;
 	return (r);
-noexec:
-	r = fail(p, "exec without a command is not supported");
 err:
 	for (j = 0; j < SH_MAX_EXEC; j++)
 		cmd_free(&ic[j]);
