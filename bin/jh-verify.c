@@ -2,11 +2,7 @@
  * jh-verify: check sealed objects and whole logs against trusted keys;
  * print one JSON line per object for jq.
  */
-#include <sys/file.h>
-
 #include <err.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -531,15 +527,62 @@ settled(const struct debit *v, size_t ns, const uint8_t *key)
  * that counts more is the trace of a fail-closed crash; a missing one
  * fails, and jh-decide -I -r restores it from this output.
  */
+/*
+ * The ledger file of grant, read into l (zero when there is none to
+ * read), against the rebuilt_uj of its receipts: 1 when it holds at
+ * least that, else 0; what was found goes in finding.
+ */
+static int
+ledger_check(const struct opts *o, struct jh_ledger *l, const uint8_t *grant,
+    uint64_t rebuilt, char *finding, size_t sz)
+{
+	const struct replay *rp = &o->rp;
+	struct jh_err e;
+	uint64_t used;
+	size_t k, m;
+	int fd, w, ok = 1;
+
+	memset(l, 0, sizeof(*l));
+	finding[0] = '\0';
+	if (strcmp(o->ledgerdir, "-") == 0)
+		return (1);	/* rebuild only: no ledger file to compare */
+	if ((fd = jh_ledger_open(o->ledgerdir, grant, JH_LEDGER_READ, NULL,
+	    &e)) == -1 || jh_ledger_read(l, fd, &e) == -1) {
+		snprintf(finding, sz, "%s; jh-decide -I -r restores it from "
+		    "this output", e.msg);
+		memset(l, 0, sizeof(*l));
+		ok = 0;
+	} else if ((used = jh_add_sat(l->spent_uj, l->held_uj)) < rebuilt) {
+		snprintf(finding, sz, "the ledger counts %llu uJ less than its "
+		    "receipts: it was reset or edited; jh-decide -I -r raises "
+		    "it to them", (unsigned long long)(rebuilt - used));
+		ok = 0;
+	} else if (used > rebuilt) {
+		m = JH_LEDGER_RING < l->ndebits ? JH_LEDGER_RING :
+		    (size_t)l->ndebits;
+		w = snprintf(finding, sz, "%llu uJ debited with no receipt: "
+		    "the trace of a fail-closed crash (a stage died after the "
+		    "debit, so the action did not run) or of an ask hold "
+		    "settled when nothing answered it; recent debits without "
+		    "a receipt:", (unsigned long long)(used - rebuilt));
+		for (k = 0; k < m && w > 0 && (size_t)w < sz - 80; k++)
+			if (!id_seen(rp, grant, l->ring[k].id))
+				w += snprintf(finding + w, sz - (size_t)w,
+				    " %.60s", l->ring[k].id);
+	}
+	if (fd != -1)
+		close(fd);
+	return (ok);
+}
+
 static int
 replay_ledger(struct opts *o, struct tally *t)
 {
 	struct jh_ledger *l;
-	struct jh_err e;
 	struct jh_buf out;
 	struct replay *rp = &o->rp;
 	size_t i, j, k, n = 0, ns;
-	int fd, rc = 0;
+	int rc = 0;
 
 	jh_buf_init(&out);
 	if ((l = malloc(sizeof(*l))) == NULL)
@@ -554,8 +597,8 @@ replay_ledger(struct opts *o, struct tally *t)
 		;
 	for (i = ns; i < rp->n; i = j) {
 		char hex[2 * JH_HASH_LEN + 1], finding[512];
-		uint64_t sum = 0, open = 0, rebuilt, used = 0;
-		int ok = 1;
+		uint64_t sum = 0, open = 0, rebuilt;
+		int ok;
 
 		for (j = i; j < rp->n && memcmp(rp->v[j].grant, rp->v[i].grant,
 		    JH_HASH_LEN) == 0; j++) {
@@ -566,53 +609,14 @@ replay_ledger(struct opts *o, struct tally *t)
 		}
 		rebuilt = jh_add_sat(sum, open);
 		jh_hex(hex, rp->v[i].grant, JH_HASH_LEN);
-		finding[0] = '\0';
 		for (k = 0; k < o->sh.n; k++)
 			if (memcmp(o->sh.v[k].id, rp->v[i].grant,
 			    JH_HASH_LEN) == 0) {
 				o->sh.v[k].rebuilt = rebuilt;
 				o->sh.v[k].seen = 1;
 			}
-		fd = -1;
-		memset(l, 0, sizeof(*l));
-		if (strcmp(o->ledgerdir, "-") == 0)
-			;	/* rebuild only: no ledger file to compare */
-		else if ((fd = jh_ledger_open(o->ledgerdir, rp->v[i].grant,
-		    JH_LEDGER_READ, NULL, &e)) == -1 || jh_ledger_read(l, fd,
-		    &e) == -1) {
-			snprintf(finding, sizeof(finding), "%s; jh-decide -I -r "
-			    "restores it from this output", e.msg);
-			memset(l, 0, sizeof(*l));
-			ok = 0;
-		} else if ((used = jh_add_sat(l->spent_uj, l->held_uj)) <
-		    rebuilt) {
-			snprintf(finding, sizeof(finding), "the ledger counts "
-			    "%llu uJ less than its receipts: it was reset or "
-			    "edited; jh-decide -I -r raises it to them",
-			    (unsigned long long)(rebuilt - used));
-			ok = 0;
-		} else if (used > rebuilt) {
-			size_t m = JH_LEDGER_RING < l->ndebits ?
-			    JH_LEDGER_RING : (size_t)l->ndebits;
-			int w;
-
-			w = snprintf(finding, sizeof(finding), "%llu uJ "
-			    "debited with no receipt: the trace of a "
-			    "fail-closed crash (a stage died after the debit, "
-			    "so the action did not run) or of an ask hold "
-			    "settled when nothing answered it; recent debits "
-			    "without a receipt:",
-			    (unsigned long long)(used - rebuilt));
-			for (k = 0; k < m && w > 0 &&
-			    (size_t)w < sizeof(finding) - 80; k++)
-				if (!id_seen(rp, rp->v[i].grant,
-				    l->ring[k].id))
-					w += snprintf(finding + w,
-					    sizeof(finding) - (size_t)w,
-					    " %.60s", l->ring[k].id);
-		}
-		if (fd != -1)
-			close(fd);
+		ok = ledger_check(o, l, rp->v[i].grant, rebuilt, finding,
+		    sizeof(finding));
 		if (!ok)
 			t->failed++;
 		if (o->quiet) {
@@ -653,6 +657,84 @@ struct run {
 	struct tally *t;
 };
 
+/* One input being verified. */
+struct vfile {
+	struct opts *o;
+	struct tally *t;
+	const char *path;
+	struct jh_buf out;	/* a JSON line */
+	struct jh_arena a;
+	struct jh_lv lv;	/* the log, once it has entries */
+	int logbad;		/* a defect of the log beyond its entries' */
+};
+
+/*
+ * A chain/1 entry (its envelope verified when ok): its receipt checked
+ * too, and its line written.  Fields are shown only from what verified:
+ * the chain fields of an entry whose own signature held, the receipt
+ * only when it verified too.  -1 on a write error.
+ */
+static int
+verify_entry(struct vfile *f, const struct jh_env *env, int ok,
+    const uint8_t *item, size_t len, unsigned long idx, uint64_t off,
+    struct jh_err *e)
+{
+	struct jh_env inner;
+	int entry_ok = ok;
+
+	memset(&inner, 0, sizeof(inner));
+	if (ok)
+		ok = jh_lv_entry(&f->lv, &f->o->v, env, item, len, &inner,
+		    &f->a, e) == 0;
+	else
+		jh_lv_skip(&f->lv, item, len, e->msg);
+	if (ok) {
+		f->t->ok++;
+		record(f->o, &inner);
+	} else
+		f->t->failed++;
+	if (f->o->quiet) {
+		if (!ok)
+			quiet_err(f->path, idx, off, e->msg);
+		return (0);
+	}
+	if (!ok && !entry_ok)
+		return (report_fail(&f->out, f->o, f->path, idx, off, e->msg));
+	jh_buf_reset(&f->out);
+	jh_entry_json(&f->out, env, ok ? &inner : NULL, ok, ok ? NULL :
+	    e->msg);
+	jh_buf_addc(&f->out, '\n');
+	return (put(&f->out));
+}
+
+/* A bare receipt (verified when ok): its line written.  -1 on a write error. */
+static int
+verify_bare(struct vfile *f, const struct jh_env *env, int ok,
+    unsigned long idx, uint64_t off, struct jh_err *e)
+{
+	if (ok && f->lv.entries > 0) {
+		ok = 0;
+		jh_errf(e, "a bare %s inside a log", env->kind);
+	}
+	if (!ok) {
+		f->t->failed++;
+		if (f->lv.entries > 0)
+			f->logbad = 1;
+		return (report_fail(&f->out, f->o, f->path, idx, off, e->msg));
+	}
+	f->t->ok++;
+	record(f->o, env);
+	if (f->o->quiet)
+		return (0);
+	jh_buf_reset(&f->out);
+	jh_buf_adds(&f->out, "{\"ok\":true,\"kind\":");
+	jh_json_str(&f->out, env->kind, strlen(env->kind));
+	jh_buf_adds(&f->out, ",\"core\":");
+	jh_cbor_to_json(&f->out, env->core);
+	jh_buf_adds(&f->out, "}\n");
+	return (put(&f->out));
+}
+
 /*
  * Verifies each item of one input (jh_each_file), each failure counted
  * in the tally.  Returns 0, 2 when the input could not be read, -1 on a
@@ -661,134 +743,66 @@ struct run {
 static int
 run_file(void *arg, struct jh_reader *r, const char *path)
 {
-	struct opts *o = ((struct run *)arg)->o;
-	struct tally *t = ((struct run *)arg)->t;
+	struct vfile f;
+	struct jh_env env;
 	struct jh_err e;
-	struct jh_buf out;
-	struct jh_env env, inner;
-	struct jh_arena a;
-	struct jh_lv lv;
 	const uint8_t *item;
 	char tail[160];
 	size_t len;
 	unsigned long idx = 0;
 	uint64_t off;
-	int fd = r->fd, x, rc = 0, ok, entry_ok, havetail = 0, logbad = 0;
+	int x, ok, rc = 0, havetail = 0;
 
-	jh_buf_init(&out);
-	jh_arena_init(&a);
-	jh_lv_init(&lv);
-	select_cp(o, fd);
-	if (o->cp != NULL)
-		lv.cp_count = o->cp->count;
+	memset(&f, 0, sizeof(f));
+	f.o = ((struct run *)arg)->o;
+	f.t = ((struct run *)arg)->t;
+	f.path = path;
+	jh_buf_init(&f.out);
+	jh_arena_init(&f.a);
+	jh_lv_init(&f.lv);
+	select_cp(f.o, r->fd);
+	if (f.o->cp != NULL)
+		f.lv.cp_count = f.o->cp->count;
 	for (;;) {
 		off = r->offset + r->pos;
-		x = jh_reader_cbor(r, &item, &len, &e);
-		if (x == 0)
+		if ((x = jh_reader_cbor(r, &item, &len, &e)) == 0)
 			break;
-		if (x == JH_CBOR_TRUNCATED && lv.entries > 0 &&
-		    r->b.p[r->pos] == 0xd2 &&
-		    r->offset + r->b.len - off <= JH_MAX_RECORD) {
-			/*
-			 * A partial last item in a log: an append in progress
-			 * when a writer holds the lock, else a torn tail that
-			 * was never acknowledged and the next append cuts.
-			 */
-			if (fd != STDIN_FILENO &&
-			    flock(fd, LOCK_SH | LOCK_NB) == -1 &&
-			    errno == EWOULDBLOCK)
-				snprintf(tail, sizeof(tail), "a partial last "
-				    "item: an append is in progress");
-			else
-				snprintf(tail, sizeof(tail), "a torn tail of "
-				    "%llu bytes: an append that never "
-				    "completed, never acknowledged",
-				    (unsigned long long)(r->offset + r->b.len -
-				    off));
+		/*
+		 * A partial last item in a log: an append in progress when a
+		 * writer holds the lock, else a torn tail that was never
+		 * acknowledged and the next append cuts.
+		 */
+		if (x == JH_CBOR_TRUNCATED && jh_log_tail(tail, sizeof(tail),
+		    r, &f.lv, off, r->fd != STDIN_FILENO ? r->fd : -1)) {
 			havetail = 1;
 			break;
 		}
 		idx++;
-		t->objects++;
+		f.t->objects++;
 		if (x != 1) {
 			/* Cannot frame the rest: report and stop. */
-			t->failed++;
-			if (lv.entries > 0)
-				logbad = 1;
-			if (report_fail(&out, o, path, idx, off, e.msg) == -1)
-				rc = -1;
+			f.t->failed++;
+			if (f.lv.entries > 0)
+				f.logbad = 1;
+			rc = report_fail(&f.out, f.o, path, idx, off, e.msg);
 			break;
 		}
-		jh_arena_reset(&a);
-		memset(&inner, 0, sizeof(inner));
-		ok = jh_verify_env(&o->v, &env, &a, item, len, &e) == 0;
-		if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0) {
-			entry_ok = ok;
-			if (ok)
-				ok = jh_lv_entry(&lv, &o->v, &env, item, len,
-				    &inner, &a, &e) == 0;
-			else
-				jh_lv_skip(&lv, item, len, e.msg);
-			if (ok) {
-				t->ok++;
-				record(o, &inner);
-			} else
-				t->failed++;
-			/*
-			 * Fields are shown only from what verified: the chain
-			 * fields of an entry whose own signature held, the
-			 * receipt only when it verified too.
-			 */
-			if (o->quiet) {
-				if (!ok)
-					quiet_err(path, idx, off, e.msg);
-			} else if (ok || entry_ok) {
-				jh_buf_reset(&out);
-				jh_entry_json(&out, &env, ok ? &inner : NULL, ok,
-				    ok ? NULL : e.msg);
-				jh_buf_addc(&out, '\n');
-				if (put(&out) == -1)
-					rc = -1;
-			} else if (report_fail(&out, o, path, idx, off,
-			    e.msg) == -1)
-				rc = -1;
-		} else {
-			if (ok && lv.entries > 0) {
-				ok = 0;
-				jh_errf(&e, "a bare %s inside a log", env.kind);
-			}
-			if (ok) {
-				t->ok++;
-				record(o, &env);
-			} else {
-				t->failed++;
-				if (lv.entries > 0)
-					logbad = 1;
-			}
-			if (!ok)
-				rc = report_fail(&out, o, path, idx, off,
-				    e.msg) == -1 ? -1 : rc;
-			else if (!o->quiet) {
-				jh_buf_reset(&out);
-				jh_buf_adds(&out, "{\"ok\":true,\"kind\":");
-				jh_json_str(&out, env.kind, strlen(env.kind));
-				jh_buf_adds(&out, ",\"core\":");
-				jh_cbor_to_json(&out, env.core);
-				jh_buf_adds(&out, "}\n");
-				if (put(&out) == -1)
-					rc = -1;
-			}
-		}
+		jh_arena_reset(&f.a);
+		ok = jh_verify_env(&f.o->v, &env, &f.a, item, len, &e) == 0;
+		if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0)
+			rc = verify_entry(&f, &env, ok, item, len, idx, off, &e);
+		else
+			rc = verify_bare(&f, &env, ok, idx, off, &e);
 		if (rc == -1)
 			break;
 	}
-	if (rc != -1 && lv.entries > 0 &&
-	    log_summary(&out, o, path, &lv, havetail ? tail : NULL, logbad,
-	    t) == -1)
+	if (rc != -1 && f.lv.entries > 0 &&
+	    log_summary(&f.out, f.o, path, &f.lv, havetail ? tail : NULL,
+	    f.logbad, f.t) == -1)
 		rc = -1;
-	jh_lv_free(&lv);
-	jh_arena_free(&a);
-	jh_buf_free(&out);
+	jh_lv_free(&f.lv);
+	jh_arena_free(&f.a);
+	jh_buf_free(&f.out);
 	return (rc == 0 && r->err != 0 ? 2 : rc);
 }
 

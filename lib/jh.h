@@ -417,6 +417,9 @@ int	jh_lv_entry(struct jh_lv *, struct jh_verifier *,
 	    const struct jh_env *, const uint8_t *, size_t, struct jh_env *,
 	    struct jh_arena *, struct jh_err *);
 void	jh_lv_skip(struct jh_lv *, const uint8_t *, size_t, const char *);
+struct jh_reader;
+int	jh_log_tail(char *out, size_t sz, const struct jh_reader *r,
+	    const struct jh_lv *lv, uint64_t off, int fd);
 int	jh_entry_json(struct jh_buf *, const struct jh_env *,
 	    const struct jh_env *, int, const char *);
 int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);

@@ -96,71 +96,22 @@ jh_st_item(struct jh_buf *b, int fd, uint64_t off, struct jh_err *e)
 }
 
 /*
- * The O(1) head check.  Under a shared lock (waited for briefly, so an
- * append in progress is reported as such, not as damage): the sidecar
- * must pass its CRC, name a non-empty log whose size is its end, and the
- * bytes from last_off to end must hash to its head and be a chain/1
- * entry with seq count-1 of the session whose digest names the log.
- * With keys, that entry's signature is checked too.
+ * The entry the sidecar names as the log's last (stale until shown
+ * otherwise): it must hash to the head, be this session's chain/1 entry
+ * with seq count-1 and, with keys, be signed by a trusted steward.
  */
-void
-jh_st_head(struct jh_sthead *sh, int fd, int hfd, const char *digest,
+static void
+head_entry(struct jh_sthead *sh, int fd, const char *digest,
     const struct jh_keyset *ks)
 {
 	struct jh_buf b;
 	struct jh_arena a;
 	struct jh_env env;
 	struct jh_err e;
-	struct stat st;
 	const struct jh_cbor *s, *seq;
 	uint8_t hash[JH_HASH_LEN];
 	char hex[2 * JH_HASH_LEN + 1];
-	int locked, valid;
 
-	memset(sh, 0, sizeof(*sh));
-	/* Uncontended, no timer; else a bounded wait (jh_flock's). */
-	locked = flock(fd, LOCK_SH | LOCK_NB) == 0 || (errno == EWOULDBLOCK &&
-	    jh_flock(fd, LOCK_SH, LOCK_WAIT_MS, &e) == 0);
-	if (fstat(fd, &st) == -1) {
-		sh->state = JH_ST_UNCHECKED;
-		snprintf(sh->why, sizeof(sh->why), "%s", strerror(errno));
-		goto out;
-	}
-	sh->size = (uint64_t)st.st_size;
-	valid = hfd != -1 && jh_head_read(&sh->head, hfd) == 0;
-	if (sh->size == 0 && (!valid || sh->head.count == 0)) {
-		sh->state = JH_ST_EMPTY;
-		goto out;
-	}
-	if (!valid) {
-		char magic[8];
-		sh->state = JH_ST_UNCHECKED;
-		if (hfd != -1 && pread(hfd, magic, sizeof(magic), 0) ==
-		    (ssize_t)sizeof(magic) && (memcmp(magic, "JHHEAD1",
-		    sizeof(magic)) == 0 || memcmp(magic, "JHHEAD2",
-		    sizeof(magic)) == 0))
-			snprintf(sh->why, sizeof(sh->why), "an older head "
-			    "record, rebuilt at the next receipt");
-		else
-			snprintf(sh->why, sizeof(sh->why), hfd == -1 ?
-			    "no head record" : "the head record is damaged");
-		goto out;
-	}
-	if (!locked) {
-		sh->state = JH_ST_BUSY;
-		snprintf(sh->why, sizeof(sh->why), "an append is in progress");
-		goto out;
-	}
-	sh->state = JH_ST_STALE;
-	if (sh->head.count == 0 || sh->head.end != sh->size ||
-	    sh->head.last_off >= sh->head.end ||
-	    sh->head.end - sh->head.last_off > JH_MAX_RECORD) {
-		snprintf(sh->why, sizeof(sh->why), "the head record names "
-		    "%llu bytes, the log has %llu",
-		    (unsigned long long)sh->head.end,
-		    (unsigned long long)sh->size);
-		goto out;
-	}
 	jh_buf_init(&b);
 	jh_arena_init(&a);
 	if (jh_st_item(&b, fd, sh->head.last_off, &e) != 1 ||
@@ -214,6 +165,72 @@ jh_st_head(struct jh_sthead *sh, int fd, int hfd, const char *digest,
 done:
 	jh_arena_free(&a);
 	jh_buf_free(&b);
+}
+
+/* Why a sidecar hfd (-1: none) that fails its CRC gives no figures. */
+static void
+head_unchecked(struct jh_sthead *sh, int hfd)
+{
+	char magic[8];
+
+	sh->state = JH_ST_UNCHECKED;
+	if (hfd != -1 && pread(hfd, magic, sizeof(magic), 0) ==
+	    (ssize_t)sizeof(magic) && (memcmp(magic, "JHHEAD1",
+	    sizeof(magic)) == 0 || memcmp(magic, "JHHEAD2",
+	    sizeof(magic)) == 0))
+		snprintf(sh->why, sizeof(sh->why), "an older head record, "
+		    "rebuilt at the next receipt");
+	else
+		snprintf(sh->why, sizeof(sh->why), hfd == -1 ?
+		    "no head record" : "the head record is damaged");
+}
+
+/*
+ * The O(1) head check.  Under a shared lock (waited for briefly, so an
+ * append in progress is reported as such, not as damage): the sidecar
+ * must pass its CRC, name a non-empty log whose size is its end, and the
+ * bytes from last_off to end must hash to its head and be a chain/1
+ * entry with seq count-1 of the session whose digest names the log.
+ * With keys, that entry's signature is checked too.
+ */
+void
+jh_st_head(struct jh_sthead *sh, int fd, int hfd, const char *digest,
+    const struct jh_keyset *ks)
+{
+	struct jh_err e;
+	struct stat st;
+	int locked, valid;
+
+	memset(sh, 0, sizeof(*sh));
+	/* Uncontended, no timer; else a bounded wait (jh_flock's). */
+	locked = flock(fd, LOCK_SH | LOCK_NB) == 0 || (errno == EWOULDBLOCK &&
+	    jh_flock(fd, LOCK_SH, LOCK_WAIT_MS, &e) == 0);
+	if (fstat(fd, &st) == -1) {
+		sh->state = JH_ST_UNCHECKED;
+		snprintf(sh->why, sizeof(sh->why), "%s", strerror(errno));
+		goto out;
+	}
+	sh->size = (uint64_t)st.st_size;
+	valid = hfd != -1 && jh_head_read(&sh->head, hfd) == 0;
+	if (sh->size == 0 && (!valid || sh->head.count == 0))
+		sh->state = JH_ST_EMPTY;
+	else if (!valid)
+		head_unchecked(sh, hfd);
+	else if (!locked) {
+		sh->state = JH_ST_BUSY;
+		snprintf(sh->why, sizeof(sh->why), "an append is in progress");
+	} else if (sh->head.count == 0 || sh->head.end != sh->size ||
+	    sh->head.last_off >= sh->head.end ||
+	    sh->head.end - sh->head.last_off > JH_MAX_RECORD) {
+		sh->state = JH_ST_STALE;
+		snprintf(sh->why, sizeof(sh->why), "the head record names "
+		    "%llu bytes, the log has %llu",
+		    (unsigned long long)sh->head.end,
+		    (unsigned long long)sh->size);
+	} else {
+		sh->state = JH_ST_STALE;
+		head_entry(sh, fd, digest, ks);
+	}
 out:
 	if (locked)
 		flock(fd, LOCK_UN);
@@ -260,6 +277,52 @@ jh_st_meter(uint64_t n_eff, uint64_t n_enforced)
 }
 
 /*
+ * The grant file of a session (jh_st_budget), in sb->grant_path: the
+ * one given, else the grant of the root pinned for the session (digest)
+ * or of hint, else JH_HOME/grant.
+ */
+static void
+grant_path(struct jh_stbudget *sb, const char *home, const char *state,
+    const char *grantfile, const char *digest, const char *hint)
+{
+	struct jh_err e;
+	char root[PATH_MAX], hex[2 * JH_HASH_LEN + 1];
+	int sfd, rfd, fd;
+	ssize_t n;
+
+	root[0] = '\0';
+	if (grantfile != NULL) {
+		snprintf(sb->grant_path, sizeof(sb->grant_path), "%s",
+		    grantfile);
+		return;
+	}
+	if (digest != NULL && (sfd = jh_st_dir(AT_FDCWD, state, &e)) != -1) {
+		if ((rfd = jh_st_dir(sfd, "roots", &e)) != -1) {
+			if ((fd = jh_st_file(rfd, digest, &e)) != -1) {
+				n = pread(fd, root, sizeof(root) - 1, 0);
+				root[n > 0 ? n : 0] = '\0';
+				close(fd);
+			}
+			close(rfd);
+		}
+		close(sfd);
+	}
+	sb->grant_path[0] = '\0';
+	if (root[0] != '/' && hint != NULL && hint[0] == '/')
+		snprintf(root, sizeof(root), "%s", hint);
+	if (root[0] == '/') {
+		jh_st_digest(hex, (const uint8_t *)root, strlen(root));
+		snprintf(sb->grant_path, sizeof(sb->grant_path),
+		    "%s/grants/%s", home, hex);
+		if (access(sb->grant_path, F_OK) != 0)
+			sb->grant_path[0] = '\0';
+	}
+	if (sb->grant_path[0] == '\0')
+		snprintf(sb->grant_path, sizeof(sb->grant_path), "%s/grant",
+		    home);
+}
+
+/*
  * The grant of a session and its ledger: the grant file given, else
  * JH_HOME/grants/<sha256 of the root pinned in JH_STATE/roots/<digest>>,
  * else JH_HOME/grant, as jh-decide finds it; a session with no pinned
@@ -279,46 +342,14 @@ jh_st_budget(struct jh_stbudget *sb, const char *home, const char *state,
 	struct jh_err e;
 	struct jh_ledger *l = NULL;
 	const struct jh_cbor *v;
-	char root[PATH_MAX], hex[2 * JH_HASH_LEN + 1], dir[PATH_MAX];
+	char dir[PATH_MAX];
 	uint8_t led[JH_HASH_LEN];
-	int sfd, rfd, fd;
-	ssize_t n;
+	int fd;
 
 	memset(sb, 0, sizeof(*sb));
 	jh_buf_init(&b);
 	jh_arena_init(&a);
-	root[0] = '\0';
-	if (grantfile != NULL)
-		snprintf(sb->grant_path, sizeof(sb->grant_path), "%s",
-		    grantfile);
-	else {
-		if (digest != NULL &&
-		    (sfd = jh_st_dir(AT_FDCWD, state, &e)) != -1) {
-			if ((rfd = jh_st_dir(sfd, "roots", &e)) != -1) {
-				if ((fd = jh_st_file(rfd, digest, &e)) != -1) {
-					n = pread(fd, root, sizeof(root) - 1,
-					    0);
-					root[n > 0 ? n : 0] = '\0';
-					close(fd);
-				}
-				close(rfd);
-			}
-			close(sfd);
-		}
-		sb->grant_path[0] = '\0';
-		if (root[0] != '/' && hint != NULL && hint[0] == '/')
-			snprintf(root, sizeof(root), "%s", hint);
-		if (root[0] == '/') {
-			jh_st_digest(hex, (const uint8_t *)root, strlen(root));
-			snprintf(sb->grant_path, sizeof(sb->grant_path),
-			    "%s/grants/%s", home, hex);
-			if (access(sb->grant_path, F_OK) != 0)
-				sb->grant_path[0] = '\0';
-		}
-		if (sb->grant_path[0] == '\0')
-			snprintf(sb->grant_path, sizeof(sb->grant_path),
-			    "%s/grant", home);
-	}
+	grant_path(sb, home, state, grantfile, digest, hint);
 	if ((fd = open(sb->grant_path, O_RDONLY | O_CLOEXEC |
 	    O_NONBLOCK)) == -1) {
 		snprintf(sb->why, sizeof(sb->why), "no grant");
@@ -415,6 +446,87 @@ debits_grant(int lfd, const char *name, const char *grant_id)
 }
 
 /*
+ * The sessions pinned to the project root (root, in dir, <state>/roots/)
+ * that have a log in lfd: their digests added to out.
+ */
+static void
+pinned_sessions(struct jh_buf *out, size_t *n, DIR *dir, int lfd,
+    const char *root)
+{
+	char pinned[PATH_MAX], real[PATH_MAX], name[JH_LOG_NAME];
+	struct jh_err e;
+	struct dirent *d;
+	struct stat st;
+	ssize_t r;
+	int fd;
+
+	while ((d = readdir(dir)) != NULL) {
+		if (!jh_st_is_digest(d->d_name, strlen(d->d_name)))
+			continue;
+		if ((fd = jh_st_file(dirfd(dir), d->d_name, &e)) == -1)
+			continue;
+		r = pread(fd, pinned, sizeof(pinned) - 1, 0);
+		close(fd);
+		if (r <= 0)
+			continue;
+		pinned[r] = '\0';
+		if (strcmp(pinned, root) != 0 && (realpath(pinned, real) ==
+		    NULL || strcmp(real, root) != 0))
+			continue;
+		memcpy(name, d->d_name, 2 * JH_HASH_LEN);
+		memcpy(name + 2 * JH_HASH_LEN, ".jhl", 5);
+		if (fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		jh_buf_add(out, d->d_name, 2 * JH_HASH_LEN + 1);
+		(*n)++;
+	}
+}
+
+/*
+ * The sessions with a log in lfd and no root pinned in rfd (-1: no
+ * roots) whose first unit debited the grant grant_id: their digests
+ * added to out.
+ */
+static int
+unpinned_sessions(struct jh_buf *out, size_t *n, int lfd, int rfd,
+    const char *grant_id, struct jh_err *e)
+{
+	char name[JH_LOG_NAME];
+	struct dirent *d;
+	struct stat st;
+	DIR *ld;
+	size_t len;
+	int lfd2 = dup(lfd);
+
+	if (lfd2 == -1 || (ld = fdopendir(lfd2)) == NULL) {
+		if (lfd2 != -1)
+			close(lfd2);
+		return (jh_errf(e, "logs: %s", strerror(errno)));
+	}
+	while ((d = readdir(ld)) != NULL) {
+		len = strlen(d->d_name);
+		if (len != 2 * JH_HASH_LEN + 4 ||
+		    strcmp(d->d_name + 2 * JH_HASH_LEN, ".jhl") != 0 ||
+		    !jh_st_is_digest(d->d_name, 2 * JH_HASH_LEN))
+			continue;
+		memcpy(name, d->d_name, 2 * JH_HASH_LEN);
+		name[2 * JH_HASH_LEN] = '\0';
+		if (rfd != -1 && fstatat(rfd, name, &st,
+		    AT_SYMLINK_NOFOLLOW) != -1)
+			continue;	/* pinned: decided above */
+		if (rfd != -1 && errno != ENOENT)
+			continue;
+		if (!debits_grant(lfd, d->d_name, grant_id))
+			continue;
+		jh_buf_add(out, name, 2 * JH_HASH_LEN + 1);
+		(*n)++;
+	}
+	closedir(ld);
+	return (0);
+}
+
+/*
  * The sessions of a project (jh-status(1), The MCP server): those whose
  * root pinned in <state>/roots/ is the project root (compared as given,
  * then realpath'd) and that have a log; and those with a log but no
@@ -426,14 +538,9 @@ int
 jh_st_sessions(struct jh_buf *out, size_t *n, const struct jh_stctx *o,
     struct jh_err *e)
 {
-	char pinned[PATH_MAX], real[PATH_MAX], name[JH_LOG_NAME];
 	struct jh_stbudget sb;
-	struct dirent *d;
-	struct stat st;
-	DIR *dir;
-	size_t len;
-	int sfd, rfd, lfd, fd;
-	ssize_t r;
+	DIR *dir = NULL;
+	int sfd, rfd, lfd, rc = 0;
 
 	jh_buf_reset(out);
 	*n = 0;
@@ -458,70 +565,19 @@ jh_st_sessions(struct jh_buf *out, size_t *n, const struct jh_stctx *o,
 			close(lfd);
 			return (jh_errf(e, "roots: %s", strerror(errno)));
 		}
-		while ((d = readdir(dir)) != NULL) {
-			if (!jh_st_is_digest(d->d_name, strlen(d->d_name)))
-				continue;
-			if ((fd = jh_st_file(dirfd(dir), d->d_name, e)) == -1)
-				continue;
-			r = pread(fd, pinned, sizeof(pinned) - 1, 0);
-			close(fd);
-			if (r <= 0)
-				continue;
-			pinned[r] = '\0';
-			if (strcmp(pinned, o->root) != 0 && (realpath(pinned,
-			    real) == NULL || strcmp(real, o->root) != 0))
-				continue;
-			memcpy(name, d->d_name, 2 * JH_HASH_LEN);
-			memcpy(name + 2 * JH_HASH_LEN, ".jhl", 5);
-			if (fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
-			    -1 || !S_ISREG(st.st_mode))
-				continue;
-			jh_buf_add(out, d->d_name, 2 * JH_HASH_LEN + 1);
-			(*n)++;
-		}
-		/* Keeps rfd open for the look-ups below. */
-		rewinddir(dir);
-		rfd = dirfd(dir);
-	} else
-		dir = NULL;
+		pinned_sessions(out, n, dir, lfd, o->root);
+	}
 	/* The unpinned sessions that debited the project's grant. */
 	jh_st_budget(&sb, o->home, o->statedir, o->ledgerdir, o->grantfile,
 	    NULL, o->root);
-	if (sb.have_grant) {
-		DIR *ld;
-		int lfd2 = dup(lfd);
-
-		if (lfd2 == -1 || (ld = fdopendir(lfd2)) == NULL) {
-			if (lfd2 != -1)
-				close(lfd2);
-			if (dir != NULL)
-				closedir(dir);
-			close(lfd);
-			return (jh_errf(e, "logs: %s", strerror(errno)));
-		}
-		while ((d = readdir(ld)) != NULL) {
-			len = strlen(d->d_name);
-			if (len != 2 * JH_HASH_LEN + 4 ||
-			    strcmp(d->d_name + 2 * JH_HASH_LEN, ".jhl") != 0 ||
-			    !jh_st_is_digest(d->d_name, 2 * JH_HASH_LEN))
-				continue;
-			memcpy(name, d->d_name, 2 * JH_HASH_LEN);
-			name[2 * JH_HASH_LEN] = '\0';
-			if (dir != NULL && fstatat(rfd, name, &st,
-			    AT_SYMLINK_NOFOLLOW) != -1)
-				continue;	/* pinned: decided above */
-			if (dir != NULL && errno != ENOENT)
-				continue;
-			if (!debits_grant(lfd, d->d_name, sb.grant_id))
-				continue;
-			jh_buf_add(out, name, 2 * JH_HASH_LEN + 1);
-			(*n)++;
-		}
-		closedir(ld);
-	}
+	if (sb.have_grant)
+		rc = unpinned_sessions(out, n, lfd, dir != NULL ? dirfd(dir) :
+		    -1, sb.grant_id, e);
 	if (dir != NULL)
 		closedir(dir);
 	close(lfd);
+	if (rc == -1)
+		return (-1);
 	if (out->oom)
 		return (jh_errf(e, "out of memory"));
 	if (*n > 1)
@@ -836,6 +892,100 @@ jh_sum_free(struct jh_sum *s)
 	jh_buf_free(&s->logs);
 }
 
+/* One log being summarized (jh_sum_log). */
+struct logsum {
+	struct jh_tally t;
+	struct jh_lv lv;
+	const struct jh_cp *cp;	/* the sink's checkpoint of its session */
+	int cpfail;		/* the log does not meet it */
+	uint64_t bad_idx;	/* the first item that failed, 1-based */
+	uint64_t bad_off;
+	char bad[320];		/* and why */
+	char tail[160];		/* a partial last item */
+	char note[256];		/* what the checkpoint says of its extent */
+};
+
+/*
+ * Verifies one item of a log at off, adding the figures of what verified
+ * to the log's tally and the summary's.  Returns 0, or -1 when out of
+ * memory.
+ */
+static int
+sum_item(struct jh_sum *s, struct logsum *ls, struct jh_arena *a,
+    const uint8_t *item, size_t len, uint64_t off)
+{
+	struct jh_env env, inner;
+	struct jh_err ie;
+	const struct jh_env *rec = &env;
+	int ok, oom = 0;
+
+	jh_arena_reset(a);
+	ok = jh_verify_env(s->v, &env, a, item, len, &ie) == 0;
+	if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0) {
+		if (ok)
+			ok = jh_lv_entry(&ls->lv, s->v, &env, item, len, &inner,
+			    a, &ie) == 0;
+		else
+			jh_lv_skip(&ls->lv, item, len, ie.msg);
+		rec = &inner;
+	} else if (ok && ls->lv.entries > 0) {
+		ok = 0;
+		jh_errf(&ie, "a bare %s inside a log", env.kind);
+	}
+	if (ok) {
+		oom = tally_add(&ls->t, rec->core) |
+		    tally_add(&s->total, rec->core);
+		ls->t.verified++;
+	} else {
+		ls->t.failed++;
+		if (ls->bad_idx == 0) {
+			ls->bad_idx = ls->t.entries;
+			ls->bad_off = off;
+			snprintf(ls->bad, sizeof(ls->bad), "%s", ie.msg);
+		}
+	}
+	return (oom ? -1 : 0);
+}
+
+/* The log's JSON object, added to the summary's list. */
+static void
+sum_json(struct jh_buf *b, struct logsum *ls, const char *name)
+{
+	int bad = ls->t.failed || ls->cpfail;
+
+	if (b->len > 0)
+		jh_buf_addc(b, ',');
+	jh_buf_adds(b, "{\"file\":");
+	jh_json_str(b, name, strlen(name));
+	jh_buf_adds(b, ",\"session\":");
+	if (ls->lv.have_session)
+		jh_json_str(b, (const char *)ls->lv.session, ls->lv.slen);
+	else
+		jh_buf_adds(b, "null");
+	jh_buf_addf(b, ",\"ok\":%s", bad ? "false" : "true");
+	tally_json(b, &ls->t);
+	if (ls->bad_idx) {
+		jh_buf_addf(b, ",\"first_broken\":{\"item\":%llu,"
+		    "\"offset\":%llu,\"error\":",
+		    (unsigned long long)ls->bad_idx,
+		    (unsigned long long)ls->bad_off);
+		jh_json_str(b, ls->bad, strlen(ls->bad));
+		jh_buf_addc(b, '}');
+	}
+	if (ls->tail[0] != '\0') {
+		jh_buf_adds(b, ",\"tail\":");
+		jh_json_str(b, ls->tail, strlen(ls->tail));
+	}
+	if (ls->cp != NULL) {
+		jh_buf_adds(b, ",\"extent\":");
+		jh_json_str(b, ls->note, strlen(ls->note));
+	} else if (ls->lv.entries > 0)
+		jh_buf_adds(b, ",\"extent\":\"verified as a prefix only: "
+		    "without a checkpoint, a truncated tail cannot be "
+		    "detected\"");
+	jh_buf_addc(b, '}');
+}
+
 /*
  * Verifies one log (or a file of bare receipts) as jh-verify does, in
  * one pass, and adds its figures to the summary: those of the receipts
@@ -847,144 +997,66 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 {
 	struct jh_reader r;
 	struct jh_arena a;
-	struct jh_env env, inner;
-	struct jh_lv lv;
-	struct jh_tally t;
+	struct logsum ls;
 	struct jh_err ie;
 	const uint8_t *item;
-	const struct jh_cp *cp = NULL;
-	char bad[320], tail[160], note[256], *sid;
+	char *sid;
 	size_t len;
-	uint64_t off, bad_idx = 0, bad_off = 0;
-	int x, ok, rc = 0, oom = 0, cpfail = 0;
+	uint64_t off;
+	int x, rc = 0;
 
-	memset(&t, 0, sizeof(t));
-	bad[0] = tail[0] = '\0';
-	jh_lv_init(&lv);
+	memset(&ls, 0, sizeof(ls));
+	jh_lv_init(&ls.lv);
 	/* the sink's latest checkpoint of the log's session, if any */
 	if (s->cps != NULL && s->cps->n > 0 && lseek(fd, 0, SEEK_CUR) == 0) {
 		sid = jh_st_first_session(fd);
 		lseek(fd, 0, SEEK_SET);
-		if (sid != NULL && (cp = jh_cps_pick(s->cps, sid)) != NULL)
-			lv.cp_count = cp->count;
+		if (sid != NULL && (ls.cp = jh_cps_pick(s->cps, sid)) != NULL)
+			ls.lv.cp_count = ls.cp->count;
 		free(sid);
 	}
 	jh_reader_init(&r, fd);
 	jh_arena_init(&a);
 	for (;;) {
 		off = r.offset + r.pos;
-		x = jh_reader_cbor(&r, &item, &len, &ie);
-		if (x == 0)
+		if ((x = jh_reader_cbor(&r, &item, &len, &ie)) == 0)
 			break;
-		if (x == JH_CBOR_TRUNCATED && lv.entries > 0 &&
-		    r.b.p[r.pos] == 0xd2 &&
-		    r.offset + r.b.len - off <= JH_MAX_RECORD) {
-			if (flock(fd, LOCK_SH | LOCK_NB) == -1 &&
-			    errno == EWOULDBLOCK)
-				snprintf(tail, sizeof(tail), "a partial last "
-				    "item: an append is in progress");
-			else
-				snprintf(tail, sizeof(tail), "a torn tail of "
-				    "%llu bytes: an append that never "
-				    "completed, never acknowledged",
-				    (unsigned long long)(r.offset + r.b.len -
-				    off));
+		if (x == JH_CBOR_TRUNCATED && jh_log_tail(ls.tail,
+		    sizeof(ls.tail), &r, &ls.lv, off, fd))
 			break;
-		}
-		t.entries++;
-		if (x == JH_CBOR_INVALID && strncmp(ie.msg, "read:", 5) == 0) {
+		ls.t.entries++;
+		if (x == JH_CBOR_INVALID && r.err != 0) {
 			rc = jh_errf(e, "%s: %s", name, ie.msg);
 			goto out;
 		}
 		if (x != 1) {
 			/* Cannot frame the rest. */
-			t.failed++;
-			bad_idx = t.entries;
-			bad_off = off;
-			snprintf(bad, sizeof(bad), "%s (the rest cannot be "
-			    "read)", ie.msg);
+			ls.t.failed++;
+			ls.bad_idx = ls.t.entries;
+			ls.bad_off = off;
+			snprintf(ls.bad, sizeof(ls.bad), "%s (the rest cannot "
+			    "be read)", ie.msg);
 			break;
 		}
-		jh_arena_reset(&a);
-		ok = jh_verify_env(s->v, &env, &a, item, len, &ie) == 0;
-		if (env.kind != NULL && strcmp(env.kind, "chain/1") == 0) {
-			if (ok)
-				ok = jh_lv_entry(&lv, s->v, &env, item, len,
-				    &inner, &a, &ie) == 0;
-			else
-				jh_lv_skip(&lv, item, len, ie.msg);
-			if (ok)
-				oom |= tally_add(&t, inner.core) |
-				    tally_add(&s->total, inner.core);
-		} else {
-			if (ok && lv.entries > 0) {
-				ok = 0;
-				jh_errf(&ie, "a bare %s inside a log",
-				    env.kind);
-			}
-			if (ok)
-				oom |= tally_add(&t, env.core) |
-				    tally_add(&s->total, env.core);
+		if (sum_item(s, &ls, &a, item, len, off) == -1) {
+			rc = jh_errf(e, "out of memory");
+			goto out;
 		}
-		if (ok)
-			t.verified++;
-		else {
-			t.failed++;
-			if (bad_idx == 0) {
-				bad_idx = t.entries;
-				bad_off = off;
-				snprintf(bad, sizeof(bad), "%s", ie.msg);
-			}
-		}
-	}
-	if (oom) {
-		rc = jh_errf(e, "out of memory");
-		goto out;
 	}
 	/* a log cut below its checkpoint, or not the one it signed, fails */
-	if (cp != NULL)
-		cpfail = jh_cp_note(cp, &lv, note, sizeof(note));
-	s->total.entries += t.entries;
-	s->total.verified += t.verified;
-	s->total.failed += t.failed + (cpfail ? 1 : 0);
+	if (ls.cp != NULL)
+		ls.cpfail = jh_cp_note(ls.cp, &ls.lv, ls.note, sizeof(ls.note));
+	s->total.entries += ls.t.entries;
+	s->total.verified += ls.t.verified;
+	s->total.failed += ls.t.failed + (ls.cpfail ? 1 : 0);
 	s->nlogs++;
-	if (t.failed == 0 && !cpfail)
+	if (ls.t.failed == 0 && !ls.cpfail)
 		s->nok++;
-	if (s->logs.len > 0)
-		jh_buf_addc(&s->logs, ',');
-	jh_buf_adds(&s->logs, "{\"file\":");
-	jh_json_str(&s->logs, name, strlen(name));
-	jh_buf_adds(&s->logs, ",\"session\":");
-	if (lv.have_session)
-		jh_json_str(&s->logs, (const char *)lv.session, lv.slen);
-	else
-		jh_buf_adds(&s->logs, "null");
-	jh_buf_addf(&s->logs, ",\"ok\":%s", t.failed || cpfail ? "false" :
-	    "true");
-	tally_json(&s->logs, &t);
-	if (bad_idx) {
-		jh_buf_addf(&s->logs, ",\"first_broken\":{\"item\":%llu,"
-		    "\"offset\":%llu,\"error\":", (unsigned long long)bad_idx,
-		    (unsigned long long)bad_off);
-		jh_json_str(&s->logs, bad, strlen(bad));
-		jh_buf_addc(&s->logs, '}');
-	}
-	if (tail[0] != '\0') {
-		jh_buf_adds(&s->logs, ",\"tail\":");
-		jh_json_str(&s->logs, tail, strlen(tail));
-	}
-	if (cp != NULL) {
-		jh_buf_adds(&s->logs, ",\"extent\":");
-		jh_json_str(&s->logs, note, strlen(note));
-	} else if (lv.entries > 0)
-		jh_buf_adds(&s->logs, ",\"extent\":\"verified as a prefix "
-		    "only: without a checkpoint, a truncated tail cannot be "
-		    "detected\"");
-	jh_buf_addc(&s->logs, '}');
-	rc = t.failed || cpfail ? 1 : 0;
+	sum_json(&s->logs, &ls, name);
+	rc = ls.t.failed || ls.cpfail ? 1 : 0;
 out:
-	tally_free(&t);
-	jh_lv_free(&lv);
+	tally_free(&ls.t);
+	jh_lv_free(&ls.lv);
 	jh_arena_free(&a);
 	jh_reader_free(&r);
 	return (rc);

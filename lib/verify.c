@@ -2,6 +2,9 @@
  * joulehook: verification of sealed objects and whole logs, shared by
  * jh-verify and the programs that serve receipts.
  */
+#include <sys/file.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +232,32 @@ jh_lv_skip(struct jh_lv *lv, const uint8_t *bytes, size_t n, const char *err)
 		lv->first_seq = lv->seq;
 		snprintf(lv->first_err, sizeof(lv->first_err), "%s", err);
 	}
+}
+
+/*
+ * Whether the item at off, which r found truncated, is a log's partial
+ * last item rather than a defect: the log has entries, the item starts
+ * as an envelope and is not over the limit.  If so, what it is goes in
+ * out: an append in progress (a writer holds the lock on fd, -1 to not
+ * look) or a torn tail that no append acknowledged.
+ */
+int
+jh_log_tail(char *out, size_t sz, const struct jh_reader *r,
+    const struct jh_lv *lv, uint64_t off, int fd)
+{
+	uint64_t n = r->offset + r->b.len - off;
+
+	if (lv->entries == 0 || r->b.p[r->pos] != 0xd2 || n > JH_MAX_RECORD)
+		return (0);
+	if (fd != -1 && flock(fd, LOCK_SH | LOCK_NB) == -1 &&
+	    errno == EWOULDBLOCK)
+		snprintf(out, sz, "a partial last item: an append is in "
+		    "progress");
+	else
+		snprintf(out, sz, "a torn tail of %llu bytes: an append that "
+		    "never completed, never acknowledged",
+		    (unsigned long long)n);
+	return (1);
 }
 
 /*
