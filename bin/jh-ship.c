@@ -350,80 +350,153 @@ report(const char *path, const struct jh_lv *lv, uint64_t count,
 	jh_buf_free(&b);
 }
 
+/* One log being shipped (ship_fd). */
+struct shipping {
+	const char *path;
+	int fd;
+	uint64_t size;
+	struct jh_lv lv;
+	struct cursor c;	/* what is shipped, with the batch open */
+	struct cursor was;	/* what was committed */
+	uint8_t shash[JH_HASH_LEN];	/* the session's digest */
+	char hex[2 * JH_HASH_LEN + 1];	/* and its text: the cursor's name */
+	uint64_t bf, bp;	/* the open batch's rows: new, already there */
+};
+
+/*
+ * Finds where the log's shipping starts: its session (from the first
+ * entry), its cursor, checked against the log, and the database, the
+ * log read from the cursor on.  Returns the status it earns, and sets
+ * *idle when there is nothing to ship (empty, or all shipped).
+ */
+static int
+ship_start(struct opts *o, struct shipping *sp, int quiet_idle, int *idle)
+{
+	struct jh_buf first;
+	struct jh_arena a;
+	struct jh_env env;
+	struct jh_err e;
+	struct stat st;
+	const struct jh_cbor *sess;
+	int x, rc = 0;
+
+	*idle = 0;
+	if (fstat(sp->fd, &st) == -1) {
+		warn("%s", sp->path);
+		return (2);
+	}
+	sp->size = (uint64_t)st.st_size;
+	jh_buf_init(&first);
+	jh_arena_init(&a);
+	/* The session, from the first entry, names the cursor. */
+	x = jh_st_item(&first, sp->fd, 0, &e);
+	if (x == 0 || x == JH_CBOR_TRUNCATED) {
+		*idle = 1;	/* empty, or its first append in progress */
+		goto out;
+	}
+	if (x != 1 || jh_env_parse(&env, &a, first.p, first.len, &e) == -1 ||
+	    (sess = jh_cbor_get(env.core, "session")) == NULL ||
+	    sess->type != JH_CBOR_TEXT) {
+		warnx("%s: not a log: %s", sp->path, x == -1 || x == 1 ?
+		    e.msg : "its first item is not an envelope");
+		rc = 1;
+		goto out;
+	}
+	/* The log's digest: the cursor's name and the rows' session_hash. */
+	crypto_hash_sha256(sp->shash, sess->p, sess->len);
+	jh_hex(sp->hex, sp->shash, JH_HASH_LEN);
+	if (cursor_read(o, sp->hex, &sp->c) == -1) {
+		rc = 2;
+		goto out;
+	}
+	sp->was = sp->c;
+	if (sp->c.count > 0 && cursor_check(sp->fd, sp->path, &sp->c,
+	    (off_t)sp->size, &sp->lv) != 0)
+		rc = 1;
+	else if (sp->size == sp->c.end) {
+		if (!quiet_idle && sp->lv.have_session)
+			report(sp->path, &sp->lv, sp->c.count, 0, 0);
+		*idle = 1;
+	} else if (db_open(o) == -1)
+		rc = 2;
+	else if (lseek(sp->fd, (off_t)sp->c.end, SEEK_SET) == -1) {
+		warn("%s", sp->path);
+		rc = 2;
+	}
+out:
+	jh_arena_free(&a);
+	jh_buf_free(&first);
+	return (rc);
+}
+
+/*
+ * Checks the next entry as jh-verify does (its signature, its receipt,
+ * seq, prev, session) and inserts it.  Returns the status it earns.
+ */
+static int
+ship_entry(struct opts *o, struct shipping *sp, struct jh_arena *a,
+    struct jh_buf *j, const uint8_t *item, size_t len, uint64_t off)
+{
+	struct jh_env env, inner;
+	struct jh_err e;
+	int rc = 0, isnew;
+
+	jh_arena_reset(a);
+	if (jh_verify_env(&o->v, &env, a, item, len, &e) == -1)
+		rc = 1;
+	else if (strcmp(env.kind, "chain/1") != 0) {
+		jh_errf(&e, "a bare %s in a log", env.kind);
+		rc = 1;
+	} else if (jh_lv_entry(&sp->lv, &o->v, &env, item, len, &inner, a,
+	    &e) == -1)
+		rc = 1;
+	if (rc != 0) {
+		warnx("%s: entry at offset %llu: %s; not shipped, nor anything "
+		    "after it", sp->path, (unsigned long long)off, e.msg);
+		return (rc);
+	}
+	if ((rc = insert_entry(o, &env, &inner, item, len, sp->shash, j,
+	    &isnew)) != 0)
+		return (rc);
+	if (isnew)
+		sp->bf++;
+	else
+		sp->bp++;
+	sp->c.count = sp->lv.entries;
+	sp->c.off = off;
+	sp->c.end = off + len;
+	memcpy(sp->c.hash, sp->lv.hash, JH_HASH_LEN);
+	return (0);
+}
+
 /*
  * Ships the entries of one log that its cursor has not: each checked as
- * jh-verify checks it (its signature, its receipt, seq, prev, session)
- * from the cursor on, BATCH to a transaction, the cursor moved after each
+ * jh-verify checks it, BATCH to a transaction, the cursor moved after each
  * commit.  Returns the exit status it earns (0, 1 refused, 2 failed).
  */
 static int
 ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 {
+	struct shipping sp;
 	struct jh_reader r;
-	struct jh_buf first, j;
+	struct jh_buf j;
 	struct jh_arena a;
-	struct jh_env env, inner;
 	struct jh_err e;
-	struct jh_lv lv;
-	struct cursor c, was;
-	struct stat st;
-	const struct jh_cbor *sess;
 	const uint8_t *item;
-	uint8_t shash[JH_HASH_LEN];
-	char hex[2 * JH_HASH_LEN + 1];
-	uint64_t fresh = 0, present = 0, bf = 0, bp = 0, off;
+	uint64_t fresh = 0, present = 0, off;	/* the rows committed */
 	size_t len, inbatch = 0;
-	int rc = 0, x, isnew;
+	int rc, x, idle;
 
-	jh_buf_init(&first);
+	memset(&sp, 0, sizeof(sp));
+	sp.path = path;
+	sp.fd = fd;
+	jh_lv_init(&sp.lv);
 	jh_buf_init(&j);
 	jh_arena_init(&a);
-	jh_lv_init(&lv);
 	jh_reader_init(&r, fd);
-	if (fstat(fd, &st) == -1) {
-		warn("%s", path);
-		rc = 2;
+	if ((rc = ship_start(o, &sp, quiet_idle, &idle)) != 0 || idle)
 		goto out;
-	}
-	/* The session, from the first entry, names the cursor. */
-	x = jh_st_item(&first, fd, 0, &e);
-	if (x == 0 || x == JH_CBOR_TRUNCATED)
-		goto out;	/* empty, or its first append in progress */
-	if (x != 1 || jh_env_parse(&env, &a, first.p, first.len, &e) == -1 ||
-	    (sess = jh_cbor_get(env.core, "session")) == NULL ||
-	    sess->type != JH_CBOR_TEXT) {
-		warnx("%s: not a log: %s", path, x == -1 || x == 1 ? e.msg :
-		    "its first item is not an envelope");
-		rc = 1;
-		goto out;
-	}
-	/* The log's digest: the cursor's name and the rows' session_hash. */
-	crypto_hash_sha256(shash, sess->p, sess->len);
-	jh_hex(hex, shash, JH_HASH_LEN);
-	if (cursor_read(o, hex, &c) == -1) {
-		rc = 2;
-		goto out;
-	}
-	was = c;
-	if (c.count > 0 && cursor_check(fd, path, &c, st.st_size, &lv) != 0) {
-		rc = 1;
-		goto out;
-	}
-	if ((uint64_t)st.st_size == c.end) {
-		if (!quiet_idle && lv.have_session)
-			report(path, &lv, c.count, 0, 0);
-		goto out;
-	}
-	if (db_open(o) == -1) {
-		rc = 2;
-		goto out;
-	}
-	if (lseek(fd, (off_t)c.end, SEEK_SET) == -1) {
-		warn("%s", path);
-		rc = 2;
-		goto out;
-	}
-	r.offset = c.end;
+	r.offset = sp.c.end;
 	if ((rc = db_simple(o, "BEGIN")) != 0)
 		goto out;
 	for (;;) {
@@ -431,64 +504,44 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 		x = jh_reader_cbor(&r, &item, &len, &e);
 		if (x == 0 || x == JH_CBOR_TRUNCATED)
 			break;	/* the end, or an append in progress */
-		jh_arena_reset(&a);
-		if (x != 1)
+		if (x != 1) {
 			rc = r.err != 0 ? 2 : 1;	/* unreadable, unframeable */
-		else if (jh_verify_env(&o->v, &env, &a, item, len, &e) == -1)
-			rc = 1;
-		else if (strcmp(env.kind, "chain/1") != 0) {
-			jh_errf(&e, "a bare %s in a log", env.kind);
-			rc = 1;
-		} else if (jh_lv_entry(&lv, &o->v, &env, item, len, &inner,
-		    &a, &e) == -1)
-			rc = 1;
-		if (rc != 0) {
 			warnx("%s: entry at offset %llu: %s; not shipped, nor "
 			    "anything after it", path, (unsigned long long)off,
 			    e.msg);
 			break;
 		}
-		if ((rc = insert_entry(o, &env, &inner, item, len, shash, &j,
-		    &isnew)) != 0)
+		if ((rc = ship_entry(o, &sp, &a, &j, item, len, off)) != 0)
 			break;
-		if (isnew)
-			bf++;
-		else
-			bp++;
-		c.count = lv.entries;
-		c.off = off;
-		c.end = off + len;
-		memcpy(c.hash, lv.hash, JH_HASH_LEN);
-		if (++inbatch == BATCH) {
-			if ((x = batch_end(o, hex, &c, &was)) != 0) {
-				rc = x;
-				goto out;
-			}
-			was = c;
-			fresh += bf, present += bp;
-			bf = bp = 0;
-			inbatch = 0;
-			if ((rc = db_simple(o, "BEGIN")) != 0)
-				goto out;
+		if (++inbatch < BATCH)
+			continue;
+		if ((x = batch_end(o, sp.hex, &sp.c, &sp.was)) != 0) {
+			rc = x;
+			goto out;
 		}
+		sp.was = sp.c;
+		fresh += sp.bf, present += sp.bp;
+		sp.bf = sp.bp = 0;
+		inbatch = 0;
+		if ((rc = db_simple(o, "BEGIN")) != 0)
+			goto out;
 	}
 	/* What verified before a bad entry is shipped; a failed batch is not. */
-	if (rc == 2 || (rc == 1 && (c.count == was.count ||
+	if (rc == 2 || (rc == 1 && (sp.c.count == sp.was.count ||
 	    PQtransactionStatus(o->db) == PQTRANS_INERROR))) {
 		db_simple(o, "ROLLBACK");
-		c = was;
-	} else if ((x = batch_end(o, hex, &c, &was)) != 0)
+		sp.c = sp.was;
+	} else if ((x = batch_end(o, sp.hex, &sp.c, &sp.was)) != 0)
 		rc = x;
 	else
-		fresh += bf, present += bp;
-	if (lv.have_session && (fresh > 0 || !quiet_idle))
-		report(path, &lv, c.count, fresh, present);
+		fresh += sp.bf, present += sp.bp;
+	if (sp.lv.have_session && (fresh > 0 || !quiet_idle))
+		report(path, &sp.lv, sp.c.count, fresh, present);
 out:
 	jh_reader_free(&r);
-	jh_lv_free(&lv);
+	jh_lv_free(&sp.lv);
 	jh_arena_free(&a);
 	jh_buf_free(&j);
-	jh_buf_free(&first);
 	return (rc);
 }
 
@@ -552,6 +605,58 @@ static const char sql_cp[] =
     "$7, $8) ON CONFLICT (cp_hash) DO NOTHING";
 
 /*
+ * Verifies the n-th checkpoint/1 envelope of the file and inserts it;
+ * *fresh is 1 when it was not there yet.  Returns the status it earns.
+ */
+static int
+ship_cp(struct opts *o, struct jh_arena *a, struct jh_buf *j,
+    const uint8_t *item, size_t len, uint64_t n, int *fresh)
+{
+	struct jh_env env;
+	struct jh_err e;
+	const struct jh_cbor *ss, *cnt, *head, *ts, *stw;
+	const char *vals[8];
+	int lens[8], fmts[8] = { 1, 1, 0, 1, 1, 0, 0, 0 }, rc;
+	uint8_t h[JH_HASH_LEN], sh[JH_HASH_LEN];
+	char cs[24], tss[24], sw[JH_DIDKEY_MAX];
+	long rows = 0;
+
+	*fresh = 0;
+	jh_arena_reset(a);
+	if (jh_verify_env(&o->v, &env, a, item, len, &e) == -1 ||
+	    (strcmp(env.kind, "checkpoint/1") != 0 &&
+	    jh_errf(&e, "a %s, not a checkpoint/1", env.kind))) {
+		warnx("%s: checkpoint %llu: %s", o->cpfile,
+		    (unsigned long long)n, e.msg);
+		return (1);
+	}
+	ss = jh_cbor_get(env.core, "session");
+	cnt = jh_cbor_get(env.core, "count");
+	head = jh_cbor_get(env.core, "head");
+	ts = jh_cbor_get(env.core, "ts");
+	stw = jh_cbor_get(env.core, "steward");
+	crypto_hash_sha256(h, item, len);
+	crypto_hash_sha256(sh, ss->p, ss->len);
+	put_uint(cs, sizeof(cs), cnt);
+	put_uint(tss, sizeof(tss), ts);
+	snprintf(sw, sizeof(sw), "%.*s", (int)stw->len, (const char *)stw->p);
+	if (core_json(j, env.core) == -1)
+		return (2);
+	vals[0] = (const char *)h, lens[0] = JH_HASH_LEN;
+	vals[1] = (const char *)sh, lens[1] = JH_HASH_LEN;
+	vals[2] = cs, lens[2] = 0;
+	vals[3] = (const char *)head->p, lens[3] = (int)head->len;
+	vals[4] = (const char *)item, lens[4] = (int)len;
+	vals[5] = (const char *)j->p, lens[5] = 0;
+	vals[6] = tss, lens[6] = 0;
+	vals[7] = sw, lens[7] = 0;
+	if ((rc = db_exec(o, "checkpoint", sql_cp, 8, vals, lens, fmts,
+	    &rows)) == 0 && rows > 0)
+		*fresh = 1;
+	return (rc);
+}
+
+/*
  * Ships the checkpoint/1 envelopes of a file (one checkpoint or a sink),
  * each verified, in one transaction.  With -w only what was appended
  * since the last pass is read.
@@ -562,19 +667,12 @@ ship_cps(struct opts *o, int quiet_idle)
 	struct jh_reader r;
 	struct jh_buf j;
 	struct jh_arena a;
-	struct jh_env env;
 	struct jh_err e;
 	struct stat st;
-	const struct jh_cbor *ss, *cnt, *head, *ts, *stw;
 	const uint8_t *item;
-	const char *vals[8];
-	int lens[8], fmts[8] = { 1, 1, 0, 1, 1, 0, 0, 0 };
-	uint8_t h[JH_HASH_LEN], sh[JH_HASH_LEN];
-	char cs[24], tss[24], sw[JH_DIDKEY_MAX];
 	uint64_t fresh = 0, n = 0;
 	size_t len;
-	long rows;
-	int fd, x, rc = 0;
+	int fd, x, isnew, rc = 0;
 
 	if ((fd = open(o->cpfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
 	    fstat(fd, &st) == -1) {
@@ -600,43 +698,8 @@ ship_cps(struct opts *o, int quiet_idle)
 	jh_buf_init(&j);
 	jh_arena_init(&a);
 	while (rc == 0 && (x = jh_reader_cbor(&r, &item, &len, &e)) == 1) {
-		n++;
-		jh_arena_reset(&a);
-		if (jh_verify_env(&o->v, &env, &a, item, len, &e) == -1 ||
-		    (strcmp(env.kind, "checkpoint/1") != 0 &&
-		    jh_errf(&e, "a %s, not a checkpoint/1", env.kind))) {
-			warnx("%s: checkpoint %llu: %s", o->cpfile,
-			    (unsigned long long)n, e.msg);
-			rc = 1;
-			break;
-		}
-		ss = jh_cbor_get(env.core, "session");
-		cnt = jh_cbor_get(env.core, "count");
-		head = jh_cbor_get(env.core, "head");
-		ts = jh_cbor_get(env.core, "ts");
-		stw = jh_cbor_get(env.core, "steward");
-		crypto_hash_sha256(h, item, len);
-		crypto_hash_sha256(sh, ss->p, ss->len);
-		put_uint(cs, sizeof(cs), cnt);
-		put_uint(tss, sizeof(tss), ts);
-		snprintf(sw, sizeof(sw), "%.*s", (int)stw->len,
-		    (const char *)stw->p);
-		if (core_json(&j, env.core) == -1) {
-			rc = 2;
-			break;
-		}
-		vals[0] = (const char *)h, lens[0] = JH_HASH_LEN;
-		vals[1] = (const char *)sh, lens[1] = JH_HASH_LEN;
-		vals[2] = cs, lens[2] = 0;
-		vals[3] = (const char *)head->p, lens[3] = (int)head->len;
-		vals[4] = (const char *)item, lens[4] = (int)len;
-		vals[5] = (const char *)j.p, lens[5] = 0;
-		vals[6] = tss, lens[6] = 0;
-		vals[7] = sw, lens[7] = 0;
-		rows = 0;
-		if ((rc = db_exec(o, "checkpoint", sql_cp, 8, vals, lens, fmts,
-		    &rows)) == 0 && rows > 0)
-			fresh++;
+		if ((rc = ship_cp(o, &a, &j, item, len, ++n, &isnew)) == 0)
+			fresh += (uint64_t)isnew;
 	}
 	if (rc == 0 && x != 0 && x != JH_CBOR_TRUNCATED) {
 		warnx("%s: %s", o->cpfile, e.msg);
@@ -738,13 +801,63 @@ ship_all(struct opts *o, int argc, char *argv[], int quiet_idle)
 	return (rc);
 }
 
+/* -w: a pass every interval; a failed pass is said and retried. */
+static int
+ship_watch(struct opts *o, int argc, char *argv[])
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* Only a signal ends it. */
+	while (!stop) {
+		ship_all(o, argc, argv, 1);
+		if (!stop)
+			sleep(o->interval);
+	}
+	return (0);
+}
+
+/*
+ * The state directory (-S, else JH_STATE), the stewards trusted (-s,
+ * else JH_HOME/stewards) and the cursors' directory, <state>/ship, made
+ * mode 0700 when it is not there.
+ */
+static void
+open_state(struct opts *o, const char *state, const char *stewards)
+{
+	struct jh_where where;
+	struct jh_err e;
+	int fd;
+
+	memset(&where, 0, sizeof(where));
+	where.state = state;
+	where.stewards = stewards;
+	jh_where_fill(&where);
+	if ((state = where.state) == NULL)
+		errx(2, "no state directory: give -S or set JH_STATE");
+	if (snprintf(o->state, sizeof(o->state), "%s", state) >=
+	    (int)sizeof(o->state))
+		errx(2, "%s: path too long", state);
+	load_stewards(o, where.stewards, stewards != NULL);
+	jh_verifier_init(&o->v, &o->keys);
+	if (mkdir(o->state, 0700) == -1 && errno != EEXIST)
+		err(2, "%s", o->state);
+	if ((fd = open(o->state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		err(2, "%s", o->state);
+	if ((o->shipfd = jh_open_dir(fd, "ship", 1, &e)) == -1)
+		errx(2, "%s/%s", o->state, e.msg);
+	close(fd);
+	fchmod(o->shipfd, 0700);
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct opts o;
-	struct jh_err e;
-	struct sigaction sa;
-	struct jh_where where;
 	const char *stewards = NULL, *session = NULL, *state = NULL;
 	char *end;
 	unsigned long w;
@@ -800,44 +913,9 @@ main(int argc, char *argv[])
 		PQfinish(o.db);
 		return (jh_fshut(stdout, "stdout") != 0 ? 2 : rc);
 	}
-	memset(&where, 0, sizeof(where));
-	where.state = state;
-	where.stewards = stewards;
-	jh_where_fill(&where);
-	if ((state = where.state) == NULL)
-		errx(2, "no state directory: give -S or set JH_STATE");
-	if (snprintf(o.state, sizeof(o.state), "%s", state) >=
-	    (int)sizeof(o.state))
-		errx(2, "%s: path too long", state);
-	load_stewards(&o, where.stewards, stewards != NULL);
-	jh_verifier_init(&o.v, &o.keys);
-	if (mkdir(o.state, 0700) == -1 && errno != EEXIST)
-		err(2, "%s", o.state);
-	if ((o.shipfd = open(o.state, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) == -1)
-		err(2, "%s", o.state);
-	if ((ch = jh_open_dir(o.shipfd, "ship", 1, &e)) == -1)
-		errx(2, "%s/%s", o.state, e.msg);
-	close(o.shipfd);
-	o.shipfd = ch;
-	fchmod(o.shipfd, 0700);
-
-	if (o.interval == 0)
-		rc = ship_all(&o, argc, argv, 0);
-	else {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		/* A failed pass is said and retried; only a signal ends it. */
-		while (!stop) {
-			ship_all(&o, argc, argv, 1);
-			if (!stop)
-				sleep(o.interval);
-		}
-		rc = 0;
-	}
+	open_state(&o, state, stewards);
+	rc = o.interval == 0 ? ship_all(&o, argc, argv, 0) :
+	    ship_watch(&o, argc, argv);
 	PQfinish(o.db);
 	close(o.shipfd);
 	jh_keyset_free(&o.keys);
