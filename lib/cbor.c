@@ -161,10 +161,100 @@ keycmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 	return (an < bn ? -1 : an > bn ? 1 : 0);
 }
 
+static int	dec_item(struct dec *d, size_t *pos, struct jh_cbor *out,
+		    int depth);
+
+/*
+ * An array (major 4) or map (major 5) of val entries, decoded into the
+ * arena; a map's keys must be in canonical order, each once.
+ */
+static int
+dec_container(struct dec *d, size_t *pos, struct jh_cbor *out, int major,
+    uint64_t val, int depth)
+{
+	const struct jh_cbor *pk, *k;
+	size_t items, i;
+	int r, c;
+
+	/* Every item takes at least one byte. */
+	if (val > d->n - *pos || (major == 5 && val > (d->n - *pos) / 2))
+		return (JH_CBOR_TRUNCATED);
+	items = major == 4 ? (size_t)val : 2 * (size_t)val;
+	out->type = major == 4 ? JH_CBOR_ARRAY : JH_CBOR_MAP;
+	out->len = (size_t)val;
+	if (items > 0 && (out->v = jh_arena_alloc(d->a,
+	    items * sizeof(*out->v))) == NULL) {
+		jh_errf(d->e, "out of memory");
+		return (JH_CBOR_INVALID);
+	}
+	for (i = 0; i < items; i++) {
+		if ((r = dec_item(d, pos, &out->v[i], depth + 1)) != 0)
+			return (r);
+		if (major != 5 || i % 2 != 0 || i < 2)
+			continue;
+		pk = &out->v[i - 2];
+		k = &out->v[i];
+		c = keycmp(d->p + pk->off, pk->end - pk->off, d->p + k->off,
+		    k->end - k->off);
+		if (c == 0) {
+			jh_errf(d->e, "duplicate map key at offset %zu",
+			    k->off);
+			return (JH_CBOR_INVALID);
+		}
+		if (c > 0) {
+			jh_errf(d->e, "map keys not in canonical order at "
+			    "offset %zu", k->off);
+			return (JH_CBOR_INVALID);
+		}
+	}
+	return (JH_CBOR_OK);
+}
+
+/*
+ * A float (additional information ai 25, 26 or 27) from at to *pos,
+ * where floats are allowed: in the shortest form that keeps its value,
+ * one NaN, which re-encoding it must give back byte for byte.
+ */
+static int
+dec_float(struct dec *d, size_t at, size_t *pos, struct jh_cbor *out, int ai,
+    uint64_t val)
+{
+	struct jh_buf t;
+	double f;
+	float g;
+	uint32_t w;
+	int same;
+
+	if (!(d->flags & JH_CBOR_ALLOW_FLOAT)) {
+		jh_errf(d->e, "float at offset %zu", at);
+		return (JH_CBOR_INVALID);
+	}
+	if (ai == 25)
+		f = half_to_double((uint16_t)val);
+	else if (ai == 26) {
+		w = (uint32_t)val;
+		memcpy(&g, &w, 4);
+		f = g;
+	} else
+		memcpy(&f, &val, 8);
+	jh_buf_init(&t);
+	jh_cbor_put_float(&t, f);
+	same = !t.oom && t.len == *pos - at &&
+	    memcmp(t.p, d->p + at, t.len) == 0;
+	jh_buf_free(&t);
+	if (!same) {
+		jh_errf(d->e, "float not in shortest form at offset %zu", at);
+		return (JH_CBOR_INVALID);
+	}
+	out->type = JH_CBOR_FLOAT;
+	out->f = f;
+	return (JH_CBOR_OK);
+}
+
 static int
 dec_item(struct dec *d, size_t *pos, struct jh_cbor *out, int depth)
 {
-	size_t at = *pos, i;
+	size_t at = *pos;
 	int major, ai, r;
 	uint64_t val;
 
@@ -213,43 +303,10 @@ dec_item(struct dec *d, size_t *pos, struct jh_cbor *out, int depth)
 		}
 		break;
 	case 4:
-	case 5: {
-		size_t items;
-
-		/* Every item takes at least one byte. */
-		if (val > d->n - *pos || (major == 5 && val > (d->n - *pos) / 2))
-			return (JH_CBOR_TRUNCATED);
-		items = major == 4 ? (size_t)val : 2 * (size_t)val;
-		out->type = major == 4 ? JH_CBOR_ARRAY : JH_CBOR_MAP;
-		out->len = (size_t)val;
-		if (items > 0 && (out->v = jh_arena_alloc(d->a,
-		    items * sizeof(*out->v))) == NULL) {
-			jh_errf(d->e, "out of memory");
-			return (JH_CBOR_INVALID);
-		}
-		for (i = 0; i < items; i++) {
-			if ((r = dec_item(d, pos, &out->v[i], depth + 1)) != 0)
-				return (r);
-			if (major == 5 && i % 2 == 0 && i >= 2) {
-				const struct jh_cbor *pk = &out->v[i - 2];
-				const struct jh_cbor *k = &out->v[i];
-				int c = keycmp(d->p + pk->off, pk->end - pk->off,
-				    d->p + k->off, k->end - k->off);
-				if (c == 0) {
-					jh_errf(d->e, "duplicate map key at "
-					    "offset %zu", k->off);
-					return (JH_CBOR_INVALID);
-				}
-				if (c > 0) {
-					jh_errf(d->e, "map keys not in "
-					    "canonical order at offset %zu",
-					    k->off);
-					return (JH_CBOR_INVALID);
-				}
-			}
-		}
+	case 5:
+		if ((r = dec_container(d, pos, out, major, val, depth)) != 0)
+			return (r);
 		break;
-	}
 	case 6:
 		if (!(d->flags & JH_CBOR_ALLOW_TAG) || depth != 0) {
 			jh_errf(d->e, "unexpected tag %llu at offset %zu",
@@ -268,41 +325,8 @@ dec_item(struct dec *d, size_t *pos, struct jh_cbor *out, int depth)
 		break;
 	case 7:
 		if (ai >= 25) {
-			double f;
-
-			if (!(d->flags & JH_CBOR_ALLOW_FLOAT)) {
-				jh_errf(d->e, "float at offset %zu", at);
-				return (JH_CBOR_INVALID);
-			}
-			if (ai == 25)
-				f = half_to_double((uint16_t)val);
-			else if (ai == 26) {
-				uint32_t w = (uint32_t)val;
-				float g;
-				memcpy(&g, &w, 4);
-				f = g;
-			} else
-				memcpy(&f, &val, 8);
-			/*
-			 * Shortest form that preserves the value, one NaN:
-			 * re-encode and compare.
-			 */
-			{
-				struct jh_buf t;
-				int same;
-				jh_buf_init(&t);
-				jh_cbor_put_float(&t, f);
-				same = !t.oom && t.len == *pos - at &&
-				    memcmp(t.p, d->p + at, t.len) == 0;
-				jh_buf_free(&t);
-				if (!same) {
-					jh_errf(d->e, "float not in shortest "
-					    "form at offset %zu", at);
-					return (JH_CBOR_INVALID);
-				}
-			}
-			out->type = JH_CBOR_FLOAT;
-			out->f = f;
+			if ((r = dec_float(d, at, pos, out, ai, val)) != 0)
+				return (r);
 			break;
 		}
 		if (ai == 24 || val < JH_SIMPLE_FALSE || val > JH_SIMPLE_NULL) {

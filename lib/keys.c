@@ -182,16 +182,90 @@ jh_key_wipe(struct jh_key *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/*
+ * The seed of an encrypted key file (kdf argon2id13, its text txt): the
+ * passphrase from passfn, stretched with the file's salt and limits, opens
+ * the secret box.  The passphrase and the box key are wiped.
+ */
+static int
+key_decrypt(uint8_t *seed, const char *txt, const char *path,
+    jh_pass_fn passfn, void *ctx, struct jh_err *e)
+{
+	uint8_t salt[crypto_pwhash_SALTBYTES];
+	uint8_t nonce[crypto_secretbox_NONCEBYTES];
+	uint8_t *box = NULL, *bk = NULL;
+	char *pass = NULL;
+	unsigned long long ops, mem;
+	const char *o, *m, *v;
+	size_t ol, ml, vl, boxlen = JH_SEED_LEN + crypto_secretbox_MACBYTES;
+	int rc = -1;
+
+	if ((o = field(txt, "opslimit", &ol)) == NULL ||
+	    (m = field(txt, "memlimit", &ml)) == NULL ||
+	    (v = field(txt, "salt", &vl)) == NULL ||
+	    jh_unhex(salt, sizeof(salt), v, vl) == -1 ||
+	    (v = field(txt, "nonce", &vl)) == NULL ||
+	    jh_unhex(nonce, sizeof(nonce), v, vl) == -1)
+		return (jh_errf(e, "%s: invalid encrypted key fields", path));
+	ops = strtoull(o, NULL, 10);
+	mem = strtoull(m, NULL, 10);
+	if (ops < crypto_pwhash_OPSLIMIT_MIN ||
+	    ops > crypto_pwhash_OPSLIMIT_SENSITIVE ||
+	    mem < crypto_pwhash_MEMLIMIT_MIN ||
+	    mem > crypto_pwhash_MEMLIMIT_SENSITIVE)
+		return (jh_errf(e, "%s: kdf limits out of range", path));
+	if ((box = sodium_malloc(boxlen)) == NULL ||
+	    (bk = sodium_malloc(crypto_secretbox_KEYBYTES)) == NULL ||
+	    (pass = sodium_malloc(1024)) == NULL)
+		jh_errf(e, "out of secure memory");
+	else if ((v = field(txt, "secret", &vl)) == NULL ||
+	    jh_unhex(box, boxlen, v, vl) == -1)
+		jh_errf(e, "%s: missing or invalid secret", path);
+	else if (passfn == NULL || passfn(pass, 1024, path, ctx) == -1)
+		jh_errf(e, "%s: key is encrypted and no passphrase could be "
+		    "read", path);
+	else if (crypto_pwhash(bk, crypto_secretbox_KEYBYTES, pass,
+	    strlen(pass), salt, ops, (size_t)mem,
+	    crypto_pwhash_ALG_ARGON2ID13) != 0)
+		jh_errf(e, "key derivation failed (out of memory?)");
+	else if (crypto_secretbox_open_easy(seed, box, boxlen, nonce, bk) != 0)
+		jh_errf(e, "%s: wrong passphrase", path);
+	else
+		rc = 0;
+	sodium_free(box);
+	sodium_free(bk);
+	sodium_free(pass);
+	return (rc);
+}
+
+/* A secret key file: a regular file of the user's only the user can read. */
+static int
+key_file_ok(int fd, const char *path, struct jh_err *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == -1)
+		return (jh_errf(e, "%s: %s", path, strerror(errno)));
+	if (!S_ISREG(st.st_mode))
+		return (jh_errf(e, "%s: not a regular file", path));
+	if (st.st_uid != geteuid())
+		return (jh_errf(e, "%s: not owned by the user", path));
+	if (st.st_mode & 077)
+		return (jh_errf(e, "%s: secret key is accessible by group or "
+		    "others (mode %03o; chmod 600)", path,
+		    (unsigned)st.st_mode & 0777));
+	return (0);
+}
+
 int
 jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
     void *ctx, struct jh_err *e)
 {
-	struct stat st;
-	char *txt = NULL, *pass = NULL, dbuf[JH_DIDKEY_MAX];
-	uint8_t *seed = NULL, *box = NULL, *bk = NULL;
+	char *txt = NULL, dbuf[JH_DIDKEY_MAX];
+	uint8_t *seed = NULL;
 	uint8_t pk[JH_PK_LEN];
 	const char *v;
-	size_t vl, boxlen = JH_SEED_LEN + crypto_secretbox_MACBYTES;
+	size_t vl;
 	ssize_t r;
 	int fd = -1, rc = -1;
 
@@ -199,23 +273,8 @@ jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 	    O_NONBLOCK)) == -1)
 		return (jh_errf(e, "%s: %s", path, strerror(errno)));
-	if (fstat(fd, &st) == -1) {
-		jh_errf(e, "%s: %s", path, strerror(errno));
+	if (key_file_ok(fd, path, e) == -1)
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		jh_errf(e, "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_uid != geteuid()) {
-		jh_errf(e, "%s: not owned by the user", path);
-		goto out;
-	}
-	if (st.st_mode & 077) {
-		jh_errf(e, "%s: secret key is accessible by group or others "
-		    "(mode %03o; chmod 600)", path, (unsigned)st.st_mode & 0777);
-		goto out;
-	}
 	if ((txt = sodium_malloc(KEY_FILE_MAX + 1)) == NULL ||
 	    (seed = sodium_malloc(JH_SEED_LEN)) == NULL ||
 	    (k->sk = sodium_malloc(JH_SK_LEN)) == NULL) {
@@ -261,58 +320,8 @@ jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
 			goto out;
 		}
 	} else if (vl == 10 && memcmp(v, "argon2id13", 10) == 0) {
-		uint8_t salt[crypto_pwhash_SALTBYTES];
-		uint8_t nonce[crypto_secretbox_NONCEBYTES];
-		unsigned long long ops;
-		unsigned long long mem;
-		const char *o, *m;
-		size_t ol, ml;
-
-		if ((o = field(txt, "opslimit", &ol)) == NULL ||
-		    (m = field(txt, "memlimit", &ml)) == NULL ||
-		    (v = field(txt, "salt", &vl)) == NULL ||
-		    jh_unhex(salt, sizeof(salt), v, vl) == -1 ||
-		    (v = field(txt, "nonce", &vl)) == NULL ||
-		    jh_unhex(nonce, sizeof(nonce), v, vl) == -1) {
-			jh_errf(e, "%s: invalid encrypted key fields", path);
+		if (key_decrypt(seed, txt, path, passfn, ctx, e) == -1)
 			goto out;
-		}
-		ops = strtoull(o, NULL, 10);
-		mem = strtoull(m, NULL, 10);
-		if (ops < crypto_pwhash_OPSLIMIT_MIN ||
-		    ops > crypto_pwhash_OPSLIMIT_SENSITIVE ||
-		    mem < crypto_pwhash_MEMLIMIT_MIN ||
-		    mem > crypto_pwhash_MEMLIMIT_SENSITIVE) {
-			jh_errf(e, "%s: kdf limits out of range", path);
-			goto out;
-		}
-		if ((box = sodium_malloc(boxlen)) == NULL ||
-		    (bk = sodium_malloc(crypto_secretbox_KEYBYTES)) == NULL ||
-		    (pass = sodium_malloc(1024)) == NULL) {
-			jh_errf(e, "out of secure memory");
-			goto out;
-		}
-		if ((v = field(txt, "secret", &vl)) == NULL ||
-		    jh_unhex(box, boxlen, v, vl) == -1) {
-			jh_errf(e, "%s: missing or invalid secret", path);
-			goto out;
-		}
-		if (passfn == NULL || passfn(pass, 1024, path, ctx) == -1) {
-			jh_errf(e, "%s: key is encrypted and no passphrase "
-			    "could be read", path);
-			goto out;
-		}
-		if (crypto_pwhash(bk, crypto_secretbox_KEYBYTES, pass,
-		    strlen(pass), salt, ops, (size_t)mem,
-		    crypto_pwhash_ALG_ARGON2ID13) != 0) {
-			jh_errf(e, "key derivation failed (out of memory?)");
-			goto out;
-		}
-		if (crypto_secretbox_open_easy(seed, box, boxlen, nonce,
-		    bk) != 0) {
-			jh_errf(e, "%s: wrong passphrase", path);
-			goto out;
-		}
 	} else {
 		jh_errf(e, "%s: unknown kdf", path);
 		goto out;
@@ -329,9 +338,6 @@ out:
 		close(fd);
 	sodium_free(txt);
 	sodium_free(seed);
-	sodium_free(box);
-	sodium_free(bk);
-	sodium_free(pass);
 	if (rc == -1) {
 		sodium_free(k->sk);
 		k->sk = NULL;

@@ -528,6 +528,127 @@ check_updated(const struct jh_cbor *ui, const struct jh_cbor *ud,
 	return (0);
 }
 
+/* decision/1: its verdict, provenance, and a rewrite's updated input. */
+static int
+check_decision(const struct jh_cbor *core, const struct kind *k,
+    struct jh_err *e)
+{
+	const struct jh_cbor *v, *ui, *ud;
+
+	if ((v = jh_cbor_get(core, "verdict")) == NULL || !one_of(v, verdicts))
+		return (jh_errf(e, "field verdict must be allow, deny, ask or "
+		    "rewrite"));
+	if (check_fields(core, k->fields, !jh_cbor_text_is(v, "deny"),
+	    e) == -1)
+		return (-1);
+	if (!one_of(jh_cbor_get(core, "provenance"), provenances))
+		return (jh_errf(e, "field provenance must be HwShunt, "
+		    "ModelBased or Estimator"));
+	if (jh_cbor_text_is(v, "rewrite")) {
+		if ((ui = jh_cbor_get(core, "updated_input")) == NULL ||
+		    (ud = jh_cbor_get(core, "updated_digest")) == NULL)
+			return (jh_errf(e, "a rewrite must carry updated_input "
+			    "and updated_digest"));
+		if (check_updated(ui, ud, e) == -1)
+			return (-1);
+	} else if (jh_cbor_get(core, "updated_input") != NULL ||
+	    jh_cbor_get(core, "updated_digest") != NULL)
+		return (jh_errf(e, "updated_input and updated_digest are only "
+		    "for a rewrite"));
+	if ((jh_cbor_text_is(v, "deny") || jh_cbor_text_is(v, "ask")) &&
+	    jh_cbor_get(core, "debited_uj")->u != 0)
+		return (jh_errf(e, "%s debits nothing",
+		    jh_cbor_text_is(v, "ask") ? "an ask" : "a deny"));
+	return (0);
+}
+
+/* efficiency/1: its source, verdict and energy, a reading only measured. */
+static int
+check_efficiency(const struct jh_cbor *core, const struct kind *k,
+    struct jh_err *e)
+{
+	const struct jh_cbor *v, *en, *m;
+
+	if (check_fields(core, k->fields, 0, e) == -1)
+		return (-1);
+	if (!one_of(jh_cbor_get(core, "source"), sources))
+		return (jh_errf(e, "field source must be proxy, otel, "
+		    "transcript, run, tokens or aggregate"));
+	if (!one_of(jh_cbor_get(core, "verdict"), eff_verdicts))
+		return (jh_errf(e, "field verdict must be ok, error, partial, "
+		    "refused or usage-estimated"));
+	en = jh_cbor_get(core, "energy");
+	if ((v = jh_cbor_get(en, "estimated_uj")) == NULL ||
+	    v->type != JH_CBOR_UINT)
+		return (jh_errf(e, "field energy.estimated_uj must be an "
+		    "unsigned integer"));
+	if ((v = jh_cbor_get(en, "provenance")) == NULL ||
+	    !one_of(v, provenances))
+		return (jh_errf(e, "field energy.provenance must be HwShunt, "
+		    "ModelBased or Estimator"));
+	/* The provenance contract: a reading only from a counter. */
+	if (jh_cbor_text_is(v, "HwShunt")) {
+		m = jh_cbor_get(en, "measured_uj");
+		if (m == NULL || m->type != JH_CBOR_UINT)
+			return (jh_errf(e, "HwShunt energy must carry "
+			    "measured_uj"));
+	} else if (jh_cbor_get(en, "measured_uj") != NULL)
+		return (jh_errf(e, "energy.measured_uj is only for HwShunt"));
+	return (0);
+}
+
+/* result/1: its status, check, answer, and the decision it names. */
+static int
+check_result(const struct jh_cbor *core, const struct kind *k,
+    struct jh_err *e)
+{
+	const struct jh_cbor *v;
+
+	if (check_fields(core, k->fields, 0, e) == -1)
+		return (-1);
+	if (!one_of(jh_cbor_get(core, "status"), res_status))
+		return (jh_errf(e, "field status must be ok, failed, denied "
+		    "or not-run"));
+	if (!one_of(jh_cbor_get(core, "check"), res_checks))
+		return (jh_errf(e, "field check must be match, no-receipt, "
+		    "not-allowed, input-mismatch, content-mismatch or "
+		    "target-mismatch"));
+	if ((v = jh_cbor_get(core, "answer")) != NULL &&
+	    !one_of(v, res_answers))
+		return (jh_errf(e, "field answer must be approved or "
+		    "refused"));
+	if ((v = jh_cbor_get(core, "decided")) != NULL && !one_of(v, verdicts))
+		return (jh_errf(e, "field decided must be allow, deny, ask or "
+		    "rewrite"));
+	if ((jh_cbor_get(core, "decision") == NULL) !=
+	    jh_cbor_text_is(jh_cbor_get(core, "check"), "no-receipt"))
+		return (jh_errf(e, "a result names its decision unless its "
+		    "check is no-receipt"));
+	return (0);
+}
+
+/* grant/1: a child's parent and agent, its costs, shard and otherwise. */
+static int
+check_grant(const struct jh_cbor *core, struct jh_err *e)
+{
+	const struct jh_cbor *v;
+
+	/* A child grant (delegation) is for one kind of subagent. */
+	if ((jh_cbor_get(core, "parent") == NULL) !=
+	    (jh_cbor_get(core, "agent") == NULL))
+		return (jh_errf(e, "a child grant names its parent and the "
+		    "agent it is for, both or neither"));
+	if (jh_cbor_get(core, "parent") != NULL &&
+	    jh_cbor_get(core, "shard") != NULL)
+		return (jh_errf(e, "a child grant is not a shard"));
+	if (grant_costs(core, e) == -1 || grant_shard(core, e) == -1)
+		return (-1);
+	if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
+	    !jh_cbor_text_is(v, "ask") && !jh_cbor_text_is(v, "deny"))
+		return (jh_errf(e, "field otherwise must be ask or deny"));
+	return (0);
+}
+
 /*
  * Checks a decoded core against its kind.  The caller has already run
  * jh_cbor_core_check (no floats, booleans or nulls).
@@ -536,8 +657,6 @@ int
 jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 {
 	const struct kind *k = kind_by_id(id);
-	const struct jh_cbor *v, *en;
-	int bind = 0;
 
 	if (k == NULL)
 		return (jh_errf(e, "unknown kind"));
@@ -549,106 +668,20 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		return (jh_errf(e, "kind is not %s", k->name));
 	switch (id) {
 	case JH_KIND_DECISION:
-		if ((v = jh_cbor_get(core, "verdict")) == NULL ||
-		    !one_of(v, verdicts))
-			return (jh_errf(e, "field verdict must be allow, "
-			    "deny, ask or rewrite"));
-		bind = !jh_cbor_text_is(v, "deny");
-		if (check_fields(core, k->fields, bind, e) == -1)
-			return (-1);
-		if (!one_of(jh_cbor_get(core, "provenance"), provenances))
-			return (jh_errf(e, "field provenance must be "
-			    "HwShunt, ModelBased or Estimator"));
-		if (jh_cbor_text_is(v, "rewrite")) {
-			const struct jh_cbor *ui, *ud;
-			if ((ui = jh_cbor_get(core, "updated_input")) == NULL ||
-			    (ud = jh_cbor_get(core, "updated_digest")) == NULL)
-				return (jh_errf(e, "a rewrite must carry "
-				    "updated_input and updated_digest"));
-			if (check_updated(ui, ud, e) == -1)
-				return (-1);
-		} else if (jh_cbor_get(core, "updated_input") != NULL ||
-		    jh_cbor_get(core, "updated_digest") != NULL)
-			return (jh_errf(e, "updated_input and updated_digest "
-			    "are only for a rewrite"));
-		if ((jh_cbor_text_is(v, "deny") || jh_cbor_text_is(v, "ask")) &&
-		    jh_cbor_get(core, "debited_uj")->u != 0)
-			return (jh_errf(e, "%s debits nothing",
-			    jh_cbor_text_is(v, "ask") ? "an ask" : "a deny"));
-		break;
+		return (check_decision(core, k, e));
 	case JH_KIND_EFFICIENCY:
-		if (check_fields(core, k->fields, 0, e) == -1)
-			return (-1);
-		if (!one_of(jh_cbor_get(core, "source"), sources))
-			return (jh_errf(e, "field source must be proxy, otel, "
-			    "transcript, run, tokens or aggregate"));
-		if (!one_of(jh_cbor_get(core, "verdict"), eff_verdicts))
-			return (jh_errf(e, "field verdict must be ok, error, "
-			    "partial, refused or usage-estimated"));
-		en = jh_cbor_get(core, "energy");
-		if ((v = jh_cbor_get(en, "estimated_uj")) == NULL ||
-		    v->type != JH_CBOR_UINT)
-			return (jh_errf(e, "field energy.estimated_uj must be "
-			    "an unsigned integer"));
-		if ((v = jh_cbor_get(en, "provenance")) == NULL ||
-		    !one_of(v, provenances))
-			return (jh_errf(e, "field energy.provenance must be "
-			    "HwShunt, ModelBased or Estimator"));
-		/* The provenance contract: a reading only from a counter. */
-		if (jh_cbor_text_is(v, "HwShunt")) {
-			const struct jh_cbor *m = jh_cbor_get(en,
-			    "measured_uj");
-			if (m == NULL || m->type != JH_CBOR_UINT)
-				return (jh_errf(e, "HwShunt energy must carry "
-				    "measured_uj"));
-		} else if (jh_cbor_get(en, "measured_uj") != NULL)
-			return (jh_errf(e, "energy.measured_uj is only for "
-			    "HwShunt"));
-		break;
+		return (check_efficiency(core, k, e));
 	case JH_KIND_HOLD:
 		if (check_fields(core, k->fields, 0, e) == -1)
 			return (-1);
 		if (!jh_cbor_text_is(jh_cbor_get(core, "source"), "proxy"))
 			return (jh_errf(e, "field source must be proxy"));
-		break;
+		return (0);
 	case JH_KIND_RESULT:
-		if (check_fields(core, k->fields, 0, e) == -1)
-			return (-1);
-		if (!one_of(jh_cbor_get(core, "status"), res_status))
-			return (jh_errf(e, "field status must be ok, failed, "
-			    "denied or not-run"));
-		if (!one_of(jh_cbor_get(core, "check"), res_checks))
-			return (jh_errf(e, "field check must be match, "
-			    "no-receipt, not-allowed, input-mismatch, "
-			    "content-mismatch or target-mismatch"));
-		if ((v = jh_cbor_get(core, "answer")) != NULL &&
-		    !one_of(v, res_answers))
-			return (jh_errf(e, "field answer must be approved or "
-			    "refused"));
-		if ((v = jh_cbor_get(core, "decided")) != NULL &&
-		    !one_of(v, verdicts))
-			return (jh_errf(e, "field decided must be allow, "
-			    "deny, ask or rewrite"));
-		if ((jh_cbor_get(core, "decision") == NULL) !=
-		    jh_cbor_text_is(jh_cbor_get(core, "check"), "no-receipt"))
-			return (jh_errf(e, "a result names its decision "
-			    "unless its check is no-receipt"));
-		break;
+		return (check_result(core, k, e));
 	case JH_KIND_GRANT:
-		/* A child grant (delegation) is for one kind of subagent. */
-		if ((jh_cbor_get(core, "parent") == NULL) !=
-		    (jh_cbor_get(core, "agent") == NULL))
-			return (jh_errf(e, "a child grant names its parent and "
-			    "the agent it is for, both or neither"));
-		if (jh_cbor_get(core, "parent") != NULL &&
-		    jh_cbor_get(core, "shard") != NULL)
-			return (jh_errf(e, "a child grant is not a shard"));
-		if (grant_costs(core, e) == -1 || grant_shard(core, e) == -1)
+		if (check_grant(core, e) == -1)
 			return (-1);
-		if ((v = jh_cbor_get(core, "otherwise")) != NULL &&
-		    !jh_cbor_text_is(v, "ask") && !jh_cbor_text_is(v, "deny"))
-			return (jh_errf(e, "field otherwise must be ask or "
-			    "deny"));
 		/* FALLTHROUGH */
 	case JH_KIND_REVOCATION:
 		if (check_fields(core, k->fields, 0, e) == -1)
@@ -656,13 +689,10 @@ jh_kind_check(const struct jh_cbor *core, int id, struct jh_err *e)
 		if (!same_text(jh_cbor_get(core, "issuer"),
 		    jh_cbor_get(core, "steward")))
 			return (jh_errf(e, "issuer is not the steward"));
-		break;
+		return (0);
 	default:
-		if (check_fields(core, k->fields, 0, e) == -1)
-			return (-1);
-		break;
+		return (check_fields(core, k->fields, 0, e));
 	}
-	return (0);
 }
 
 static void
