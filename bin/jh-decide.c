@@ -385,6 +385,75 @@ init_ledger(struct opts *o)
 	return (0);
 }
 
+/* The options, into o and the gate's protected paths (-P). */
+static void
+parse_opts(struct opts *o, int argc, char *argv[])
+{
+	struct jh_err e;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:r:R:S:t:u:w:x")) != -1) {
+		switch (ch) {
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'x':
+			o->explain = 1;
+			break;
+		case 'e':
+			o->exit_deny = 1;
+			break;
+		case 'g':
+			o->paths.grantfile = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'I':
+			o->init = 1;
+			break;
+		case 'L':
+			o->paths.ledgerdir = optarg;
+			break;
+		case 'P':
+			if (jh_protect_add(&o->gc->protect, optarg, &e) == -1)
+				errx(2, "-P %s: %s", optarg, e.msg);
+			break;
+		case 'r':
+			o->replay = optarg;
+			break;
+		case 'R':
+			o->paths.revdir = optarg;
+			break;
+		case 'S':
+			o->paths.statedir = optarg;
+			break;
+		case 't':
+			o->paths.trustfile = optarg;
+			break;
+		case 'u':
+			parse_uid(o, optarg);
+			break;
+		case 'w':
+			if (jh_parse_ms(&o->wait_ms, optarg) == -1)
+				usage(stderr, 2);
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	/* -u: who asked for the Decisions to seal; -I and -x write none. */
+	if (o->who.have_uid && (o->init || o->explain))
+		usage(stderr, 2);
+	if (o->replay != NULL && !o->init)
+		usage(stderr, 2);
+	if ((o->json || o->dir != NULL) && !o->explain)
+		usage(stderr, 2);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -393,7 +462,7 @@ main(int argc, char *argv[])
 	struct jh_gate_ctx *gc;
 	struct jh_gate *g;
 	struct lines lc;
-	int ch, x, denied = 0, bad = 0;
+	int x, denied = 0, bad = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.wait_ms = 2000;
@@ -403,68 +472,9 @@ main(int argc, char *argv[])
 	o.gc = gc;
 	g = &gc->g;
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "d:eg:hIjL:P:r:R:S:t:u:w:x")) != -1) {
-		switch (ch) {
-		case 'd':
-			o.dir = optarg;
-			break;
-		case 'j':
-			o.json = 1;
-			break;
-		case 'x':
-			o.explain = 1;
-			break;
-		case 'e':
-			o.exit_deny = 1;
-			break;
-		case 'g':
-			o.paths.grantfile = optarg;
-			break;
-		case 'h':
-			usage(stdout, 0);
-			break;
-		case 'I':
-			o.init = 1;
-			break;
-		case 'L':
-			o.paths.ledgerdir = optarg;
-			break;
-		case 'P':
-			if (jh_protect_add(&gc->protect, optarg, &e) == -1)
-				errx(2, "-P %s: %s", optarg, e.msg);
-			break;
-		case 'r':
-			o.replay = optarg;
-			break;
-		case 'R':
-			o.paths.revdir = optarg;
-			break;
-		case 'S':
-			o.paths.statedir = optarg;
-			break;
-		case 't':
-			o.paths.trustfile = optarg;
-			break;
-		case 'u':
-			parse_uid(&o, optarg);
-			break;
-		case 'w':
-			if (jh_parse_ms(&o.wait_ms, optarg) == -1)
-				usage(stderr, 2);
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	parse_opts(&o, argc, argv);
 	argc -= optind;
 	argv += optind;
-	/* -u: who asked for the Decisions to seal; -I and -x write none. */
-	if (o.who.have_uid && (o.init || o.explain))
-		usage(stderr, 2);
-	if (o.replay != NULL && !o.init)
-		usage(stderr, 2);
-	if ((o.json || o.dir != NULL) && !o.explain)
-		usage(stderr, 2);
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
 	if (jh_gate_open(gc, &o.paths, &e) == -1)

@@ -184,67 +184,76 @@ parse_ms(struct opts *o, const char *s)
 		usage_err(o, "-d %s: not a number of milliseconds", s);
 }
 
+/*
+ * Every option, even after an error: with -r and a known host, a usage
+ * error is still answered with the host's deny.  The first error is kept
+ * in o->bad; hostname gets -H.
+ */
+static void
+parse_opts(struct opts *o, int argc, char *argv[], const char **hostname)
+{
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "AD:d:E:H:hi:nrs:u:")) != -1) {
+		switch (ch) {
+		case 'A':
+			o->replace = 1;
+			break;
+		case 'D':
+			o->digest = optarg;
+			break;
+		case 'E':
+			o->event = optarg;
+			break;
+		case 'd':
+			o->dset = 1;
+			parse_ms(o, optarg);
+			break;
+		case 'H':
+			*hostname = optarg;
+			break;
+		case 'h':
+			o->help = 1;
+			break;
+		case 'i':
+			o->session = optarg;
+			break;
+		case 'n':
+			o->native = 1;
+			break;
+		case 'r':
+			o->reply = 1;
+			break;
+		case 's':
+			o->stewards = optarg;
+			break;
+		case 'u':
+			o->call = optarg;
+			break;
+		default:
+			if (optopt == 'D' || optopt == 'd' || optopt == 'E' ||
+			    optopt == 'H' ||
+			    optopt == 'i' || optopt == 's' || optopt == 'u')
+				usage_err(o, "-%c needs an argument", optopt);
+			else
+				usage_err(o, "unknown option -%c", optopt);
+		}
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct opts o;
 	const char *hostname = NULL;
 	char names[256];
-	int ch, rc;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
 	o.deadline_ms = 30000;
 	signal(SIGPIPE, SIG_IGN);
-	/*
-	 * Parse every option even after an error: with -r and a known
-	 * host, a usage error is still answered with the host's deny.
-	 */
-	opterr = 0;
-	while ((ch = getopt(argc, argv, "AD:d:E:H:hi:nrs:u:")) != -1) {
-		switch (ch) {
-		case 'A':
-			o.replace = 1;
-			break;
-		case 'D':
-			o.digest = optarg;
-			break;
-		case 'E':
-			o.event = optarg;
-			break;
-		case 'd':
-			o.dset = 1;
-			parse_ms(&o, optarg);
-			break;
-		case 'H':
-			hostname = optarg;
-			break;
-		case 'h':
-			o.help = 1;
-			break;
-		case 'i':
-			o.session = optarg;
-			break;
-		case 'n':
-			o.native = 1;
-			break;
-		case 'r':
-			o.reply = 1;
-			break;
-		case 's':
-			o.stewards = optarg;
-			break;
-		case 'u':
-			o.call = optarg;
-			break;
-		default:
-			if (optopt == 'D' || optopt == 'd' || optopt == 'E' ||
-			    optopt == 'H' ||
-			    optopt == 'i' || optopt == 's' || optopt == 'u')
-				usage_err(&o, "-%c needs an argument", optopt);
-			else
-				usage_err(&o, "unknown option -%c", optopt);
-		}
-	}
+	parse_opts(&o, argc, argv, &hostname);
 	argc -= optind;
 	argv += optind;
 	if (o.help && !o.reply)

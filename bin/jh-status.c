@@ -427,18 +427,15 @@ load_keys(struct opts *o, const char *path, int role)
 		warnx("%s", e.msg);
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * The options, each mode's checked against the others; the operands
+ * (logs, for -s) are left from argv[optind].  root gets -r.
+ */
+static void
+parse_opts(struct opts *o, int argc, char *argv[], const char **root)
 {
-	struct opts o;
-	struct jh_err e;
-	const char *root = NULL, *conf = NULL;
-	char cwd[PATH_MAX];
-	int ch, i, rc;
+	int ch, i;
 
-	memset(&o, 0, sizeof(o));
-	jh_keyset_init(&o.keys);
-	signal(SIGPIPE, SIG_IGN);
 	/* --mcp, the long name some MCP clients expect: the same as -m. */
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--mcp") == 0)
@@ -446,70 +443,94 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "ac:g:hjL:mPpr:S:s")) != -1) {
 		switch (ch) {
 		case 'a':
-			o.all = 1;
+			o->all = 1;
 			break;
 		case 'j':
-			o.json = 1;
+			o->json = 1;
 			break;
 		case 'c':
-			conf = optarg;
+			o->conf = optarg;
 			break;
 		case 'g':
-			o.c.grantfile = optarg;
+			o->c.grantfile = optarg;
 			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
 		case 'L':
-			o.c.ledgerdir = optarg;
+			o->c.ledgerdir = optarg;
 			break;
 		case 'm':
 		case 'P':
 		case 's':
-			if (o.mode != 0 && o.mode != ch)
+			if (o->mode != 0 && o->mode != ch)
 				usage(stderr, 2);
-			o.mode = ch;
+			o->mode = ch;
 			break;
 		case 'p':
-			o.plain = 1;
+			o->plain = 1;
 			break;
 		case 'r':
-			root = optarg;
+			*root = optarg;
 			break;
 		case 'S':
-			o.c.statedir = optarg;
+			o->c.statedir = optarg;
 			break;
 		default:
 			usage(stderr, 2);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if ((argc > 0 && o.mode != 's') || (o.plain && o.mode != 0) ||
-	    ((o.all || o.json) && o.mode != 'P') || (o.mode == 'P' &&
-	    (root != NULL || o.c.grantfile != NULL || o.c.ledgerdir != NULL ||
-	    o.c.statedir != NULL)) ||
-	    (root != NULL && o.mode == 0) || (o.mode == 's' &&
-	    (o.c.grantfile != NULL || o.c.ledgerdir != NULL)))
+	if ((argc > optind && o->mode != 's') || (o->plain && o->mode != 0) ||
+	    ((o->all || o->json) && o->mode != 'P') || (o->mode == 'P' &&
+	    (*root != NULL || o->c.grantfile != NULL ||
+	    o->c.ledgerdir != NULL || o->c.statedir != NULL)) ||
+	    (*root != NULL && o->mode == 0) || (o->mode == 's' &&
+	    (o->c.grantfile != NULL || o->c.ledgerdir != NULL)))
 		usage(stderr, 2);
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
-	o.conf = conf;
-	if (conf != NULL) {
-		/* As the hook driver: nothing of the caller's environment. */
-		read_conf(&o, conf);
+}
+
+/*
+ * Where the state is: the installer's config (-c), as the hook driver
+ * reads it, with nothing of the caller's environment; else JH_HOME and
+ * JH_STATE.  -S still names the state directory.
+ */
+static void
+find_state(struct opts *o)
+{
+	if (o->conf != NULL) {
+		read_conf(o, o->conf);
 		if (clearenv() != 0)
 			errx(2, "cannot clear the environment");
-		o.w.home = o.homebuf;
-		o.w.state = o.statebuf;
+		o->w.home = o->homebuf;
+		o->w.state = o->statebuf;
 	}
-	if (o.c.statedir != NULL)
-		o.w.state = o.c.statedir;
-	jh_where_fill(&o.w);
-	if ((o.c.home = o.w.home) == NULL)
+	if (o->c.statedir != NULL)
+		o->w.state = o->c.statedir;
+	jh_where_fill(&o->w);
+	if ((o->c.home = o->w.home) == NULL)
 		errx(2, "no JH_HOME and no HOME");
-	if ((o.c.statedir = o.w.state) == NULL)
+	if ((o->c.statedir = o->w.state) == NULL)
 		errx(2, "no JH_STATE and no HOME");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	struct jh_err e;
+	const char *root = NULL;
+	char cwd[PATH_MAX];
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	jh_keyset_init(&o.keys);
+	signal(SIGPIPE, SIG_IGN);
+	parse_opts(&o, argc, argv, &root);
+	argc -= optind;
+	argv += optind;
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	find_state(&o);
 	if (o.mode == 'P') {
 		rc = profile_mode(&o);
 		jh_keyset_free(&o.keys);
