@@ -75,6 +75,16 @@ on_alarm(int sig)
 	(void)sig;
 }
 
+/* Why a bounded flock(2) of ms failed with errno saved: EINTR is the timer. */
+static int
+flock_failed(struct jh_err *e, int saved, unsigned ms)
+{
+	if (saved == EINTR)
+		return (jh_errf(e, "timed out after %u ms waiting for a lock",
+		    ms));
+	return (jh_errf(e, "flock: %s", strerror(saved)));
+}
+
 /*
  * flock(2) bounded by a timer: an interval timer interrupts the blocking
  * call (no SA_RESTART), and keeps firing, so a signal that arrives just
@@ -106,13 +116,7 @@ jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
 	memset(&off, 0, sizeof(off));
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
-	if (r == -1) {
-		if (saved == EINTR)
-			return (jh_errf(e, "timed out after %u ms waiting for "
-			    "a lock", ms));
-		return (jh_errf(e, "flock: %s", strerror(saved)));
-	}
-	return (0);
+	return (r == -1 ? flock_failed(e, saved, ms) : 0);
 }
 
 /*
@@ -188,13 +192,7 @@ jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
 	while (sigtimedwait(&one, NULL, &zero) > 0)
 		;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r == -1) {
-		if (saved == EINTR)
-			return (jh_errf(e, "timed out after %u ms waiting for "
-			    "a lock", ms));
-		return (jh_errf(e, "flock: %s", strerror(saved)));
-	}
-	return (0);
+	return (r == -1 ? flock_failed(e, saved, ms) : 0);
 }
 
 /*
