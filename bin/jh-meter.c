@@ -35,8 +35,14 @@
 #define ID_MAX		256		/* a message or unit id, bytes */
 #define STALE_MS	200		/* a live counter moves within this */
 
-static struct jh_coeffs C;
-static int have_coeffs;
+/*
+ * What the subcommands share: the coefficients, loaded once by the first
+ * that needs them (aggregate does not) and freed as main returns.
+ */
+struct meter {
+	struct jh_coeffs c;
+	int have_coeffs;
+};
 
 static void
 usage(FILE *f, int status)
@@ -57,20 +63,21 @@ usage(FILE *f, int status)
 	exit(status);
 }
 
-static void
-coeffs(void)
+static const struct jh_coeffs *
+coeffs(struct meter *mt)
 {
 	struct jh_err e;
 	char path[4096];
 
-	if (have_coeffs)
-		return;
+	if (mt->have_coeffs)
+		return (&mt->c);
 	if (jh_coeffs_path(path, sizeof(path)) == NULL)
 		errx(2, "no coefficient file (coefficients.json or "
 		    "share/joulehook/coefficients.json beside bin/)");
-	if (jh_coeffs_load(&C, path, &e) == -1)
+	if (jh_coeffs_load(&mt->c, path, &e) == -1)
 		errx(2, "%s", e.msg);
-	have_coeffs = 1;
+	mt->have_coeffs = 1;
+	return (&mt->c);
 }
 
 static uint64_t
@@ -268,13 +275,14 @@ jstr(const json_t *o, const char *k)
 }
 
 static int
-cmd_tokens(int argc, char **argv)
+cmd_tokens(struct meter *mt, int argc, char **argv)
 {
 	struct jh_unit x;
 	struct jh_reader r;
 	struct jh_err e;
 	struct total t;
 	struct opts op;
+	const struct jh_coeffs *c;
 	const char *model, *session, *unit, *line;
 	char name[ID_MAX + 32];
 	size_t len;
@@ -293,14 +301,14 @@ cmd_tokens(int argc, char **argv)
 	x.u = op.u;
 	if (optind != argc)
 		usage(stderr, 2);
-	coeffs();
+	c = coeffs(mt);
 	if (op.given) {
 		x.session = session;
 		x.model = model;
 		x.unit = unit ? unit : "tokens-1";
 		x.completed = 1;
 		x.accepted = x.u.out;
-		jh_unit_tokens(&x, &C);
+		jh_unit_tokens(&x, c);
 		emit(&x);
 		total_add(&t, &x);
 		summary("tokens", &t, NULL);
@@ -347,7 +355,7 @@ cmd_tokens(int argc, char **argv)
 		    jstr(o, "id") : name;
 		x.completed = 1;
 		x.accepted = x.u.out;
-		jh_unit_tokens(&x, &C);
+		jh_unit_tokens(&x, c);
 		emit(&x);
 		total_add(&t, &x);
 		json_decref(o);
@@ -624,7 +632,7 @@ out:
 }
 
 static int
-cmd_transcript(int argc, char **argv)
+cmd_transcript(struct meter *mt, int argc, char **argv)
 {
 	struct msgs m;
 	struct offs offs;
@@ -634,6 +642,7 @@ cmd_transcript(int argc, char **argv)
 	struct total t;
 	struct stat st;
 	struct opts op;
+	const struct jh_coeffs *c;
 	const char *offfile, *session, *line;
 	char rp[PATH_MAX], fallback[ID_MAX + 1], *base, extra[96];
 	uint64_t *newoff, off, lines = 0, bad = 0, lno;
@@ -652,7 +661,7 @@ cmd_transcript(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		usage(stderr, 2);
-	coeffs();
+	c = coeffs(mt);
 	if (offfile != NULL)
 		offs_load(&offs, offfile);
 	nf = argc;
@@ -758,7 +767,7 @@ cmd_transcript(int argc, char **argv)
 			x.note = "no stop_reason seen: a call cut short, or "
 			    "still streaming when read";
 		}
-		jh_unit_tokens(&x, &C);
+		jh_unit_tokens(&x, c);
 		emit(&x);
 		total_add(&t, &x);
 	}
@@ -1870,7 +1879,7 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 }
 
 static int
-cmd_otel(int argc, char **argv)
+cmd_otel(struct meter *mt, int argc, char **argv)
 {
 	struct otel o;
 	struct jh_reader r;
@@ -1905,8 +1914,7 @@ cmd_otel(int argc, char **argv)
 	argv += optind;
 	if (argc > 1 || (listen != NULL && argc != 0))
 		usage(stderr, 2);
-	coeffs();
-	o.c = &C;
+	o.c = coeffs(mt);
 	if (listen != NULL)
 		return (otel_serve(&o, listen, any, maxbody, flush_s));
 	o.sink = print_sink;
@@ -2025,13 +2033,13 @@ hw_failed(char *b, size_t sz, int rung, const struct moved *mv, int strict)
 }
 
 static void
-ladder_open(struct jh_ladder *l, uint64_t mw)
+ladder_open(struct jh_ladder *l, uint64_t mw, const struct jh_coeffs *c)
 {
 	struct jh_ladder_cfg cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.calibrated_mw = mw;
-	cfg.thread_uw = C.thread_uw;
+	cfg.thread_uw = c->thread_uw;
 	jh_ladder_cfg_env(&cfg);
 	jh_ladder_open(l, &cfg);
 }
@@ -2078,7 +2086,7 @@ rungs(const char **state, char why[][288], const struct jh_ladder *l,
 }
 
 static int
-cmd_run(int argc, char **argv)
+cmd_run(struct meter *mt, int argc, char **argv)
 {
 	struct jh_ladder l;
 	struct jh_sample a, b;
@@ -2087,6 +2095,7 @@ cmd_run(int argc, char **argv)
 	struct moved mv;
 	struct total t;
 	struct opts op;
+	const struct jh_coeffs *c;
 	const char *state[JH_RUNGS], *session, *unit;
 	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
 	uint64_t mw;
@@ -2105,8 +2114,8 @@ cmd_run(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		usage(stderr, 2);
-	coeffs();
-	ladder_open(&l, mw);
+	c = coeffs(mt);
+	ladder_open(&l, mw, c);
 	fflush(stdout);
 	fflush(stderr);
 	jh_ladder_sample(&l, &a);
@@ -2160,7 +2169,7 @@ cmd_run(int argc, char **argv)
 		snprintf(x.coeff, sizeof(x.coeff), "host-calibrated/%llu-mW",
 		    (unsigned long long)mw);
 	else
-		snprintf(x.coeff, sizeof(x.coeff), "%s#default_power", C.id);
+		snprintf(x.coeff, sizeof(x.coeff), "%s#default_power", c->id);
 	emit(&x);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
@@ -2185,7 +2194,7 @@ cmd_run(int argc, char **argv)
 }
 
 static int
-cmd_probe(int argc, char **argv)
+cmd_probe(struct meter *mt, int argc, char **argv)
 {
 	struct jh_ladder l;
 	struct jh_sample a, b;
@@ -2194,6 +2203,7 @@ cmd_probe(int argc, char **argv)
 	const char *state[JH_RUNGS];
 	char why[JH_RUNGS][288];
 	struct opts op;
+	const struct jh_coeffs *c;
 	uint64_t mw, ms;
 	json_t *o, *arr, *r;
 	char *s;
@@ -2207,8 +2217,8 @@ cmd_probe(int argc, char **argv)
 	quiet = op.quiet;
 	if (optind != argc)
 		usage(stderr, 2);
-	coeffs();
-	ladder_open(&l, mw);
+	c = coeffs(mt);
+	ladder_open(&l, mw, c);
 	jh_ladder_sample(&l, &a);
 	ts.tv_sec = (time_t)(ms / 1000);
 	ts.tv_nsec = (long)(ms % 1000) * 1000000;
@@ -2644,8 +2654,10 @@ cmd_aggregate(int argc, char **argv)
 int
 main(int argc, char *argv[])
 {
+	struct meter mt;
 	int rc;
 
+	memset(&mt, 0, sizeof(mt));
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2)
 		usage(stderr, 2);
@@ -2657,23 +2669,23 @@ main(int argc, char *argv[])
 	}
 	optind = 1;
 	if (strcmp(argv[1], "tokens") == 0)
-		rc = cmd_tokens(argc - 1, argv + 1);
+		rc = cmd_tokens(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "transcript") == 0)
-		rc = cmd_transcript(argc - 1, argv + 1);
+		rc = cmd_transcript(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "otel") == 0)
-		rc = cmd_otel(argc - 1, argv + 1);
+		rc = cmd_otel(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "run") == 0)
-		rc = cmd_run(argc - 1, argv + 1);
+		rc = cmd_run(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "probe") == 0)
-		rc = cmd_probe(argc - 1, argv + 1);
+		rc = cmd_probe(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "aggregate") == 0)
 		rc = cmd_aggregate(argc - 1, argv + 1);
 	else {
 		warnx("%s: no such subcommand", argv[1]);
 		usage(stderr, 2);
 	}
-	if (have_coeffs)
-		jh_coeffs_free(&C);
+	if (mt.have_coeffs)
+		jh_coeffs_free(&mt.c);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
 	return (rc);
