@@ -29,10 +29,10 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "transcript.h"
 
 #define PROG		"jh-meter"
 #define OBSERVED	"observed, not enforced"
-#define ID_MAX		256		/* a message or unit id, bytes */
 #define STALE_MS	200		/* a live counter moves within this */
 
 /*
@@ -265,15 +265,6 @@ line_usage(struct jh_usage *u, const json_t *o, struct jh_err *e)
 	return (0);
 }
 
-static const char *
-jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return (json_is_string(v) && json_string_length(v) > 0 &&
-	    json_string_length(v) <= ID_MAX ? json_string_value(v) : NULL);
-}
-
 static int
 cmd_tokens(struct meter *mt, int argc, char **argv)
 {
@@ -284,7 +275,7 @@ cmd_tokens(struct meter *mt, int argc, char **argv)
 	struct opts op;
 	const struct jh_coeffs *c;
 	const char *model, *session, *unit, *line;
-	char name[ID_MAX + 32];
+	char name[JH_UNIT_ID_MAX + 32];
 	size_t len;
 	uint64_t lineno = 0, bad = 0;
 	int ch, rr;
@@ -338,7 +329,7 @@ cmd_tokens(struct meter *mt, int argc, char **argv)
 			bad++;
 			continue;
 		}
-		jh_unit_init(&x, jstr(o, "session") ? jstr(o, "session") :
+		jh_unit_init(&x, jh_json_id(o, "session") ? jh_json_id(o, "session") :
 		    session, "tokens");
 		if (line_usage(&x.u, o, &e) == -1) {
 			warnx("tokens: line %llu: %s", (unsigned long long)lineno,
@@ -347,12 +338,12 @@ cmd_tokens(struct meter *mt, int argc, char **argv)
 			bad++;
 			continue;
 		}
-		x.model = jstr(o, "model") ? jstr(o, "model") : model;
-		x.request_id = jstr(o, "request_id");
+		x.model = jh_json_id(o, "model") ? jh_json_id(o, "model") : model;
+		x.request_id = jh_json_id(o, "request_id");
 		snprintf(name, sizeof(name), "%s-%llu", unit ? unit : "tokens",
 		    (unsigned long long)lineno);
-		x.unit = jstr(o, "unit") ? jstr(o, "unit") : jstr(o, "id") ?
-		    jstr(o, "id") : name;
+		x.unit = jh_json_id(o, "unit") ? jh_json_id(o, "unit") : jh_json_id(o, "id") ?
+		    jh_json_id(o, "id") : name;
 		x.completed = 1;
 		x.accepted = x.u.out;
 		jh_unit_tokens(&x, c);
@@ -367,428 +358,125 @@ cmd_tokens(struct meter *mt, int argc, char **argv)
 
 /* --- transcript ------------------------------------------------------- */
 
+/* A line skipped or left: said with its file's name. */
+static void
+transcript_warn(void *arg, const char *msg)
+{
+	warnx("%s: %s", (const char *)arg, msg);
+}
+
 /*
- * One model call of a transcript.  Claude Code writes a line per content
- * block, each with the message's usage as it stood: output_tokens grows
- * while the answer streams, so the largest is kept (jh-meter(1),
- * transcript).
+ * Reads file f from its offset in offs (or the start) into t; its next
+ * offset into *next.
  */
-struct msg {
-	char *id;
-	char *request_id;
-	char *model;
-	char *session;
-	struct jh_usage u;
-	int stopped;		/* a line had a stop_reason */
-	int deferred;		/* -O: left for the next read */
-	size_t file;
-	uint64_t start;		/* offset of its first line */
-};
-
-struct msgs {
-	struct msg *v;
-	size_t n, cap;
-	size_t *slot;		/* open addressing: index + 1, 0 empty */
-	size_t nslot;
-};
-
-static uint64_t
-hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return (h);
-}
-
-static struct msg *
-msg_find(struct msgs *m, const char *id, int *isnew)
-{
-	size_t i, j, k;
-
-	*isnew = 0;
-	if (m->n * 2 >= m->nslot) {
-		size_t ns = m->nslot ? m->nslot * 2 : 1024, *s;
-		if ((s = calloc(ns, sizeof(*s))) == NULL)
-			errx(2, "out of memory");
-		for (i = 0; i < m->n; i++) {
-			for (j = hash(m->v[i].id) & (ns - 1); s[j] != 0;
-			    j = (j + 1) & (ns - 1))
-				;
-			s[j] = i + 1;
-		}
-		free(m->slot);
-		m->slot = s;
-		m->nslot = ns;
-	}
-	for (j = hash(id) & (m->nslot - 1); m->slot[j] != 0;
-	    j = (j + 1) & (m->nslot - 1))
-		if (strcmp(m->v[m->slot[j] - 1].id, id) == 0)
-			return (&m->v[m->slot[j] - 1]);
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 256;
-		struct msg *nv = reallocarray(m->v, nc, sizeof(*nv));
-		if (nv == NULL)
-			errx(2, "out of memory");
-		m->v = nv;
-		m->cap = nc;
-	}
-	k = m->n++;
-	memset(&m->v[k], 0, sizeof(m->v[k]));
-	if ((m->v[k].id = strdup(id)) == NULL)
-		errx(2, "out of memory");
-	m->slot[j] = k + 1;
-	*isnew = 1;
-	return (&m->v[k]);
-}
-
 static void
-msgs_free(struct msgs *m)
+transcript_file(struct jh_transcript *t, const char *path, size_t f,
+    const struct jh_offs *offs, int resume, uint64_t *next)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		free(m->v[i].id);
-		free(m->v[i].request_id);
-		free(m->v[i].model);
-		free(m->v[i].session);
-	}
-	free(m->v);
-	free(m->slot);
-}
-
-static void
-set_str(char **dst, const char *s)
-{
-	if (s == NULL)
-		return;
-	free(*dst);
-	if ((*dst = strdup(s)) == NULL)
-		errx(2, "out of memory");
-}
-
-/* Offsets of -O: "<offset> <path>" lines, path last so it may hold spaces. */
-struct offs {
-	char **path;
-	uint64_t *off;
-	size_t n;
-};
-
-static void
-offs_add(struct offs *o, const char *path, uint64_t off)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		if (strcmp(o->path[i], path) == 0) {
-			o->off[i] = off;
-			return;
-		}
-	if ((o->path = reallocarray(o->path, o->n + 1, sizeof(*o->path))) ==
-	    NULL || (o->off = reallocarray(o->off, o->n + 1,
-	    sizeof(*o->off))) == NULL || (o->path[o->n] = strdup(path)) == NULL)
-		errx(2, "out of memory");
-	o->off[o->n++] = off;
-}
-
-static void
-offs_load(struct offs *o, const char *file)
-{
-	struct jh_buf b;
 	struct jh_err e;
-	char *p, *nl, *sp, *end;
-	unsigned long long v;
+	struct stat st;
+	char rp[PATH_MAX];
+	uint64_t off = 0;
 	int fd;
 
-	memset(o, 0, sizeof(*o));
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
-		if (errno == ENOENT)
-			return;
-		err(2, "%s", file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		err(2, "%s", path);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+		errx(2, "%s: not a regular file", path);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (realpath(path, rp) == NULL)
+		err(2, "%s", path);
+	if (resume)
+		off = jh_offs_get(offs, rp);
+	if (off > (uint64_t)st.st_size) {
+		warnx("%s: shorter (%lld bytes) than the offset read before "
+		    "(%llu): a new file, read from the start", path,
+		    (long long)st.st_size, (unsigned long long)off);
+		off = 0;
 	}
-	jh_buf_init(&b);
-	if (jh_read_all(&b, fd, 4u * 1024 * 1024, &e) == -1)
-		errx(2, "%s: %s", file, e.msg);
+	if (off > 0 && lseek(fd, (off_t)off, SEEK_SET) == -1)
+		err(2, "%s", path);
+	if (jh_transcript_read(t, fd, f, off, resume, next, transcript_warn,
+	    (void *)path, &e) == -1)
+		errx(2, "%s", e.msg);
 	close(fd);
-	if (jh_buf_cstr(&b) == NULL)
-		errx(2, "out of memory");
-	for (p = (char *)b.p; *p != '\0'; p = nl + 1) {
-		if ((nl = strchr(p, '\n')) == NULL)
-			errx(2, "%s: a line without its end: not an offset file",
-			    file);
-		*nl = '\0';
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if ((sp = end) == p || *sp != ' ' || errno != 0 || sp[1] != '/')
-			errx(2, "%s: not an offset file (\"<offset> <absolute "
-			    "path>\" lines)", file);
-		offs_add(o, sp + 1, v);
-	}
-	jh_buf_free(&b);
 }
 
-/* Written whole beside the old one and renamed over it: never torn. */
+/* Only once the units are out is what was read consumed. */
 static void
-offs_save(const struct offs *o, const char *file)
+transcript_save(struct jh_offs *offs, const char *offfile, char **files,
+    size_t nf, const uint64_t *next)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	size_t i;
-	int fd;
+	struct jh_err e;
+	char rp[PATH_MAX];
+	size_t f;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		errx(2, "%s: path too long", file);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	    -1 || (f = fdopen(fd, "w")) == NULL)
-		err(2, "%s", tmp);
-	for (i = 0; i < o->n; i++)
-		fprintf(f, "%llu %s\n", (unsigned long long)o->off[i],
-		    o->path[i]);
-	if (fflush(f) == EOF || fsync(fd) == -1 || ferror(f)) {
-		unlink(tmp);
-		err(2, "%s", tmp);
+	for (f = 0; f < nf; f++) {
+		if (realpath(files[f], rp) == NULL)
+			err(2, "%s", files[f]);
+		if (jh_offs_set(offs, rp, next[f], &e) == -1)
+			errx(2, "%s", e.msg);
 	}
-	fclose(f);
-	if (rename(tmp, file) == -1) {
-		unlink(tmp);
-		err(2, "rename %s", file);
-	}
-}
-
-static void
-offs_free(struct offs *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		free(o->path[i]);
-	free(o->path);
-	free(o->off);
-}
-
-/*
- * One line of a transcript.  Returns 0 when it was used or is not a model
- * call, -1 with why when it cannot be read.
- */
-static int
-transcript_line(struct msgs *m, const char *line, size_t len, size_t file,
-    uint64_t off, struct jh_err *e)
-{
-	json_t *o, *msg, *us, *v;
-	struct jh_usage u;
-	struct msg *x;
-	const char *id, *model;
-	int isnew, rc = 0;
-
-	/* Most lines are prompts, tool results and metadata: not parsed. */
-	if (memmem(line, len, "\"usage\"", 7) == NULL ||
-	    memmem(line, len, "\"assistant\"", 11) == NULL)
-		return (0);
-	if ((o = jh_json_parse(line, len, e)) == NULL)
-		return (-1);
-	msg = json_object_get(o, "message");
-	if (!json_is_object(o) || !json_is_object(msg) ||
-	    !json_is_string(json_object_get(o, "type")) ||
-	    strcmp(json_string_value(json_object_get(o, "type")),
-	    "assistant") != 0 ||
-	    (us = json_object_get(msg, "usage")) == NULL)
-		goto out;
-	/* API errors are written as messages of the model "<synthetic>". */
-	model = jstr(msg, "model");
-	if (json_is_true(json_object_get(o, "isApiErrorMessage")) ||
-	    (model != NULL && strcmp(model, "<synthetic>") == 0))
-		goto out;
-	if ((id = jstr(msg, "id")) == NULL) {
-		rc = jh_errf(e, "an assistant message without an id (or one "
-		    "over %d bytes)", ID_MAX);
-		goto out;
-	}
-	memset(&u, 0, sizeof(u));
-	if (jh_usage_anthropic(&u, us, e) == -1) {
-		rc = -1;
-		goto out;
-	}
-	x = msg_find(m, id, &isnew);
-	if (isnew) {
-		x->file = file;
-		x->start = off;
-		x->u = u;
-		set_str(&x->session, jstr(o, "sessionId"));
-		set_str(&x->model, model);
-		set_str(&x->request_id, jstr(o, "requestId"));
-	} else if (u.out > x->u.out) {
-		x->u = u;
-		set_str(&x->request_id, jstr(o, "requestId"));
-		set_str(&x->model, model);
-	}
-	v = json_object_get(msg, "stop_reason");
-	if (json_is_string(v))
-		x->stopped = 1;
-out:
-	json_decref(o);
-	return (rc);
+	if (jh_offs_save(offs, offfile, &e) == -1)
+		errx(2, "%s", e.msg);
 }
 
 static int
 cmd_transcript(struct meter *mt, int argc, char **argv)
 {
-	struct msgs m;
-	struct offs offs;
-	struct jh_reader r;
+	struct jh_transcript t;
+	struct jh_offs offs;
 	struct jh_err e;
 	struct jh_unit x;
-	struct total t;
-	struct stat st;
+	struct total tot;
 	struct opts op;
 	const struct jh_coeffs *c;
-	const char *offfile, *session, *line;
-	char rp[PATH_MAX], fallback[ID_MAX + 1], *base, extra[96];
-	uint64_t *newoff, off, lines = 0, bad = 0, lno;
-	size_t len, i, f, last;
-	int ch, fd, rr, nf;
+	const char *sess;
+	char fallback[JH_UNIT_ID_MAX + 1], extra[96];
+	uint64_t *next;
+	size_t i, f, nf;
+	int ch, rc;
 
-	memset(&m, 0, sizeof(m));
-	memset(&offs, 0, sizeof(offs));
-	memset(&t, 0, sizeof(t));
+	memset(&tot, 0, sizeof(tot));
 	opts_init(&op);
 	while ((ch = getopt(argc, argv, "O:s:")) != -1)
 		option(&op, ch);
-	offfile = op.offfile;
-	session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
 		usage(stderr, 2);
 	c = coeffs(mt);
-	if (offfile != NULL)
-		offs_load(&offs, offfile);
-	nf = argc;
-	if ((newoff = calloc((size_t)nf, sizeof(*newoff))) == NULL)
+	memset(&offs, 0, sizeof(offs));
+	if (op.offfile != NULL && jh_offs_load(&offs, op.offfile, &e) == -1)
+		errx(2, "%s", e.msg);
+	nf = (size_t)argc;
+	if ((next = calloc(nf, sizeof(*next))) == NULL)
 		errx(2, "out of memory");
-	for (f = 0; f < (size_t)nf; f++) {
-		if ((fd = open(argv[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK)) ==
-		    -1)
-			err(2, "%s", argv[f]);
-		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
-			errx(2, "%s: not a regular file", argv[f]);
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-		if (realpath(argv[f], rp) == NULL)
-			err(2, "%s", argv[f]);
-		off = 0;
-		for (i = 0; offfile != NULL && i < offs.n; i++)
-			if (strcmp(offs.path[i], rp) == 0)
-				off = offs.off[i];
-		if (off > (uint64_t)st.st_size) {
-			warnx("%s: shorter (%lld bytes) than the offset read "
-			    "before (%llu): a new file, read from the start",
-			    argv[f], (long long)st.st_size,
-			    (unsigned long long)off);
-			off = 0;
-		}
-		if (off > 0 && lseek(fd, (off_t)off, SEEK_SET) == -1)
-			err(2, "%s", argv[f]);
-		jh_reader_init(&r, fd);
-		r.offset = off;
-		newoff[f] = off;
-		lno = 0;
-		for (;;) {
-			uint64_t lstart = r.offset + r.pos;
-			rr = jh_reader_line(&r, &line, &len, &e);
-			if (rr == 0)
-				break;
-			lno++;
-			if (rr == -1) {
-				warnx("%s: line at byte %llu: %s", argv[f],
-				    (unsigned long long)lstart, e.msg);
-				bad++;
-				if (strncmp(e.msg, "read", 4) == 0)
-					break;
-				newoff[f] = r.offset + r.pos;
-				continue;
-			}
-			/* No newline yet: Claude Code is still writing it. */
-			if (r.eof && line + len == (const char *)r.b.p +
-			    r.b.len) {
-				warnx("%s: a partial last line at byte %llu, "
-				    "left for the next read", argv[f],
-				    (unsigned long long)lstart);
-				break;
-			}
-			newoff[f] = r.offset + r.pos;
-			lines++;
-			if (transcript_line(&m, line, len, f, lstart,
-			    &e) == -1) {
-				warnx("%s: line at byte %llu skipped: %s",
-				    argv[f], (unsigned long long)lstart, e.msg);
-				bad++;
-			}
-		}
-		jh_reader_free(&r);
-		close(fd);
-		/*
-		 * With -O, a call still streaming at the end of what was read
-		 * waits for the next read, which starts at its first line.
-		 */
-		if (offfile != NULL) {
-			last = SIZE_MAX;
-			for (i = 0; i < m.n; i++)
-				if (m.v[i].file == f && (last == SIZE_MAX ||
-				    m.v[i].start > m.v[last].start))
-					last = i;
-			if (last != SIZE_MAX && !m.v[last].stopped) {
-				m.v[last].deferred = 1;
-				newoff[f] = m.v[last].start;
-			}
-		}
-	}
-	for (i = 0; i < m.n; i++) {
-		struct msg *g = &m.v[i];
-		if (g->deferred)
+	jh_transcript_init(&t);
+	for (f = 0; f < nf; f++)
+		transcript_file(&t, argv[f], f, &offs, op.offfile != NULL,
+		    &next[f]);
+	for (i = 0; i < t.n; i++) {
+		if (t.v[i].deferred)
 			continue;
-		if (g->session == NULL && session == NULL) {
-			base = strrchr(argv[g->file], '/');
-			base = base ? base + 1 : argv[g->file];
-			snprintf(fallback, sizeof(fallback), "%.*s",
-			    (int)(strstr(base, ".jsonl") ? strstr(base,
-			    ".jsonl") - base : (ptrdiff_t)strlen(base)), base);
-		}
-		jh_unit_init(&x, g->session ? g->session : session ? session :
-		    fallback, "transcript");
-		x.unit = g->id;
-		x.request_id = g->request_id;
-		x.model = g->model;
-		x.u = g->u;
-		x.completed = g->stopped;
-		x.accepted = g->stopped ? g->u.out : 0;
-		if (!g->stopped) {
-			x.verdict = "partial";
-			x.note = "no stop_reason seen: a call cut short, or "
-			    "still streaming when read";
-		}
-		jh_unit_tokens(&x, c);
+		sess = jh_transcript_session(&t.v[i], op.session,
+		    argv[t.v[i].file], fallback, sizeof(fallback));
+		jh_transcript_unit(&x, &t.v[i], sess, c);
 		emit(&x);
-		total_add(&t, &x);
+		total_add(&tot, &x);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
-	/* Only now, with the units out, is what was read consumed. */
-	if (offfile != NULL) {
-		for (f = 0; f < (size_t)nf; f++) {
-			if (realpath(argv[f], rp) == NULL)
-				err(2, "%s", argv[f]);
-			offs_add(&offs, rp, newoff[f]);
-		}
-		offs_save(&offs, offfile);
-	}
+	if (op.offfile != NULL)
+		transcript_save(&offs, op.offfile, argv, nf, next);
 	snprintf(extra, sizeof(extra), " from %llu lines%s",
-	    (unsigned long long)lines, bad ? ", some lines skipped" : "");
-	summary("transcript", &t, extra);
-	free(newoff);
-	offs_free(&offs);
-	msgs_free(&m);
-	return (bad ? 1 : 0);
+	    (unsigned long long)t.lines, t.bad ? ", some lines skipped" : "");
+	summary("transcript", &tot, extra);
+	rc = t.bad ? 1 : 0;
+	free(next);
+	jh_offs_free(&offs);
+	jh_transcript_free(&t);
+	return (rc);
 }
 
 /* --- otel ------------------------------------------------------------- */
@@ -815,7 +503,7 @@ attr_str(const json_t *attrs, const char *key)
 {
 	const json_t *v = attr(attrs, key);
 
-	return (v != NULL ? jstr(v, "stringValue") : NULL);
+	return (v != NULL ? jh_json_id(v, "stringValue") : NULL);
 }
 
 /* 0 found, 1 absent, -1 not a count. */
@@ -1032,7 +720,7 @@ otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
 	struct jh_usage u;
 	struct jh_err e;
 	uint64_t v, dur = 0, st = 200;
-	char id[ID_MAX + 64];
+	char id[JH_UNIT_ID_MAX + 64];
 	json_t *um;
 	size_t i;
 	int bad = 0;
@@ -1087,11 +775,11 @@ otel_event(struct otel *o, const json_t *rec, const json_t *res)
 	struct jh_unit *x;
 	struct jh_usage u;
 	uint64_t dur = 0, musd = 0;
-	char id[ID_MAX + 64];
+	char id[JH_UNIT_ID_MAX + 64];
 	int hc;
 
 	if (name == NULL && json_is_object(body))
-		name = jstr(body, "stringValue");
+		name = jh_json_id(body, "stringValue");
 	if (name != NULL && strcmp(name, "gemini_cli.api_response") == 0) {
 		otel_gemini(o, rec, res);
 		return;
@@ -1240,7 +928,7 @@ otel_span(struct otel *o, const json_t *sp, const json_t *res)
 	t1 = nanos(sp, "endTimeUnixNano");
 	x->duration_ms = t1 > t0 ? (t1 - t0) / 1000000 : 0;
 	if ((id = attr_str(at, "gen_ai.response.id")) == NULL)
-		id = jstr(sp, "spanId");
+		id = jh_json_id(sp, "spanId");
 	x->unit = keep(&o->ukeep, id ? id : "span");
 	code = json_integer_value(json_object_get(json_object_get(sp,
 	    "status"), "code"));
@@ -1273,7 +961,7 @@ otel_export(struct otel *o, const json_t *j, int mask)
 			json_array_foreach(json_object_get(sc, "metrics"), n,
 			    m) {
 				const json_t *sum = json_object_get(m, "sum");
-				const char *nm = jstr(m, "name");
+				const char *nm = jh_json_id(m, "name");
 				if (nm == NULL || strcmp(nm,
 				    "claude_code.token.usage") != 0)
 					continue;
@@ -1322,7 +1010,7 @@ static void
 otel_flush(struct otel *o, uint64_t idle_ms)
 {
 	struct jh_unit x;
-	char name[ID_MAX + 32];
+	char name[JH_UNIT_ID_MAX + 32];
 	uint64_t now = jh_now_ms(), last;
 	size_t i, k;
 	int fresh;
@@ -2097,7 +1785,7 @@ cmd_run(struct meter *mt, int argc, char **argv)
 	struct opts op;
 	const struct jh_coeffs *c;
 	const char *state[JH_RUNGS], *session, *unit;
-	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
+	char why[JH_RUNGS][288], name[JH_UNIT_ID_MAX + 64], note[160], jb[64];
 	uint64_t mw;
 	pid_t pid;
 	void (*sigint)(int), (*sigquit)(int);
@@ -2274,7 +1962,7 @@ struct agg {
 	/* the outcome anchor of a log: its last result/1 with outcome 1 */
 	int have_outcome;
 	char outcome_status[32];
-	char outcome_call[ID_MAX + 1];
+	char outcome_call[JH_UNIT_ID_MAX + 1];
 };
 
 static int
@@ -2311,11 +1999,11 @@ agg_add(struct agg *g, const json_t *o, struct jh_err *e)
 
 	if (!json_is_object(o))
 		return (jh_errf(e, "not a JSON object"));
-	if (jstr(o, "kind") != NULL && strcmp(jstr(o, "kind"),
+	if (jh_json_id(o, "kind") != NULL && strcmp(jh_json_id(o, "kind"),
 	    "efficiency/1") != 0)
 		return (jh_errf(e, "a %s, not an efficiency/1 unit",
-		    jstr(o, "kind")));
-	if ((src = jstr(o, "source")) == NULL || (sess = jstr(o,
+		    jh_json_id(o, "kind")));
+	if ((src = jh_json_id(o, "source")) == NULL || (sess = jh_json_id(o,
 	    "session")) == NULL)
 		return (jh_errf(e, "no source or session: not an efficiency/1 "
 		    "unit"));
@@ -2333,7 +2021,7 @@ agg_add(struct agg *g, const json_t *o, struct jh_err *e)
 	    get_uint(&comp, o, "completed", e) == -1 ||
 	    get_uint(&est, en, "estimated_uj", e) == -1)
 		return (-1);
-	if ((prov = jstr(en, "provenance")) == NULL ||
+	if ((prov = jh_json_id(en, "provenance")) == NULL ||
 	    (strcmp(prov, "HwShunt") != 0 && strcmp(prov, "ModelBased") != 0 &&
 	    strcmp(prov, "Estimator") != 0))
 		return (jh_errf(e, "energy.provenance must be HwShunt, "
@@ -2350,12 +2038,12 @@ agg_add(struct agg *g, const json_t *o, struct jh_err *e)
 		    "give -s to aggregate across sessions", sess, g->session));
 	if (g->n == 0 || jh_prov_rank(prov) < g->weakest)
 		g->weakest = jh_prov_rank(prov);
-	set_once(&g->model, &g->mixed_model, jstr(o, "model"));
-	if (jstr(o, "model") == NULL)
+	set_once(&g->model, &g->mixed_model, jh_json_id(o, "model"));
+	if (jh_json_id(o, "model") == NULL)
 		g->mixed_model = 1;
 	if (strcmp(prov, "HwShunt") == 0)
-		set_once(&g->scope, &g->mixed_scope, jstr(en, "scope") ?
-		    jstr(en, "scope") : "unstated");
+		set_once(&g->scope, &g->mixed_scope, jh_json_id(en, "scope") ?
+		    jh_json_id(en, "scope") : "unstated");
 	g->n++;
 	if (!comp)
 		g->failed++;
@@ -2408,7 +2096,7 @@ agg_result(struct agg *g, const struct jh_cbor *core)
 	    (int)st->len, (const char *)st->p);
 	if (id != NULL && id->type == JH_CBOR_TEXT)
 		snprintf(g->outcome_call, sizeof(g->outcome_call), "%.*s",
-		    (int)(id->len > ID_MAX ? ID_MAX : id->len),
+		    (int)(id->len > JH_UNIT_ID_MAX ? JH_UNIT_ID_MAX : id->len),
 		    (const char *)id->p);
 	else
 		g->outcome_call[0] = '\0';
@@ -2520,7 +2208,7 @@ cmd_aggregate(int argc, char **argv)
 	struct opts op;
 	const char *log, *session, *unit, *vopt;
 	const char *line;
-	char note[512], anchor[ID_MAX + 96], rate[3][48], jb[64];
+	char note[512], anchor[JH_UNIT_ID_MAX + 96], rate[3][48], jb[64];
 	uint64_t lineno = 0, bad = 0, energy, q;
 	size_t len;
 	int ch, copt, rr;

@@ -175,6 +175,17 @@ jh_json_uint(uint64_t *out, const json_t *v)
 	return (0);
 }
 
+/* An id, a session or a model name: a string of 1 to JH_UNIT_ID_MAX bytes. */
+const char *
+jh_json_id(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return (json_is_string(v) && json_string_length(v) > 0 &&
+	    json_string_length(v) <= JH_UNIT_ID_MAX ? json_string_value(v) :
+	    NULL);
+}
+
 /*
  * The strength of a provenance: a reading from a counter, a model of this
  * host, an estimate.  An aggregate is only as strong as its weakest part.
