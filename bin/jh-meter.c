@@ -29,6 +29,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "otlp.h"
 #include "transcript.h"
 
 #define PROG		"jh-meter"
@@ -481,641 +482,16 @@ cmd_transcript(struct meter *mt, int argc, char **argv)
 
 /* --- otel ------------------------------------------------------------- */
 
-/* The value object of an OTLP attribute list's key, or NULL. */
-static const json_t *
-attr(const json_t *attrs, const char *key)
+/* An item of a request refused: said on the standard error. */
+static void
+otel_warn(void *arg, const char *msg)
 {
-	const json_t *a;
-	size_t i;
-
-	if (!json_is_array(attrs))
-		return (NULL);
-	json_array_foreach(attrs, i, a) {
-		const json_t *k = json_object_get(a, "key");
-		if (json_is_string(k) && strcmp(json_string_value(k), key) == 0)
-			return (json_object_get(a, "value"));
-	}
-	return (NULL);
-}
-
-static const char *
-attr_str(const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key);
-
-	return (v != NULL ? jh_json_id(v, "stringValue") : NULL);
-}
-
-/* 0 found, 1 absent, -1 not a count. */
-static int
-attr_uint(uint64_t *out, const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key), *x;
-
-	if (v == NULL)
-		return (1);
-	if ((x = json_object_get(v, "intValue")) == NULL &&
-	    (x = json_object_get(v, "stringValue")) == NULL &&
-	    (x = json_object_get(v, "doubleValue")) == NULL)
-		return (-1);
-	return (jh_json_uint(out, x) == -1 ? -1 : 0);
-}
-
-/* A price in dollars (a double, or its text) as micro-dollars. */
-static int
-attr_musd(uint64_t *out, const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key), *x;
-	double d;
-	char *end;
-
-	if (v == NULL)
-		return (1);
-	if ((x = json_object_get(v, "doubleValue")) != NULL && json_is_number(x))
-		d = json_number_value(x);
-	else if ((x = json_object_get(v, "intValue")) != NULL &&
-	    json_is_integer(x))
-		d = (double)json_integer_value(x);
-	else if ((x = json_object_get(v, "stringValue")) != NULL &&
-	    json_is_string(x)) {
-		d = strtod(json_string_value(x), &end);
-		if (end == json_string_value(x) || *end != '\0')
-			return (-1);
-	} else
-		return (-1);
-	if (!(d >= 0 && d < 1e9))
-		return (-1);
-	*out = (uint64_t)(d * 1e6 + 0.5);
-	return (0);
-}
-
-/* A *UnixNano: a number or a decimal string. */
-static uint64_t
-nanos(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	const char *s;
-
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		return ((uint64_t)json_integer_value(v));
-	if (json_is_string(v)) {
-		s = json_string_value(v);
-		if (*s >= '0' && *s <= '9')
-			return (strtoull(s, NULL, 10));
-	}
-	return (0);
-}
-
-/* Owned strings, freed together. */
-struct strs {
-	char **v;
-	size_t n;
-};
-
-static const char *
-keep(struct strs *s, const char *str)
-{
-	if (str == NULL)
-		return (NULL);
-	if ((s->v = reallocarray(s->v, s->n + 1, sizeof(*s->v))) == NULL ||
-	    (s->v[s->n] = strdup(str)) == NULL)
-		errx(2, "out of memory");
-	return (s->v[s->n++]);
-}
-
-static int
-has(const struct strs *s, const char *str)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return (1);
-	return (0);
+	(void)arg;
+	warnx("otel: %s", msg);
 }
 
 static void
-strs_free(struct strs *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-/* One claude_code.token.usage series: a session, a model, a type. */
-struct series {
-	const char *session;
-	const char *model;
-	int type;		/* 0 input 1 output 2 cacheRead 3 cacheCreation */
-	uint64_t start;		/* cumulative: the series' start */
-	int cumulative;
-	uint64_t time;		/* cumulative: of the value kept */
-	uint64_t value;		/* the series' total so far */
-	uint64_t sealed;	/* of value, already in a unit */
-	uint64_t seen_ms;	/* when its last point came */
-	int done;		/* in a unit, or dropped, once */
-	int mark;		/* otel_flush's */
-};
-
-/* Where each unit goes: printed (file mode) or sealed (-l). */
-typedef int (*otel_sink)(void *, const struct jh_unit *, struct jh_err *);
-
-#define OT_LOGS		1
-#define OT_METRICS	2
-#define OT_TRACES	4
-#define OT_ALL		(OT_LOGS | OT_METRICS | OT_TRACES)
-
-/*
- * What the export requests read so far add up to.  The same state serves
- * a file and a live receiver: every request is one otel_request, whose
- * events and spans go to the sink at once, while the metric series keep
- * adding up until otel_flush hands their sums on.
- */
-struct otel {
-	const char *session;	/* -s */
-	const struct jh_coeffs *c;
-	otel_sink sink;
-	void *arg;
-	struct jh_unit *u;	/* this request's events and spans */
-	size_t nu;
-	struct strs ukeep;	/* the strings u points to */
-	struct series *s;
-	size_t ns;
-	struct strs keep;	/* the strings the series point to */
-	struct strs evsess;	/* sessions with api_request events */
-	struct total t;
-	uint64_t nv;		/* export requests */
-	uint64_t bad;		/* items and requests refused */
-	uint64_t rejected;	/* items refused in this request */
-	uint64_t unsealed;	/* units the sink could not take */
-	uint64_t dropped;	/* metric series of sessions with events */
-	char why[256];		/* the last refusal */
-};
-
-static void
-refuse(struct otel *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* An item of a request refused: said on the standard error, counted. */
-static void
-refuse(struct otel *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o->why, sizeof(o->why), fmt, ap);
-	va_end(ap);
-	warnx("otel: %s", o->why);
-	o->bad++;
-	o->rejected++;
-}
-
-static struct jh_unit *
-otel_unit(struct otel *o, const char *session, const char *model)
-{
-	struct jh_unit *x;
-
-	if ((o->u = reallocarray(o->u, o->nu + 1, sizeof(*o->u))) == NULL)
-		errx(2, "out of memory");
-	x = &o->u[o->nu++];
-	jh_unit_init(x, keep(&o->ukeep, session), "otel");
-	x->model = keep(&o->ukeep, model);
-	return (x);
-}
-
-static const char *
-session_of(const struct otel *o, const json_t *attrs, const json_t *res)
-{
-	const char *s;
-
-	if ((s = attr_str(attrs, "session.id")) != NULL ||
-	    (s = attr_str(res, "session.id")) != NULL)
-		return (s);
-	return (o->session);
-}
-
-/*
- * A Gemini CLI gemini_cli.api_response event: one answered call, its
- * counts those of the API's usageMetadata, read as the proxy reads them
- * (jh-proxy(1)): input_token_count is the prompt, the cached tokens
- * included; output is the candidates and the thoughts.
- */
-static void
-otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
-{
-	static const char *const map[][2] = {
-		{ "input_token_count", "promptTokenCount" },
-		{ "cached_content_token_count", "cachedContentTokenCount" },
-		{ "tool_token_count", "toolUsePromptTokenCount" },
-		{ "output_token_count", "candidatesTokenCount" },
-		{ "thoughts_token_count", "thoughtsTokenCount" },
-	};
-	const json_t *at = json_object_get(rec, "attributes");
-	const char *sess;
-	struct jh_unit *x;
-	struct jh_usage u;
-	struct jh_err e;
-	uint64_t v, dur = 0, st = 200;
-	char id[JH_UNIT_ID_MAX + 64];
-	json_t *um;
-	size_t i;
-	int bad = 0;
-
-	um = json_object();
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		switch (attr_uint(&v, at, map[i][0])) {
-		case 0:
-			if (v > INT64_MAX)
-				v = INT64_MAX;
-			json_object_set_new(um, map[i][1],
-			    json_integer((json_int_t)v));
-			break;
-		case -1:
-			bad = 1;
-		}
-	memset(&u, 0, sizeof(u));
-	if (bad || attr_uint(&dur, at, "duration_ms") == -1 ||
-	    attr_uint(&st, at, "status_code") == -1 ||
-	    jh_usage_gemini(&u, um, &e) == -1 || !u.have_in || !u.have_out) {
-		json_decref(um);
-		refuse(o, "a gemini_cli.api_response event without its token "
-		    "counts, or with one that is not a count: skipped");
-		return;
-	}
-	json_decref(um);
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a gemini_cli.api_response event without session.id "
-		    "(give -s): skipped");
-		return;
-	}
-	if (!has(&o->evsess, sess))
-		keep(&o->evsess, sess);
-	x = otel_unit(o, sess, attr_str(at, "model"));
-	x->u = u;
-	x->duration_ms = dur;
-	snprintf(id, sizeof(id), "api_response/%llu",
-	    (unsigned long long)nanos(rec, "timeUnixNano"));
-	x->unit = keep(&o->ukeep, id);
-	x->completed = st == 200;
-	x->verdict = st == 200 ? "ok" : "error";
-	x->accepted = st == 200 ? u.out : 0;
-}
-
-/* A Claude Code api_request event (a log record): one finished call. */
-static void
-otel_event(struct otel *o, const json_t *rec, const json_t *res)
-{
-	const json_t *at = json_object_get(rec, "attributes");
-	const char *name = attr_str(at, "event.name"), *sess, *seq;
-	const json_t *body = json_object_get(rec, "body");
-	struct jh_unit *x;
-	struct jh_usage u;
-	uint64_t dur = 0, musd = 0;
-	char id[JH_UNIT_ID_MAX + 64];
-	int hc;
-
-	if (name == NULL && json_is_object(body))
-		name = jh_json_id(body, "stringValue");
-	if (name != NULL && strcmp(name, "gemini_cli.api_response") == 0) {
-		otel_gemini(o, rec, res);
-		return;
-	}
-	if (name == NULL || (strcmp(name, "api_request") != 0 &&
-	    strcmp(name, "claude_code.api_request") != 0))
-		return;
-	memset(&u, 0, sizeof(u));
-	if (attr_uint(&u.in, at, "input_tokens") != 0 ||
-	    attr_uint(&u.out, at, "output_tokens") != 0 ||
-	    attr_uint(&u.cache_read, at, "cache_read_tokens") == -1 ||
-	    attr_uint(&u.cache_write, at, "cache_creation_tokens") == -1 ||
-	    attr_uint(&dur, at, "duration_ms") == -1 ||
-	    (hc = attr_musd(&musd, at, "cost_usd")) == -1) {
-		refuse(o, "an api_request event without its token counts, or "
-		    "with one that is not a count: skipped");
-		return;
-	}
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "an api_request event without session.id (give -s): "
-		    "skipped");
-		return;
-	}
-	if (!has(&o->evsess, sess))
-		keep(&o->evsess, sess);
-	x = otel_unit(o, sess, attr_str(at, "model"));
-	x->u = u;
-	x->duration_ms = dur;
-	x->have_cost = hc == 0;
-	x->cost_musd = musd;
-	x->request_id = keep(&o->ukeep, attr_str(at, "request_id"));
-	if ((seq = attr_str(at, "event.sequence")) == NULL) {
-		uint64_t n;
-		if (attr_uint(&n, at, "event.sequence") == 0)
-			snprintf(id, sizeof(id), "api_request/%llu",
-			    (unsigned long long)n);
-		else
-			snprintf(id, sizeof(id), "api_request/%llu",
-			    (unsigned long long)nanos(rec, "timeUnixNano"));
-	} else
-		snprintf(id, sizeof(id), "api_request/%s", seq);
-	x->unit = keep(&o->ukeep, x->request_id ? x->request_id : id);
-	x->completed = 1;
-	x->accepted = u.out;
-}
-
-/* A claude_code.token.usage data point. */
-static void
-otel_point(struct otel *o, const json_t *dp, const json_t *res, int cum)
-{
-	static const char *const types[] = { "input", "output", "cacheRead",
-	    "cacheCreation" };
-	const json_t *at = json_object_get(dp, "attributes"), *v;
-	const char *type = attr_str(at, "type"), *sess, *model;
-	struct series *s = NULL;
-	uint64_t val, start = cum ? nanos(dp, "startTimeUnixNano") : 0;
-	uint64_t time = nanos(dp, "timeUnixNano");
-	size_t i;
-	int ti;
-
-	for (ti = 0; ti < 4; ti++)
-		if (type != NULL && strcmp(type, types[ti]) == 0)
-			break;
-	if ((v = json_object_get(dp, "asInt")) == NULL)
-		v = json_object_get(dp, "asDouble");
-	if (ti == 4 || v == NULL || jh_json_uint(&val, v) == -1 ||
-	    (sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a claude_code.token.usage point without a known "
-		    "type, a count or a session.id: skipped");
-		return;
-	}
-	model = attr_str(at, "model");
-	for (i = 0; i < o->ns; i++)
-		if (strcmp(o->s[i].session, sess) == 0 && o->s[i].type == ti &&
-		    o->s[i].start == start && o->s[i].cumulative == cum &&
-		    (o->s[i].model == NULL ? model == NULL : model != NULL &&
-		    strcmp(o->s[i].model, model) == 0))
-			s = &o->s[i];
-	if (s == NULL) {
-		if ((o->s = reallocarray(o->s, o->ns + 1, sizeof(*o->s))) ==
-		    NULL)
-			errx(2, "out of memory");
-		s = &o->s[o->ns++];
-		memset(s, 0, sizeof(*s));
-		s->session = keep(&o->keep, sess);
-		s->model = keep(&o->keep, model);
-		s->type = ti;
-		s->start = start;
-		s->cumulative = cum;
-	}
-	s->seen_ms = jh_now_ms();
-	if (!cum)
-		s->value = jh_add_sat(s->value, val);
-	else if (time >= s->time) {
-		/* A cumulative series: its latest value is the total. */
-		s->value = val;
-		s->time = time;
-	}
-}
-
-/* A generic GenAI span (OpenTelemetry semantic conventions). */
-static void
-otel_span(struct otel *o, const json_t *sp, const json_t *res)
-{
-	const json_t *at = json_object_get(sp, "attributes");
-	const char *sess, *id;
-	struct jh_unit *x;
-	struct jh_usage u;
-	uint64_t in = 0, t0, t1;
-	int hi, ho, code;
-
-	memset(&u, 0, sizeof(u));
-	if ((hi = attr_uint(&in, at, "gen_ai.usage.input_tokens")) == 1)
-		hi = attr_uint(&in, at, "gen_ai.usage.prompt_tokens");
-	if ((ho = attr_uint(&u.out, at, "gen_ai.usage.output_tokens")) == 1)
-		ho = attr_uint(&u.out, at, "gen_ai.usage.completion_tokens");
-	if (hi == 1 && ho == 1)
-		return;		/* not a model call */
-	if (hi == -1 || ho == -1 || attr_uint(&u.cache_read, at,
-	    "gen_ai.usage.cache_read.input_tokens") == -1 ||
-	    attr_uint(&u.cache_write, at,
-	    "gen_ai.usage.cache_creation.input_tokens") == -1) {
-		refuse(o, "a gen_ai span with a token count that is not a "
-		    "count: skipped");
-		return;
-	}
-	if ((sess = attr_str(at, "gen_ai.conversation.id")) == NULL &&
-	    (sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a gen_ai span without gen_ai.conversation.id or "
-		    "session.id (give -s): skipped");
-		return;
-	}
-	x = otel_unit(o, sess, attr_str(at, "gen_ai.response.model") ?
-	    attr_str(at, "gen_ai.response.model") : attr_str(at,
-	    "gen_ai.request.model"));
-	/* input_tokens includes the cached tokens, by the conventions. */
-	if (u.cache_read + u.cache_write <= in)
-		u.in = in - u.cache_read - u.cache_write;
-	else {
-		u.in = in;
-		x->note = "cache counts above input_tokens: input_tokens read "
-		    "as uncached";
-	}
-	x->u = u;
-	t0 = nanos(sp, "startTimeUnixNano");
-	t1 = nanos(sp, "endTimeUnixNano");
-	x->duration_ms = t1 > t0 ? (t1 - t0) / 1000000 : 0;
-	if ((id = attr_str(at, "gen_ai.response.id")) == NULL)
-		id = jh_json_id(sp, "spanId");
-	x->unit = keep(&o->ukeep, id ? id : "span");
-	code = json_integer_value(json_object_get(json_object_get(sp,
-	    "status"), "code"));
-	x->completed = code != 2;
-	x->verdict = code == 2 ? "error" : "ok";
-	x->accepted = code == 2 ? 0 : u.out;
-}
-
-/* The signals of one export request that mask names. */
-static void
-otel_export(struct otel *o, const json_t *j, int mask)
-{
-	const json_t *r, *sc, *m, *l, *d;
-	size_t i, k, n, p;
-
-	json_array_foreach((mask & OT_LOGS) ? json_object_get(j,
-	    "resourceLogs") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeLogs"), k, sc)
-			json_array_foreach(json_object_get(sc, "logRecords"), n,
-			    l)
-				otel_event(o, l, res);
-	}
-	json_array_foreach((mask & OT_METRICS) ? json_object_get(j,
-	    "resourceMetrics") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeMetrics"), k, sc)
-			json_array_foreach(json_object_get(sc, "metrics"), n,
-			    m) {
-				const json_t *sum = json_object_get(m, "sum");
-				const char *nm = jh_json_id(m, "name");
-				if (nm == NULL || strcmp(nm,
-				    "claude_code.token.usage") != 0)
-					continue;
-				json_array_foreach(json_object_get(sum,
-				    "dataPoints"), p, d)
-					otel_point(o, d, res, json_integer_value(
-					    json_object_get(sum,
-					    "aggregationTemporality")) == 2);
-			}
-	}
-	json_array_foreach((mask & OT_TRACES) ? json_object_get(j,
-	    "resourceSpans") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeSpans"), k, sc)
-			json_array_foreach(json_object_get(sc, "spans"), n, l)
-				otel_span(o, l, res);
-	}
-}
-
-/* One unit to the sink, estimated and counted; 0, or -1 not taken. */
-static int
-otel_give(struct otel *o, struct jh_unit *x)
-{
-	struct jh_err e;
-
-	jh_unit_tokens(x, o->c);
-	if (o->sink(o->arg, x, &e) == -1) {
-		refuse(o, "unit %s of session %s not sealed: %s", x->unit,
-		    x->session, e.msg);
-		o->unsealed++;
-		return (-1);
-	}
-	total_add(&o->t, x);
-	return (0);
-}
-
-/*
- * The metric sums of the sessions with no api_request event, as units:
- * what each series added since the last flush.  With idle_ms, only the
- * sessions and models with no point for that long; with 0, all.  Where
- * both describe a session, the events win (one unit per call, with
- * duration and cost) and its series are not counted again.
- */
-static void
-otel_flush(struct otel *o, uint64_t idle_ms)
-{
-	struct jh_unit x;
-	char name[JH_UNIT_ID_MAX + 32];
-	uint64_t now = jh_now_ms(), last;
-	size_t i, k;
-	int fresh;
-
-	for (i = 0; i < o->ns; i++)
-		o->s[i].mark = 0;
-	for (i = 0; i < o->ns; i++) {
-		struct series *s = &o->s[i];
-		if (s->mark)
-			continue;
-		if (has(&o->evsess, s->session)) {
-			if (!s->done)
-				o->dropped++;
-			s->done = 1;
-			s->sealed = s->value;
-			continue;
-		}
-		jh_unit_init(&x, s->session, "otel");
-		x.model = s->model;
-		fresh = 0;
-		last = 0;
-		for (k = i; k < o->ns; k++) {
-			struct series *z = &o->s[k];
-			uint64_t *f;
-			if (z->mark || strcmp(z->session, s->session) != 0 ||
-			    (z->model == NULL ? s->model != NULL :
-			    s->model == NULL || strcmp(z->model,
-			    s->model) != 0))
-				continue;
-			z->mark = 1;
-			f = z->type == 0 ? &x.u.in : z->type == 1 ? &x.u.out :
-			    z->type == 2 ? &x.u.cache_read : &x.u.cache_write;
-			/* A cumulative series never goes back; if it did,
-			 * nothing is taken back from what was sealed. */
-			if (z->value > z->sealed)
-				*f = jh_add_sat(*f, z->value - z->sealed);
-			if (!z->done || z->value > z->sealed)
-				fresh = 1;
-			if (z->seen_ms > last)
-				last = z->seen_ms;
-		}
-		if (!fresh || (idle_ms > 0 && now - last < idle_ms))
-			continue;
-		snprintf(name, sizeof(name), "token.usage/%s",
-		    s->model ? s->model : "unknown");
-		x.unit = name;
-		x.note = "claude_code.token.usage: a sum over calls, whose "
-		    "completion it does not tell";
-		if (otel_give(o, &x) == -1)
-			continue;	/* kept for the next flush */
-		for (k = i; k < o->ns; k++) {
-			struct series *z = &o->s[k];
-			if (strcmp(z->session, s->session) == 0 &&
-			    (z->model == NULL ? s->model == NULL :
-			    s->model != NULL && strcmp(z->model,
-			    s->model) == 0)) {
-				z->done = 1;
-				z->sealed = z->value;
-			}
-		}
-	}
-}
-
-/*
- * One export request, the body of a POST or one value of a file: its
- * events and spans go to the sink now, its metric points add to their
- * series.  Returns 0, or -1 when the request is refused whole (o->why).
- * mask names the signals a path carries; a file's values may hold any,
- * and must hold one.
- */
-static int
-otel_request(struct otel *o, const char *p, size_t len, int mask)
-{
-	struct jh_err e;
-	size_t i;
-	json_t *j;
-
-	o->nv++;
-	o->rejected = 0;
-	if ((j = jh_json_parse(p, len, &e)) == NULL) {
-		snprintf(o->why, sizeof(o->why), "%s", e.msg);
-		o->bad++;
-		return (-1);
-	}
-	if (!json_is_object(j) || (mask == OT_ALL && json_object_get(j,
-	    "resourceLogs") == NULL && json_object_get(j,
-	    "resourceMetrics") == NULL && json_object_get(j,
-	    "resourceSpans") == NULL)) {
-		snprintf(o->why, sizeof(o->why), "not an OTLP/JSON export "
-		    "request (resourceLogs, resourceMetrics or resourceSpans)");
-		o->bad++;
-		json_decref(j);
-		return (-1);
-	}
-	otel_export(o, j, mask);
-	json_decref(j);
-	for (i = 0; i < o->nu; i++)
-		otel_give(o, &o->u[i]);
-	o->nu = 0;
-	strs_free(&o->ukeep);
-	return (0);
-}
-
-static void
-otel_summary(struct otel *o)
+otel_summary(const struct jh_otlp *o, const struct total *t)
 {
 	char extra[200];
 
@@ -1123,25 +499,17 @@ otel_summary(struct otel *o)
 	    (unsigned long long)o->nv, o->nv == 1 ? "" : "s", o->dropped ?
 	    ", token.usage metrics of sessions with api_request events not "
 	    "counted again" : "", o->bad ? ", some input refused" : "");
-	summary("otel", &o->t, extra);
+	summary("otel", t, extra);
 }
 
-static void
-otel_free(struct otel *o)
-{
-	strs_free(&o->keep);
-	strs_free(&o->ukeep);
-	strs_free(&o->evsess);
-	free(o->u);
-	free(o->s);
-}
-
-/* The file mode's sink: the unit on the standard output. */
+/* The file mode's sink: the unit on the standard output, counted. */
 static int
 print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 {
-	(void)arg;
-	return (jh_unit_print(stdout, x, e));
+	if (jh_unit_print(stdout, x, e) == -1)
+		return (-1);
+	total_add(arg, x);
+	return (0);
 }
 
 /* --- otel -l: the live receiver ---------------------------------------- */
@@ -1160,13 +528,14 @@ print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
  */
 struct rx {
 	pthread_mutex_t mu;
-	struct otel o;
+	struct jh_otlp o;
+	struct total t;		/* the units sealed */
 	struct jh_key key;
 	struct jh_keyset keys;
 	char state[4096];
 	size_t maxbody;
 	unsigned wait_ms;
-	struct strs seen;	/* the sessions sealed into */
+	struct jh_strs seen;	/* the sessions sealed into */
 	double bucket;		/* new sessions still allowed */
 	uint64_t bucket_ms;
 	uint64_t active;	/* requests begun, not completed */
@@ -1201,7 +570,7 @@ admit(struct rx *rx, const char *session)
 {
 	uint64_t now = mono_ms();
 
-	if (has(&rx->seen, session))
+	if (jh_strs_has(&rx->seen, session))
 		return (1);
 	rx->bucket += (double)(now - rx->bucket_ms) * RX_NEWLOGS / 60000.0;
 	if (rx->bucket > RX_NEWLOGS)
@@ -1211,8 +580,9 @@ admit(struct rx *rx, const char *session)
 		return (0);
 	rx->bucket -= 1.0;
 	if (rx->seen.n >= 65536)
-		strs_free(&rx->seen);	/* forget; the limit still holds */
-	keep(&rx->seen, session);
+		jh_strs_free(&rx->seen);	/* forget; the limit still holds */
+	if (jh_strs_keep(&rx->seen, session) == NULL)
+		errx(2, "out of memory");
 	return (1);
 }
 
@@ -1239,6 +609,8 @@ seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 	if (rc == 0 && (jh_unit_print(stdout, x, e) == -1 ||
 	    fflush(stdout) == EOF))
 		warnx("otel: sealed, but not printed: %s", e->msg);
+	if (rc == 0)
+		total_add(&rx->t, x);
 	return (rc);
 }
 
@@ -1310,9 +682,9 @@ rx_begin(struct rx *rx, struct MHD_Connection *con, struct rxreq *q,
 	n = strcspn(url, "?");
 	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) ? n :
 	    sizeof(path) - 1), url);
-	q->mask = strcmp(path, "/v1/logs") == 0 ? OT_LOGS : strcmp(path,
-	    "/v1/metrics") == 0 ? OT_METRICS : strcmp(path, "/v1/traces") ==
-	    0 ? OT_TRACES : 0;
+	q->mask = strcmp(path, "/v1/logs") == 0 ? JH_OT_LOGS : strcmp(path,
+	    "/v1/metrics") == 0 ? JH_OT_METRICS : strcmp(path, "/v1/traces") ==
+	    0 ? JH_OT_TRACES : 0;
 	if (q->mask == 0)
 		return (rx_error(con, q, 404, 5, "no such path: this receiver "
 		    "takes OTLP/HTTP on /v1/logs, /v1/metrics and /v1/traces",
@@ -1363,8 +735,9 @@ rx_end(struct rx *rx, struct MHD_Connection *con, struct rxreq *q)
 	if (q->body.oom)
 		return (MHD_NO);
 	pthread_mutex_lock(&rx->mu);
-	rc = otel_request(&rx->o, (const char *)q->body.p, q->body.len,
-	    q->mask);
+	if ((rc = jh_otlp_request(&rx->o, (const char *)q->body.p,
+	    q->body.len, q->mask)) == JH_OTLP_NOMEM)
+		errx(2, "out of memory");
 	nrej = rx->o.rejected;
 	snprintf(msg, sizeof(msg), "%s", rx->o.why);
 	if (rc == 0)
@@ -1460,7 +833,7 @@ rx_log(void *cls, const char *fmt, va_list ap)
  * flush_s are sealed.
  */
 static int
-otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
+otel_serve(const struct jh_otlp *tmpl, const char *spec, int any, size_t maxbody,
     uint64_t flush_s)
 {
 	struct rx *rx;
@@ -1475,9 +848,7 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 	if ((rx = calloc(1, sizeof(*rx))) == NULL)
 		errx(2, "out of memory");
 	pthread_mutex_init(&rx->mu, NULL);
-	rx->o = *tmpl;
-	rx->o.sink = seal_sink;
-	rx->o.arg = rx;
+	jh_otlp_init(&rx->o, tmpl->c, tmpl->session, seal_sink, otel_warn, rx);
 	rx->maxbody = maxbody;
 	rx->wait_ms = 5000;
 	rx->bucket = RX_NEWLOGS;
@@ -1533,7 +904,7 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 		if (flush_s > 0 && jh_now_ms() - since >= 1000) {
 			since = jh_now_ms();
 			pthread_mutex_lock(&rx->mu);
-			otel_flush(&rx->o, flush_s * 1000);
+			jh_otlp_flush(&rx->o, flush_s * 1000);
 			pthread_mutex_unlock(&rx->mu);
 		}
 	}
@@ -1552,13 +923,13 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 		usleep(50000);
 	}
 	MHD_stop_daemon(d);
-	otel_flush(&rx->o, 0);
+	jh_otlp_flush(&rx->o, 0);
 	warnx("otel: stopped on SIG%s after %llu request%s answered", sig ==
 	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
 	    rx->served == 1 ? "" : "s");
-	otel_summary(&rx->o);
-	otel_free(&rx->o);
-	strs_free(&rx->seen);
+	otel_summary(&rx->o, &rx->t);
+	jh_otlp_free(&rx->o);
+	jh_strs_free(&rx->seen);
 	jh_keyset_free(&rx->keys);
 	jh_key_wipe(&rx->key);
 	pthread_mutex_destroy(&rx->mu);
@@ -1569,16 +940,15 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 static int
 cmd_otel(struct meter *mt, int argc, char **argv)
 {
-	struct otel o;
-	struct jh_reader r;
-	struct jh_err e;
+	struct jh_otlp o;
+	struct total t;
 	struct opts op;
-	const char *val, *listen = NULL;
-	size_t len, maxbody = RX_BODY;
-	uint64_t start, flush_s = RX_FLUSH_S;
-	int ch, fd = STDIN_FILENO, rr, any = 0;
+	const char *listen = NULL;
+	size_t maxbody = RX_BODY;
+	uint64_t flush_s = RX_FLUSH_S;
+	int ch, fd = STDIN_FILENO, any = 0, rc;
 
-	memset(&o, 0, sizeof(o));
+	memset(&t, 0, sizeof(t));
 	opts_init(&op);
 	while ((ch = getopt(argc, argv, "Ab:F:l:s:")) != -1)
 		switch (ch) {
@@ -1597,47 +967,25 @@ cmd_otel(struct meter *mt, int argc, char **argv)
 		default:
 			option(&op, ch);
 		}
-	o.session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (listen != NULL && argc != 0))
 		usage(stderr, 2);
-	o.c = coeffs(mt);
+	jh_otlp_init(&o, coeffs(mt), op.session, print_sink, otel_warn, &t);
 	if (listen != NULL)
 		return (otel_serve(&o, listen, any, maxbody, flush_s));
-	o.sink = print_sink;
 	if (argc == 1 && strcmp(argv[0], "-") != 0 &&
 	    (fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1)
 		err(2, "%s", argv[0]);
-	jh_reader_init(&r, fd);
-	for (;;) {
-		rr = jh_reader_json(&r, &val, &len, &start, &e);
-		if (rr == 0)
-			break;
-		if (rr == JH_JSON_BROKEN) {
-			warnx("otel: at byte %llu: %s", (unsigned long long)start,
-			    e.msg);
-			o.bad++;
-			break;
-		}
-		if (rr == JH_JSON_TOOLONG) {
-			o.nv++;
-			o.bad++;
-			warnx("otel: export at byte %llu: too long",
-			    (unsigned long long)start);
-			continue;
-		}
-		if (otel_request(&o, val, len, OT_ALL) == -1)
-			warnx("otel: export at byte %llu: %s",
-			    (unsigned long long)start, o.why);
-	}
-	jh_reader_free(&r);
+	if (jh_otlp_read(&o, fd) == JH_OTLP_NOMEM)
+		errx(2, "out of memory");
 	if (fd != STDIN_FILENO)
 		close(fd);
-	otel_flush(&o, 0);
-	otel_summary(&o);
-	otel_free(&o);
-	return (o.bad ? 1 : 0);
+	jh_otlp_flush(&o, 0);
+	otel_summary(&o, &t);
+	rc = o.bad ? 1 : 0;
+	jh_otlp_free(&o);
+	return (rc);
 }
 
 /* --- run and probe ---------------------------------------------------- */
