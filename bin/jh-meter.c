@@ -29,6 +29,7 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "aggregate.h"
 #include "otlp.h"
 #include "transcript.h"
 
@@ -1296,125 +1297,6 @@ cmd_probe(struct meter *mt, int argc, char **argv)
 
 /* --- aggregate -------------------------------------------------------- */
 
-struct agg {
-	uint64_t n, failed, skipped, completed;
-	struct jh_usage u;
-	uint64_t accepted, est, meas, dur, cost, debited;
-	int weakest;		/* provenance rank */
-	int ncost;
-	char *session;
-	char *model;
-	int mixed_model;
-	char *scope;
-	int mixed_scope;
-	/* the outcome anchor of a log: its last result/1 with outcome 1 */
-	int have_outcome;
-	char outcome_status[32];
-	char outcome_call[JH_UNIT_ID_MAX + 1];
-};
-
-static int
-get_uint(uint64_t *v, const json_t *o, const char *k, struct jh_err *e)
-{
-	const json_t *x = json_object_get(o, k);
-
-	if (!json_is_integer(x) || json_integer_value(x) < 0)
-		return (jh_errf(e, "%s is not an unsigned integer", k));
-	*v = (uint64_t)json_integer_value(x);
-	return (0);
-}
-
-static void
-set_once(char **dst, int *mixed, const char *s)
-{
-	if (s == NULL)
-		return;
-	if (*dst == NULL) {
-		if ((*dst = strdup(s)) == NULL)
-			errx(2, "out of memory");
-	} else if (strcmp(*dst, s) != 0)
-		*mixed = 1;
-}
-
-/* Adds one efficiency/1 unit; every attempt counts, failed ones too. */
-static int
-agg_add(struct agg *g, const json_t *o, struct jh_err *e)
-{
-	const json_t *en = json_object_get(o, "energy");
-	uint64_t in, out, cr, cw, acc, est, meas = 0, dur, deb, cost, comp;
-	const char *prov, *src, *sess;
-	int mixed_sess = 0;
-
-	if (!json_is_object(o))
-		return (jh_errf(e, "not a JSON object"));
-	if (jh_json_id(o, "kind") != NULL && strcmp(jh_json_id(o, "kind"),
-	    "efficiency/1") != 0)
-		return (jh_errf(e, "a %s, not an efficiency/1 unit",
-		    jh_json_id(o, "kind")));
-	if ((src = jh_json_id(o, "source")) == NULL || (sess = jh_json_id(o,
-	    "session")) == NULL)
-		return (jh_errf(e, "no source or session: not an efficiency/1 "
-		    "unit"));
-	if (strcmp(src, "aggregate") == 0) {
-		g->skipped++;
-		return (0);	/* its parts are counted, not it again */
-	}
-	if (get_uint(&in, o, "tokens_in", e) == -1 ||
-	    get_uint(&out, o, "tokens_out", e) == -1 ||
-	    get_uint(&cr, o, "tokens_cache_read", e) == -1 ||
-	    get_uint(&cw, o, "tokens_cache_write", e) == -1 ||
-	    get_uint(&acc, o, "accepted_tokens", e) == -1 ||
-	    get_uint(&dur, o, "duration_ms", e) == -1 ||
-	    get_uint(&deb, o, "debited_uj", e) == -1 ||
-	    get_uint(&comp, o, "completed", e) == -1 ||
-	    get_uint(&est, en, "estimated_uj", e) == -1)
-		return (-1);
-	if ((prov = jh_json_id(en, "provenance")) == NULL ||
-	    (strcmp(prov, "HwShunt") != 0 && strcmp(prov, "ModelBased") != 0 &&
-	    strcmp(prov, "Estimator") != 0))
-		return (jh_errf(e, "energy.provenance must be HwShunt, "
-		    "ModelBased or Estimator"));
-	if (strcmp(prov, "HwShunt") == 0 && get_uint(&meas, en, "measured_uj",
-	    e) == -1)
-		return (-1);
-	if (strcmp(prov, "HwShunt") != 0 && json_object_get(en,
-	    "measured_uj") != NULL)
-		return (jh_errf(e, "energy.measured_uj is only for HwShunt"));
-	set_once(&g->session, &mixed_sess, sess);
-	if (mixed_sess)
-		return (jh_errf(e, "a unit of session %s among units of %s: "
-		    "give -s to aggregate across sessions", sess, g->session));
-	if (g->n == 0 || jh_prov_rank(prov) < g->weakest)
-		g->weakest = jh_prov_rank(prov);
-	set_once(&g->model, &g->mixed_model, jh_json_id(o, "model"));
-	if (jh_json_id(o, "model") == NULL)
-		g->mixed_model = 1;
-	if (strcmp(prov, "HwShunt") == 0)
-		set_once(&g->scope, &g->mixed_scope, jh_json_id(en, "scope") ?
-		    jh_json_id(en, "scope") : "unstated");
-	g->n++;
-	if (!comp)
-		g->failed++;
-	else
-		g->completed++;
-	g->u.in = jh_add_sat(g->u.in, in);
-	g->u.out = jh_add_sat(g->u.out, out);
-	g->u.cache_read = jh_add_sat(g->u.cache_read, cr);
-	g->u.cache_write = jh_add_sat(g->u.cache_write, cw);
-	g->accepted = jh_add_sat(g->accepted, acc);
-	g->est = jh_add_sat(g->est, est);
-	g->meas = jh_add_sat(g->meas, meas);
-	g->dur = jh_add_sat(g->dur, dur);
-	g->debited = jh_add_sat(g->debited, deb);
-	if (json_object_get(o, "cost_musd") != NULL) {
-		if (get_uint(&cost, o, "cost_musd", e) == -1)
-			return (-1);
-		g->cost = jh_add_sat(g->cost, cost);
-		g->ncost++;
-	}
-	return (0);
-}
-
 static void
 load_keys(struct jh_keyset *k, const char *home, const char *name, int role)
 {
@@ -1428,31 +1310,9 @@ load_keys(struct jh_keyset *k, const char *home, const char *name, int role)
 		errx(2, "%s", e.msg);
 }
 
-/* A result/1 receipt with outcome 1 anchors the task; the last one wins. */
-static void
-agg_result(struct agg *g, const struct jh_cbor *core)
-{
-	const struct jh_cbor *oc = jh_cbor_get(core, "outcome");
-	const struct jh_cbor *st = jh_cbor_get(core, "status");
-	const struct jh_cbor *id = jh_cbor_get(core, "tool_use_id");
-
-	if (oc == NULL || oc->type != JH_CBOR_UINT || oc->u != 1 ||
-	    st == NULL || st->type != JH_CBOR_TEXT)
-		return;
-	g->have_outcome = 1;
-	snprintf(g->outcome_status, sizeof(g->outcome_status), "%.*s",
-	    (int)st->len, (const char *)st->p);
-	if (id != NULL && id->type == JH_CBOR_TEXT)
-		snprintf(g->outcome_call, sizeof(g->outcome_call), "%.*s",
-		    (int)(id->len > JH_UNIT_ID_MAX ? JH_UNIT_ID_MAX : id->len),
-		    (const char *)id->p);
-	else
-		g->outcome_call[0] = '\0';
-}
-
 /* The efficiency/1 receipts of a chained log, every entry verified. */
 static void
-agg_log(struct agg *g, const char *path, const char *session)
+agg_log(struct jh_agg *g, const char *path, const char *session)
 {
 	struct jh_keyset keys;
 	struct jh_verifier v;
@@ -1513,7 +1373,7 @@ agg_log(struct agg *g, const char *path, const char *session)
 			    strcmp(env.kind, "chain/1") != 0 ? "not a chain/1 "
 			    "entry" : e.msg);
 		if (strcmp(inner.kind, "result/1") == 0) {
-			agg_result(g, inner.core);
+			jh_agg_result(g, inner.core);
 			continue;
 		}
 		if (strcmp(inner.kind, "efficiency/1") != 0)
@@ -1527,9 +1387,9 @@ agg_log(struct agg *g, const char *path, const char *session)
 			/* -s names the task's session; units keep theirs. */
 			json_object_set_new(o, "session", json_string(session));
 		}
-		if (agg_add(g, o, &e) == -1)
-			errx(1, "%s: entry %llu: %s", path,
-			    (unsigned long long)idx, e.msg);
+		if ((x = jh_agg_add(g, o, &e)) != 0)
+			errx(x == JH_AGG_NOMEM ? 2 : 1, "%s: entry %llu: %s",
+			    path, (unsigned long long)idx, e.msg);
 		json_decref(o);
 	}
 	if (lv.entries == 0)
@@ -1546,128 +1406,93 @@ agg_log(struct agg *g, const char *path, const char *session)
 	close(fd);
 }
 
-static int
-cmd_aggregate(int argc, char **argv)
+/* The units on the standard input; how many lines were refused. */
+static uint64_t
+agg_stdin(struct jh_agg *g, const char *session)
 {
-	struct agg g;
-	struct jh_unit x;
 	struct jh_reader r;
 	struct jh_err e;
-	struct opts op;
-	const char *log, *session, *unit, *vopt;
 	const char *line;
-	char note[512], anchor[JH_UNIT_ID_MAX + 96], rate[3][48], jb[64];
-	uint64_t lineno = 0, bad = 0, energy, q;
+	uint64_t lineno = 0, bad = 0;
 	size_t len;
-	int ch, copt, rr;
+	int rr, rc;
 	json_t *o;
 
-	memset(&g, 0, sizeof(g));
-	opts_init(&op);
-	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1)
-		option(&op, ch);
-	log = op.log;
-	session = op.session;
-	unit = op.unit ? op.unit : "task";
-	vopt = op.verdict;
-	copt = op.copt;
-	if (optind != argc)
-		usage(stderr, 2);
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
-	if (log != NULL)
-		agg_log(&g, log, session);
-	else {
-		jh_reader_init(&r, STDIN_FILENO);
-		for (;;) {
-			rr = jh_reader_line(&r, &line, &len, &e);
-			if (rr == 0)
-				break;
-			lineno++;
-			if (rr == 1 && (len == 0 || strspn(line, " \t\r") ==
-			    len))
-				continue;
-			o = rr == 1 ? jh_json_parse(line, len, &e) : NULL;
-			if (o != NULL && session != NULL && json_is_object(o))
-				json_object_set_new(o, "session",
-				    json_string(session));
-			if (o == NULL || agg_add(&g, o, &e) == -1) {
-				warnx("aggregate: line %llu: %s",
-				    (unsigned long long)lineno, e.msg);
-				bad++;
-			}
-			json_decref(o);
+	jh_reader_init(&r, STDIN_FILENO);
+	while ((rr = jh_reader_line(&r, &line, &len, &e)) != 0) {
+		lineno++;
+		if (rr == 1 && (len == 0 || strspn(line, " \t\r") == len))
+			continue;
+		o = rr == 1 ? jh_json_parse(line, len, &e) : NULL;
+		if (o != NULL && session != NULL && json_is_object(o))
+			json_object_set_new(o, "session", json_string(session));
+		rc = o == NULL ? -1 : jh_agg_add(g, o, &e);
+		if (rc == JH_AGG_NOMEM)
+			errx(2, "%s", e.msg);
+		if (rc == -1) {
+			warnx("aggregate: line %llu: %s",
+			    (unsigned long long)lineno, e.msg);
+			bad++;
 		}
-		jh_reader_free(&r);
+		json_decref(o);
 	}
-	if (bad)
-		errx(1, "aggregate: %llu line%s refused: no aggregate of part "
-		    "of a task", (unsigned long long)bad, bad == 1 ? "" : "s");
-	if (g.n == 0)
-		errx(1, "aggregate: no efficiency/1 units to aggregate");
-	/* The outcome anchor. */
-	jh_unit_init(&x, session ? session : g.session, "aggregate");
-	if (g.have_outcome) {
-		const char *s = g.outcome_status;
-		x.completed = strcmp(s, "ok") == 0;
-		x.verdict = x.completed ? "ok" : strcmp(s, "denied") == 0 ?
+	jh_reader_free(&r);
+	return (bad);
+}
+
+/*
+ * Whether the task completed, and why it is said to: the log's outcome,
+ * else -c and -V, else not counted as completed.
+ */
+static void
+agg_anchor(struct jh_unit *x, char *anchor, size_t sz,
+    const struct jh_agg *g, int copt, const char *vopt)
+{
+	const char *s = g->outcome_status;
+
+	if (g->have_outcome) {
+		x->completed = strcmp(s, "ok") == 0;
+		x->verdict = x->completed ? "ok" : strcmp(s, "denied") == 0 ?
 		    "refused" : strcmp(s, "not-run") == 0 ? "partial" : "error";
-		snprintf(anchor, sizeof(anchor), "outcome: result/1 %s of %s",
-		    s, g.outcome_call[0] ? g.outcome_call : "an unnamed call");
+		snprintf(anchor, sz, "outcome: result/1 %s of %s", s,
+		    g->outcome_call[0] ? g->outcome_call : "an unnamed call");
 	} else if (copt != -1 || vopt != NULL) {
-		x.completed = copt != -1 ? copt : strcmp(vopt, "ok") == 0;
-		x.verdict = vopt ? vopt : x.completed ? "ok" : "error";
-		snprintf(anchor, sizeof(anchor), "outcome: given (%s%s%s%s)",
+		x->completed = copt != -1 ? copt : strcmp(vopt, "ok") == 0;
+		x->verdict = vopt ? vopt : x->completed ? "ok" : "error";
+		snprintf(anchor, sz, "outcome: given (%s%s%s%s)",
 		    copt == -1 ? "" : copt ? "-c 1" : "-c 0",
 		    copt != -1 && vopt ? " " : "", vopt ? "-V " : "",
 		    vopt ? vopt : "");
 	} else {
-		x.completed = 0;
-		x.verdict = "partial";
-		snprintf(anchor, sizeof(anchor), "no outcome anchor: not "
-		    "counted as completed");
+		x->completed = 0;
+		x->verdict = "partial";
+		snprintf(anchor, sz, "no outcome anchor: not counted as "
+		    "completed");
 	}
-	x.unit = unit;
-	x.model = g.mixed_model ? NULL : g.model;
-	x.u = g.u;
-	/* What was delivered: nothing, unless the task completed. */
-	x.accepted = x.completed ? g.accepted : 0;
-	x.duration_ms = g.dur;
-	x.debited = g.debited;
-	x.have_cost = g.ncost > 0 && (uint64_t)g.ncost == g.n;
-	x.cost_musd = g.cost;
-	x.en.estimated_uj = g.est;
-	x.en.provenance = g.weakest == 2 ? "HwShunt" : g.weakest == 1 ?
-	    "ModelBased" : "Estimator";
-	if (g.weakest == 2) {
-		x.en.measured = 1;
-		x.en.measured_uj = g.meas;
-		x.en.scope = g.mixed_scope ? "mixed" : g.scope;
-	}
-	snprintf(x.coeff, sizeof(x.coeff), "sum-of-parts");
-	snprintf(note, sizeof(note), "%llu attempt%s (%llu failed) charged "
-	    "against the result; %s; " OBSERVED,
-	    (unsigned long long)g.n, g.n == 1 ? "" : "s",
-	    (unsigned long long)g.failed, anchor);
-	x.note = note;
-	emit(&x);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(2, "stdout");
-	/* The rates, recomputed from the integers just printed. */
-	energy = x.en.measured ? x.en.measured_uj : x.en.estimated_uj;
-	if (x.completed) {
+}
+
+/* The rates, recomputed from the integers of the unit just printed. */
+static void
+agg_rates(const struct jh_unit *x, const struct jh_agg *g,
+    const char *anchor)
+{
+	char rate[3][48], jb[64];
+	uint64_t energy, q;
+
+	energy = x->en.measured ? x->en.measured_uj : x->en.estimated_uj;
+	if (x->completed) {
 		snprintf(rate[0], sizeof(rate[0]), "%llu",
 		    (unsigned long long)energy);
 		snprintf(rate[1], sizeof(rate[1]), "%llu", (unsigned long long)
-		    jh_add_sat(jh_add_sat(x.u.in, x.u.out),
-		    jh_add_sat(x.u.cache_read, x.u.cache_write)));
+		    jh_add_sat(jh_add_sat(x->u.in, x->u.out),
+		    jh_add_sat(x->u.cache_read, x->u.cache_write)));
 	} else {
 		snprintf(rate[0], sizeof(rate[0]), "none");
 		snprintf(rate[1], sizeof(rate[1]), "none");
 	}
 	if (energy > 0) {
 		/* accepted tokens per joule, to three decimals, truncated */
-		q = (uint64_t)((unsigned __int128)x.accepted * 1000000000u /
+		q = (uint64_t)((unsigned __int128)x->accepted * 1000000000u /
 		    energy);
 		snprintf(rate[2], sizeof(rate[2]), "%llu.%03llu",
 		    (unsigned long long)(q / 1000),
@@ -1677,13 +1502,53 @@ cmd_aggregate(int argc, char **argv)
 	fprintf(stderr, "%s: aggregate: %llu attempts, %llu failed, completed "
 	    "%d (%s): %s %s, accepted_tokens=%llu, uj_per_completed_unit=%s "
 	    "tokens_per_completed_unit=%s value_per_joule=%s: " OBSERVED "\n",
-	    PROG, (unsigned long long)g.n, (unsigned long long)g.failed,
-	    x.completed, anchor, joules(jb, sizeof(jb), energy),
-	    x.en.measured ? "measured" : "estimated",
-	    (unsigned long long)x.accepted, rate[0], rate[1], rate[2]);
-	free(g.session);
-	free(g.model);
-	free(g.scope);
+	    PROG, (unsigned long long)g->n, (unsigned long long)g->failed,
+	    x->completed, anchor, joules(jb, sizeof(jb), energy),
+	    x->en.measured ? "measured" : "estimated",
+	    (unsigned long long)x->accepted, rate[0], rate[1], rate[2]);
+}
+
+static int
+cmd_aggregate(int argc, char **argv)
+{
+	struct jh_agg g;
+	struct jh_unit x;
+	struct opts op;
+	char note[512], anchor[JH_UNIT_ID_MAX + 96];
+	uint64_t bad = 0;
+	int ch;
+
+	jh_agg_init(&g);
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1)
+		option(&op, ch);
+	if (optind != argc)
+		usage(stderr, 2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (op.log != NULL)
+		agg_log(&g, op.log, op.session);
+	else
+		bad = agg_stdin(&g, op.session);
+	if (bad)
+		errx(1, "aggregate: %llu line%s refused: no aggregate of part "
+		    "of a task", (unsigned long long)bad, bad == 1 ? "" : "s");
+	if (g.n == 0)
+		errx(1, "aggregate: no efficiency/1 units to aggregate");
+	jh_unit_init(&x, op.session ? op.session : g.session, "aggregate");
+	agg_anchor(&x, anchor, sizeof(anchor), &g, op.copt, op.verdict);
+	x.unit = op.unit ? op.unit : "task";
+	jh_agg_sums(&x, &g);
+	snprintf(note, sizeof(note), "%llu attempt%s (%llu failed) charged "
+	    "against the result; %s; " OBSERVED,
+	    (unsigned long long)g.n, g.n == 1 ? "" : "s",
+	    (unsigned long long)g.failed, anchor);
+	x.note = note;
+	emit(&x);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	agg_rates(&x, &g, anchor);
+	jh_agg_free(&g);
 	return (0);
 }
 
