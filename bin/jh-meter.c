@@ -827,24 +827,13 @@ rx_log(void *cls, const char *fmt, va_list ap)
 	warnx("otel: libmicrohttpd: %s", m);
 }
 
-/*
- * Serve until SIGTERM or SIGINT: the requests in flight then finish (for
- * RX_GRACE_S at most), the metric sums still held are sealed, and the
- * receiver exits 0.  Between signals, the sums of sessions quiet for
- * flush_s are sealed.
- */
-static int
-otel_serve(const struct jh_otlp *tmpl, const char *spec, int any, size_t maxbody,
-    uint64_t flush_s)
+/* The receiver's state, with the key it seals with and the keys it trusts. */
+static struct rx *
+rx_new(const struct jh_otlp *tmpl, size_t maxbody)
 {
 	struct rx *rx;
-	struct MHD_Daemon *d;
 	struct jh_err e;
-	struct timespec tick = { 1, 0 };
-	sigset_t ss, ts;
-	char home[4096], path[4096], shown[300];
-	uint64_t since = jh_now_ms(), n;
-	int fd, sig, i;
+	char home[4096], path[4096];
 
 	if ((rx = calloc(1, sizeof(*rx))) == NULL)
 		errx(2, "out of memory");
@@ -872,7 +861,64 @@ otel_serve(const struct jh_otlp *tmpl, const char *spec, int any, size_t maxbody
 	    access(path, F_OK) == 0 && jh_keyset_load(&rx->keys, path,
 	    JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
+	return (rx);
+}
 
+/*
+ * The stop: no new connection, what is in flight finishes (for
+ * RX_GRACE_S at most), and the metric sums still held are sealed.
+ */
+static void
+rx_stop(struct rx *rx, struct MHD_Daemon *d, int sig)
+{
+	uint64_t n;
+	int fd, i;
+
+	pthread_mutex_lock(&rx->mu);
+	rx->stopping = 1;
+	pthread_mutex_unlock(&rx->mu);
+	if ((fd = MHD_quiesce_daemon(d)) != -1)
+		close(fd);
+	for (i = 0; i < RX_GRACE_S * 20; i++) {
+		pthread_mutex_lock(&rx->mu);
+		n = rx->active;
+		pthread_mutex_unlock(&rx->mu);
+		if (n == 0)
+			break;
+		usleep(50000);
+	}
+	MHD_stop_daemon(d);
+	jh_otlp_flush(&rx->o, 0);
+	warnx("otel: stopped on SIG%s after %llu request%s answered", sig ==
+	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
+	    rx->served == 1 ? "" : "s");
+	otel_summary(&rx->o, &rx->t);
+	jh_otlp_free(&rx->o);
+	jh_strs_free(&rx->seen);
+	jh_keyset_free(&rx->keys);
+	jh_key_wipe(&rx->key);
+	pthread_mutex_destroy(&rx->mu);
+	free(rx);
+}
+
+/*
+ * Serve until SIGTERM or SIGINT, then stop (rx_stop) and exit 0.  Between
+ * signals, the sums of sessions quiet for flush_s are sealed.
+ */
+static int
+otel_serve(const struct jh_otlp *tmpl, const char *spec, int any,
+    size_t maxbody, uint64_t flush_s)
+{
+	struct rx *rx;
+	struct MHD_Daemon *d;
+	struct jh_err e;
+	struct timespec tick = { 1, 0 };
+	sigset_t ss, ts;
+	char shown[300];
+	uint64_t since = jh_now_ms();
+	int fd, sig;
+
+	rx = rx_new(tmpl, maxbody);
 	/* SIGTERM and SIGINT are this thread's; jh_tflock's is unblocked
 	 * per wait, in the thread that waits. */
 	sigemptyset(&ss);
@@ -909,32 +955,7 @@ otel_serve(const struct jh_otlp *tmpl, const char *spec, int any, size_t maxbody
 			pthread_mutex_unlock(&rx->mu);
 		}
 	}
-	/* No new connection; what is in flight finishes. */
-	pthread_mutex_lock(&rx->mu);
-	rx->stopping = 1;
-	pthread_mutex_unlock(&rx->mu);
-	if ((fd = MHD_quiesce_daemon(d)) != -1)
-		close(fd);
-	for (i = 0; i < RX_GRACE_S * 20; i++) {
-		pthread_mutex_lock(&rx->mu);
-		n = rx->active;
-		pthread_mutex_unlock(&rx->mu);
-		if (n == 0)
-			break;
-		usleep(50000);
-	}
-	MHD_stop_daemon(d);
-	jh_otlp_flush(&rx->o, 0);
-	warnx("otel: stopped on SIG%s after %llu request%s answered", sig ==
-	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
-	    rx->served == 1 ? "" : "s");
-	otel_summary(&rx->o, &rx->t);
-	jh_otlp_free(&rx->o);
-	jh_strs_free(&rx->seen);
-	jh_keyset_free(&rx->keys);
-	jh_key_wipe(&rx->key);
-	pthread_mutex_destroy(&rx->mu);
-	free(rx);
+	rx_stop(rx, d, sig);
 	return (0);
 }
 
@@ -1122,45 +1143,19 @@ rungs(const char **state, char why[][288], const struct jh_ladder *l,
 	return (sel);
 }
 
+/*
+ * The command, waited for; its wait status.  As time(1) does, the meter
+ * outlives an interrupt the command gets, so the unit is still printed;
+ * and the standard output is the units', so the command writes its own
+ * to the standard error.
+ */
 static int
-cmd_run(struct meter *mt, int argc, char **argv)
+run_command(char **argv)
 {
-	struct jh_ladder l;
-	struct jh_sample a, b;
-	struct jh_unit x;
-	struct jh_energy en;
-	struct moved mv;
-	struct total t;
-	struct opts op;
-	const struct jh_coeffs *c;
-	const char *state[JH_RUNGS], *session, *unit;
-	char why[JH_RUNGS][288], name[JH_UNIT_ID_MAX + 64], note[160], jb[64];
-	uint64_t mw;
-	pid_t pid;
 	void (*sigint)(int), (*sigquit)(int);
-	int ch, st, i, sel, code, hw;
+	pid_t pid;
+	int st;
 
-	memset(&t, 0, sizeof(t));
-	opts_init(&op);
-	while ((ch = getopt(argc, argv, "P:s:u:")) != -1)
-		option(&op, ch);
-	session = op.session ? op.session : "local";
-	unit = op.unit;
-	mw = op.mw;
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		usage(stderr, 2);
-	c = coeffs(mt);
-	ladder_open(&l, mw, c);
-	fflush(stdout);
-	fflush(stderr);
-	jh_ladder_sample(&l, &a);
-	/*
-	 * As time(1) does, the meter outlives an interrupt the command gets,
-	 * so the unit is still printed; and the standard output is the
-	 * units', so the command writes its own to the standard error.
-	 */
 	sigint = signal(SIGINT, SIG_IGN);
 	sigquit = signal(SIGQUIT, SIG_IGN);
 	if ((pid = fork()) == -1)
@@ -1180,6 +1175,64 @@ cmd_run(struct meter *mt, int argc, char **argv)
 			err(2, "waitpid");
 	signal(SIGINT, sigint);
 	signal(SIGQUIT, sigquit);
+	return (st);
+}
+
+/* The rung selected, those declined above it, and what was measured. */
+static void
+run_report(const struct jh_energy *en, char why[][288], int sel)
+{
+	char jb[64], eb[64];
+	int i;
+
+	for (i = 0; i < JH_RUNGS; i++) {
+		if (i == sel)
+			fprintf(stderr, "%s: run: rung %s (%s): %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), provs[i], why[i]);
+		else if (i < sel)
+			fprintf(stderr, "%s: run: %s declined: %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), why[i]);
+	}
+	if (en->measured)
+		fprintf(stderr, "%s: run: %s measured (%s, %s), %s estimated: "
+		    OBSERVED "\n", PROG, joules(jb, sizeof(jb), en->measured_uj),
+		    en->method, en->scope, joules(eb, sizeof(eb),
+		    en->estimated_uj));
+}
+
+static int
+cmd_run(struct meter *mt, int argc, char **argv)
+{
+	struct jh_ladder l;
+	struct jh_sample a, b;
+	struct jh_unit x;
+	struct jh_energy en;
+	struct moved mv;
+	struct total t;
+	struct opts op;
+	const struct jh_coeffs *c;
+	const char *state[JH_RUNGS], *session, *unit;
+	char why[JH_RUNGS][288], name[JH_UNIT_ID_MAX + 64], note[160];
+	uint64_t mw;
+	int ch, st, sel, code;
+
+	memset(&t, 0, sizeof(t));
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "P:s:u:")) != -1)
+		option(&op, ch);
+	session = op.session ? op.session : "local";
+	unit = op.unit;
+	mw = op.mw;
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(stderr, 2);
+	c = coeffs(mt);
+	ladder_open(&l, mw, c);
+	fflush(stdout);
+	fflush(stderr);
+	jh_ladder_sample(&l, &a);
+	st = run_command(argv);
 	jh_ladder_sample(&l, &b);
 	moved(&mv, &l, &a, &b);
 	/* A still counter is no reading: sampled as unread at the end. */
@@ -1210,20 +1263,7 @@ cmd_run(struct meter *mt, int argc, char **argv)
 	emit(&x);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
-	hw = en.measured;
-	for (i = 0; i < JH_RUNGS; i++) {
-		if (i == sel)
-			fprintf(stderr, "%s: run: rung %s (%s): %s: " OBSERVED
-			    "\n", PROG, jh_rung_name(i), provs[i], why[i]);
-		else if (i < sel)
-			fprintf(stderr, "%s: run: %s declined: %s: " OBSERVED
-			    "\n", PROG, jh_rung_name(i), why[i]);
-	}
-	if (hw)
-		fprintf(stderr, "%s: run: %s measured (%s, %s), %s estimated: "
-		    OBSERVED "\n", PROG, joules(jb, sizeof(jb), en.measured_uj),
-		    en.method, en.scope, joules(name, sizeof(name),
-		    en.estimated_uj));
+	run_report(&en, why, sel);
 	total_add(&t, &x);
 	summary("run", &t, NULL);
 	jh_ladder_close(&l);
