@@ -215,7 +215,8 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
 FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
-		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp
+		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp \
+		  fuzz-transcript fuzz-otlp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \
@@ -232,6 +233,9 @@ $(FUZZ_TARGETS:%=$(FO)/%): $(FO)/%: tests/fuzz/%.c tests/fuzz/fuzz-common.h $(FU
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_LIBOBJ) \
 	    $(FUZZ_EXTRA) $(shell pkg-config --libs $(PKG_jh-proxy)) -lm
+
+# The meter's targets share their unit checks.
+$(FO)/fuzz-transcript $(FO)/fuzz-otlp: tests/fuzz/fuzz-meter.h
 
 fuzz-relink:
 
