@@ -23,8 +23,8 @@ attr(const json_t *attrs, const char *key)
 	if (!json_is_array(attrs))
 		return (NULL);
 	json_array_foreach(attrs, i, a) {
-		const json_t *k = json_object_get(a, "key");
-		if (json_is_string(k) && strcmp(json_string_value(k), key) == 0)
+		const char *k = jh_json_id(a, "key");
+		if (k != NULL && strcmp(k, key) == 0)
 			return (json_object_get(a, "value"));
 	}
 	return (NULL);

@@ -157,9 +157,9 @@ int
 jh_transcript_line(struct jh_transcript *t, const char *line, size_t len,
     size_t file, uint64_t off, struct jh_err *e)
 {
-	json_t *o, *msg, *us, *ty;
+	json_t *o, *msg, *us, *id;
 	struct jh_usage u;
-	const char *model;
+	const char *model, *ty;
 	int rc = 0;
 
 	/* Most lines are prompts, tool results and metadata: not parsed. */
@@ -169,10 +169,10 @@ jh_transcript_line(struct jh_transcript *t, const char *line, size_t len,
 	if ((o = jh_json_parse(line, len, e)) == NULL)
 		return (-1);
 	msg = json_object_get(o, "message");
-	ty = json_object_get(o, "type");
-	if (!json_is_object(o) || !json_is_object(msg) ||
-	    !json_is_string(ty) || strcmp(json_string_value(ty),
-	    "assistant") != 0 || (us = json_object_get(msg, "usage")) == NULL)
+	ty = jh_json_id(o, "type");
+	if (!json_is_object(o) || !json_is_object(msg) || ty == NULL ||
+	    strcmp(ty, "assistant") != 0 ||
+	    (us = json_object_get(msg, "usage")) == NULL)
 		goto out;
 	/* API errors are written as messages of the model "<synthetic>". */
 	model = jh_json_id(msg, "model");
@@ -180,8 +180,14 @@ jh_transcript_line(struct jh_transcript *t, const char *line, size_t len,
 	    (model != NULL && strcmp(model, "<synthetic>") == 0))
 		goto out;
 	if (jh_json_id(msg, "id") == NULL) {
-		rc = jh_errf(e, "an assistant message without an id (or one "
-		    "over %d bytes)", JH_UNIT_ID_MAX);
+		id = json_object_get(msg, "id");
+		if (json_is_string(id) && memchr(json_string_value(id), '\0',
+		    json_string_length(id)) != NULL)
+			rc = jh_errf(e, "an assistant message whose id holds a "
+			    "NUL (\\u0000)");
+		else
+			rc = jh_errf(e, "an assistant message without an id (or "
+			    "one over %d bytes)", JH_UNIT_ID_MAX);
 		goto out;
 	}
 	memset(&u, 0, sizeof(u));
