@@ -5,6 +5,12 @@
  * jh-seal -K efficiency/1 | jh-chain, and rolls units into a task-level
  * unit anchored to an outcome.  Nothing here enforces a budget: every unit
  * says enforced 0 and every summary says "observed, not enforced".
+ *
+ * The readers of what an agent writes are the library's, where the fuzz
+ * targets drive them: transcripts (lib/transcript.c), OTLP/JSON exports
+ * (lib/otlp.c) and the units an aggregate takes (lib/aggregate.c).  Here
+ * are the options, the receiver's HTTP plumbing, the hardware rungs, the
+ * output and the exit codes.
  */
 #include <sys/file.h>
 #include <sys/stat.h>

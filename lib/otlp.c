@@ -183,15 +183,6 @@ otel_unit(struct jh_otlp *o, const char *session, const char *model)
 	return (x);
 }
 
-/* A session with api_request events: its metric series are not units. */
-static void
-event_session(struct jh_otlp *o, const char *sess)
-{
-	if (!jh_strs_has(&o->evsess, sess) &&
-	    jh_strs_keep(&o->evsess, sess) == NULL)
-		o->nomem = 1;
-}
-
 static const char *
 session_of(const struct jh_otlp *o, const json_t *attrs, const json_t *res)
 {
@@ -201,6 +192,34 @@ session_of(const struct jh_otlp *o, const json_t *attrs, const json_t *res)
 	    (s = attr_str(res, "session.id")) != NULL)
 		return (s);
 	return (o->session);
+}
+
+/*
+ * The unit of an event named what, in its session (whose metric series
+ * are then not units); NULL when it has none (refused) or memory ran out.
+ */
+static struct jh_unit *
+event_unit(struct jh_otlp *o, const char *what, const json_t *at,
+    const json_t *res, const struct jh_usage *u, uint64_t dur)
+{
+	struct jh_unit *x;
+	const char *sess;
+
+	if ((sess = session_of(o, at, res)) == NULL) {
+		refuse(o, "%s event without session.id (give -s): skipped",
+		    what);
+		return (NULL);
+	}
+	if (!jh_strs_has(&o->evsess, sess) &&
+	    jh_strs_keep(&o->evsess, sess) == NULL) {
+		o->nomem = 1;
+		return (NULL);
+	}
+	if ((x = otel_unit(o, sess, attr_str(at, "model"))) == NULL)
+		return (NULL);
+	x->u = *u;
+	x->duration_ms = dur;
+	return (x);
 }
 
 /*
@@ -220,7 +239,6 @@ otel_gemini(struct jh_otlp *o, const json_t *rec, const json_t *res)
 		{ "thoughts_token_count", "thoughtsTokenCount" },
 	};
 	const json_t *at = json_object_get(rec, "attributes");
-	const char *sess;
 	struct jh_unit *x;
 	struct jh_usage u;
 	struct jh_err e;
@@ -252,16 +270,9 @@ otel_gemini(struct jh_otlp *o, const json_t *rec, const json_t *res)
 		return;
 	}
 	json_decref(um);
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a gemini_cli.api_response event without session.id "
-		    "(give -s): skipped");
+	if ((x = event_unit(o, "a gemini_cli.api_response", at, res, &u,
+	    dur)) == NULL)
 		return;
-	}
-	event_session(o, sess);
-	if ((x = otel_unit(o, sess, attr_str(at, "model"))) == NULL)
-		return;
-	x->u = u;
-	x->duration_ms = dur;
 	snprintf(id, sizeof(id), "api_response/%llu",
 	    (unsigned long long)nanos(rec, "timeUnixNano"));
 	x->unit = ukeep(o, id);
@@ -275,7 +286,7 @@ static void
 otel_event(struct jh_otlp *o, const json_t *rec, const json_t *res)
 {
 	const json_t *at = json_object_get(rec, "attributes");
-	const char *name = attr_str(at, "event.name"), *sess, *seq;
+	const char *name = attr_str(at, "event.name"), *seq;
 	const json_t *body = json_object_get(rec, "body");
 	struct jh_unit *x;
 	struct jh_usage u;
@@ -303,16 +314,8 @@ otel_event(struct jh_otlp *o, const json_t *rec, const json_t *res)
 		    "with one that is not a count: skipped");
 		return;
 	}
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "an api_request event without session.id (give -s): "
-		    "skipped");
+	if ((x = event_unit(o, "an api_request", at, res, &u, dur)) == NULL)
 		return;
-	}
-	event_session(o, sess);
-	if ((x = otel_unit(o, sess, attr_str(at, "model"))) == NULL)
-		return;
-	x->u = u;
-	x->duration_ms = dur;
 	x->have_cost = hc == 0;
 	x->cost_musd = musd;
 	x->request_id = ukeep(o, attr_str(at, "request_id"));
