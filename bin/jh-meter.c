@@ -870,6 +870,18 @@ rx_new(const struct jh_otlp *tmpl, size_t maxbody)
 	return (rx);
 }
 
+/* What rx_new made, the key wiped. */
+static void
+rx_free(struct rx *rx)
+{
+	jh_otlp_free(&rx->o);
+	jh_strs_free(&rx->seen);
+	jh_keyset_free(&rx->keys);
+	jh_key_wipe(&rx->key);
+	pthread_mutex_destroy(&rx->mu);
+	free(rx);
+}
+
 /*
  * The stop: no new connection, what is in flight finishes (for
  * RX_GRACE_S at most), and the metric sums still held are sealed.
@@ -899,12 +911,7 @@ rx_stop(struct rx *rx, struct MHD_Daemon *d, int sig)
 	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
 	    rx->served == 1 ? "" : "s");
 	otel_summary(&rx->o, &rx->t);
-	jh_otlp_free(&rx->o);
-	jh_strs_free(&rx->seen);
-	jh_keyset_free(&rx->keys);
-	jh_key_wipe(&rx->key);
-	pthread_mutex_destroy(&rx->mu);
-	free(rx);
+	rx_free(rx);
 }
 
 /*
@@ -933,8 +940,10 @@ otel_serve(const struct jh_otlp *tmpl, const char *spec, int any,
 	ts = ss;
 	sigaddset(&ts, SIGRTMIN + 4);
 	pthread_sigmask(SIG_BLOCK, &ts, NULL);
-	if ((fd = jh_listen_tcp(spec, any, shown, sizeof(shown), &e)) == -1)
+	if ((fd = jh_listen_tcp(spec, any, shown, sizeof(shown), &e)) == -1) {
+		rx_free(rx);
 		errx(2, "-l %s%s", e.msg, any ? "" : " (-A allows it)");
+	}
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
 	    MHD_USE_ERROR_LOG, 0, NULL, NULL, rx_handler, rx,
@@ -945,8 +954,10 @@ otel_serve(const struct jh_otlp *tmpl, const char *spec, int any,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 	    MHD_OPTION_END);
-	if (d == NULL)
+	if (d == NULL) {
+		rx_free(rx);
 		errx(2, "cannot start the listener on %s", shown);
+	}
 	warnx("otel: listening on %s for OTLP/HTTP JSON (/v1/logs, "
 	    "/v1/metrics, /v1/traces); sealing into %s/logs: " OBSERVED,
 	    shown, rx->state);
