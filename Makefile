@@ -24,7 +24,52 @@ MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-mete
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c fused.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c host-opencode.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c reply.c result.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	= aggregate.c \
+	  buf.c \
+	  cbor.c \
+	  chain.c \
+	  checkpoint.c \
+	  cmdtab.c \
+	  cose.c \
+	  decide.c \
+	  didkey.c \
+	  effects.c \
+	  effgrant.c \
+	  energy.c \
+	  fused.c \
+	  gate.c \
+	  hookwire.c \
+	  host-acp.c \
+	  host-claude.c \
+	  host-cline.c \
+	  host-docs.c \
+	  host-gemini.c \
+	  host-opencode.c \
+	  hosts.c \
+	  json.c \
+	  keys.c \
+	  kinds.c \
+	  ledger.c \
+	  listen.c \
+	  mcp.c \
+	  meter.c \
+	  otlp.c \
+	  patch.c \
+	  paths.c \
+	  profile.c \
+	  proxyhold.c \
+	  proxyserve.c \
+	  proxyup.c \
+	  reply.c \
+	  result.c \
+	  sealunit.c \
+	  shellcheck.c \
+	  shellparse.c \
+	  status.c \
+	  transcript.c \
+	  util.c \
+	  verify.c \
+	  wire.c
 
 # Libraries each program links, by pkg-config name (a hook stage must not
 # map libcurl it never calls).
@@ -220,7 +265,8 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
 FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
-		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp
+		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp \
+		  fuzz-transcript fuzz-otlp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \
@@ -237,6 +283,9 @@ $(FUZZ_TARGETS:%=$(FO)/%): $(FO)/%: tests/fuzz/%.c tests/fuzz/fuzz-common.h $(FU
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_LIBOBJ) \
 	    $(FUZZ_EXTRA) $(shell pkg-config --libs $(PKG_jh-proxy)) -lm
+
+# The meter's targets share their unit checks.
+$(FO)/fuzz-transcript $(FO)/fuzz-otlp: tests/fuzz/fuzz-meter.h
 
 fuzz-relink:
 

@@ -1041,6 +1041,9 @@ json_t	*jh_unit_json(const struct jh_unit *);
 int	jh_unit_print(FILE *, const struct jh_unit *, struct jh_err *);
 int	jh_json_uint(uint64_t *, const json_t *);
 int	jh_prov_rank(const char *);
+#define JH_UNIT_ID_MAX	256	/* a unit's id, session or model, bytes */
+/* o's string at key, if 1 to JH_UNIT_ID_MAX bytes and no NUL; else NULL */
+const char *jh_json_id(const json_t *o, const char *key);
 /* end of meter.c */
 
 /*

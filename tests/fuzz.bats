@@ -65,10 +65,18 @@ smoke() {
 	assert_output ' d2 84'
 	[ "$(find "$T/fz/seeds-payload" -type f | wc -l)" -ge 10 ]
 	[ "$(find "$T/fz/seeds-grant" -type f | wc -l)" -ge 5 ]
-	for t in paths sse mcp; do
+	for t in paths sse mcp transcript otlp; do
 		[ "$(find "$T/fz/seeds-$t" -type f | wc -l)" -ge 3 ]
 		run -0 grep -c '^"' "$T/fz/$t.dict"
 	done
+	# the meter's: each OTLP seed a control byte and an export request
+	# small enough for -max_len, the transcript's whole lines of JSON
+	run -0 sh -c "find '$T/fz/seeds-otlp' -type f -size +4095c | wc -l"
+	assert_output 0
+	run -0 sh -c "tail -c +2 '$T/fz/seeds-otlp/mixed' | jq -r 'keys[]'"
+	assert_output $'resourceLogs\nresourceSpans'
+	run -0 jq -sr 'length' "$T/fz/seeds-transcript/streaming"
+	assert_output 5
 	# the MCP seeds name the session fuzz-mcp serves
 	run -0 grep -c "$(printf %s fuzz-mcp | sha256sum | cut -c1-64)" \
 	    "$T/fz/seeds-mcp/session"
@@ -126,4 +134,16 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-mcp
+}
+
+@test "fuzz: fuzz-transcript (Claude Code transcripts, offsets, units) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-transcript 3000	# each input read whole thrice, and in pieces
+}
+
+@test "fuzz: fuzz-otlp (OTLP/JSON logs, metrics, traces to units) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-otlp 10000
 }
