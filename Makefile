@@ -24,7 +24,7 @@ MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-mete
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c host-opencode.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
+LIBSRC	= acprelay.c buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c host-opencode.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c sealunit.c shellcheck.c shellparse.c status.c util.c verify.c wire.c
 
 # Libraries each program links, by pkg-config name (a hook stage must not
 # map libcurl it never calls).
