@@ -66,6 +66,54 @@ note(struct jh_acp *r, const char *fmt, ...)
 	free(t);
 }
 
+/* The length of the longest prefix of s that is UTF-8. */
+static size_t
+utf8_prefix(const unsigned char *s)
+{
+	size_t i = 0, n, j;
+	unsigned c;
+
+	while (s[i] != '\0') {
+		c = s[i];
+		n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1 :
+		    (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 && c <= 0xf4 ?
+		    3 : 4;
+		if (n == 4)
+			return (i);
+		for (j = 1; j <= n; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return (i);
+		/* no overlong form, surrogate, or code point past U+10FFFF */
+		if ((c == 0xe0 && s[i + 1] < 0xa0) ||
+		    (c == 0xed && s[i + 1] >= 0xa0) ||
+		    (c == 0xf0 && s[i + 1] < 0x90) ||
+		    (c == 0xf4 && s[i + 1] >= 0x90))
+			return (i);
+		i += n + 1;
+	}
+	return (i);
+}
+
+/*
+ * A text for the user or the agent, as snprintf(3) makes it, cut where
+ * it stops being UTF-8: a text cut short in a character (a reason
+ * longer than the buffer) would make no JSON, and no answer at all.
+ */
+static void
+textf(char *buf, size_t sz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+textf(char *buf, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sz, fmt, ap);
+	va_end(ap);
+	buf[utf8_prefix((unsigned char *)buf)] = '\0';
+}
+
 static void
 send_line(struct jh_acp *r, enum jh_acp_peer to, const char *line, size_t n)
 {
@@ -152,8 +200,13 @@ bare(const char *why)
 static enum jh_acp_verdict
 ask_gate(struct jh_acp *r, const char *payload, char *why, size_t whysz)
 {
+	enum jh_acp_verdict v;
+
 	snprintf(why, whysz, "the gate could not run");
-	return (r->io.gate(r->io.arg, payload, why, whysz));
+	v = r->io.gate(r->io.arg, payload, why, whysz);
+	why[whysz - 1] = '\0';
+	why[utf8_prefix((unsigned char *)why)] = '\0';
+	return (v);
 }
 
 /* The payload of jh-normalize(1) HOSTS "acp", as text. */
@@ -285,7 +338,7 @@ refuse_permission(struct jh_acp *r, const json_t *id, json_t *opts,
 	char txt[TEXT_MAX];
 
 	answer_option(r, id, pick(opts, "reject_once", "reject_always"));
-	snprintf(txt, sizeof(txt), "joulehook refused %s: %s\n", title,
+	textf(txt, sizeof(txt), "joulehook refused %s: %s\n", title,
 	    bare(why));
 	tell_user(r, sid, txt);
 }
@@ -436,7 +489,7 @@ gate_client_op(struct jh_acp *r, json_t *msg, const char *method,
 		relay_op(r, id, sid, method, params, callid, line, n);
 		return;
 	}
-	snprintf(txt, sizeof(txt), "joulehook refused %s: %s%s", method,
+	textf(txt, sizeof(txt), "joulehook refused %s: %s%s", method,
 	    bare(why), noask ? " (it needs the user's approval, and the "
 	    "agent asked for none for this request)" : "");
 	respond_error(r, JH_ACP_AGENT, id, -32000, txt);
@@ -452,7 +505,7 @@ stop_turn(struct jh_acp *r, const char *sid, const char *what,
 	char txt[TEXT_MAX];
 	json_t *c;
 
-	snprintf(txt, sizeof(txt), "joulehook stopped the turn after %s: "
+	textf(txt, sizeof(txt), "joulehook stopped the turn after %s: "
 	    "%s\n", what, bare(why));
 	tell_user(r, sid, txt);
 	/* the call has run: what is left to do is to end the turn */
@@ -882,7 +935,7 @@ jh_acp_agent_gone(struct jh_acp *r, const char *how)
 	json_t *id;
 	char msg[256];
 
-	snprintf(msg, sizeof(msg), "jh-acp: %s", how);
+	textf(msg, sizeof(msg), "jh-acp: %s", how);
 	json_object_foreach(r->outstanding, key, id)
 		respond_error(r, JH_ACP_EDITOR, id, -32603, msg);
 	note(r, "%s", how);

@@ -485,6 +485,39 @@ agent_grant() {
 }
 
 # bats test_tags=host
+# A copy of jh-acp whose jh-hook (the one beside it) is the script $1.
+relay_with_hook() {
+	mkdir -p "$T/relay"
+	cp "$JH_BIN/jh-acp" "$T/relay/jh-acp"
+	printf '%s\n' "$1" >"$T/relay/jh-hook"
+	chmod 755 "$T/relay/jh-hook"
+	ACP_RELAY="$T/relay/jh-acp"
+}
+
+@test "acp 17. a refusal whose reason is longer than jh-acp keeps still answers the agent and tells the user: the reason is cut on a character boundary" {
+	fake_grant
+	# a hook whose reason is 2 bytes past the 2047 jh-acp keeps, in
+	# two-byte characters, after an odd or an even start
+	for odd in "" x; do
+		relay_with_hook "#!/bin/sh
+cat >/dev/null
+printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"joulehook: $odd%s\"}}' \"\$(printf 'é%.0s' \$(seq 1 1025))\"
+exit 2"
+		steps "[{\"send\": {\"jsonrpc\": \"2.0\", \"id\": 40, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/a\", \"content\": \"no\"}}}, $(await 40)]"
+		acp_spec fs=true
+		rm -f "$AG_LOG"
+		ACP_TIMEOUT=30 fake_run
+		[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+		run -0 jq -r 'select(.response.id == 40) | .response.error | "\(.code) \(.message | length)"' "$AG_LOG"
+		assert_output --regexp '^-32000 10[0-9][0-9]$'
+		run -0 ed_says
+		assert_output --regexp "^joulehook refused fs/write_text_file: ${odd}é+"
+		run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+		assert_output ""
+	done
+	assert_file_not_exist "$P/a"
+}
+
 @test "acp 20. claude-code-acp: a denied rm -rf never runs, the editor is never asked and is told why" {
 	agent_grant
 	echo precious >"$P/victim"
