@@ -33,12 +33,14 @@ struct jh_acp {
 	json_t *newreq;		/* editor's session/new id -> cwd */
 	json_t *calls;		/* sessionId \n toolCallId -> merged call */
 	json_t *gated;		/* sessionId \n toolCallId -> 1 */
-	json_t *asks;		/* request id -> {sessionId, call} */
-	json_t *dropped;	/* request id -> 1: answered cancelled */
+	json_t *pending;	/* the agent's requests the editor has, by
+				   id: {id, ask: {sessionId, call, options}
+				   (a permission request), op: {sessionId,
+				   method, params, callid} (fs, terminal),
+				   answered: true (cancelled by the relay)} */
 	json_t *approved;	/* [{sessionId, target}] the editor approved */
-	json_t *outstanding;	/* the editor's request ids, unanswered */
-	json_t *ops;		/* fs/terminal request id -> {sessionId,
-				   method, params, callid}, relayed */
+	json_t *outstanding;	/* the editor's requests the agent has, by
+				   id: {id, n} */
 	json_t *prompts;	/* the editor's session/prompt id -> sessionId */
 	char nonce[17];		/* in the call ids this relay makes */
 	unsigned long nops;
@@ -329,6 +331,28 @@ call_target(json_t *call)
 	return (t);
 }
 
+/* The agent's request goes to the editor, which now has it; ask and op
+ * say what its answer means (stolen; NULL: nothing). */
+static void
+forward(struct jh_acp *r, const json_t *id, json_t *ask, json_t *op,
+    const char *line, size_t n)
+{
+	json_t *p = json_pack("{s:O}", "id", id);
+	char *k = idkey(id);
+
+	if (p != NULL && ask != NULL)
+		json_object_set(p, "ask", ask);
+	if (p != NULL && op != NULL)
+		json_object_set(p, "op", op);
+	if (p != NULL && k != NULL)
+		json_object_set(r->pending, k, p);
+	json_decref(p);
+	json_decref(ask);
+	json_decref(op);
+	free(k);
+	send_line(r, JH_ACP_EDITOR, line, n);
+}
+
 /* The agent is refused: its request picked a reject option, the user
  * told why. */
 static void
@@ -387,11 +411,7 @@ gate_permission(struct jh_acp *r, json_t *msg, const char *line, size_t n)
 		/* the editor asks the user: its answer is relayed */
 		a = json_pack("{s:s,s:O,s:O}", "sessionId", sid, "call",
 		    call, "options", opts);
-		if ((k = idkey(id)) != NULL && a != NULL)
-			json_object_set(r->asks, k, a);
-		json_decref(a);
-		free(k);
-		send_line(r, JH_ACP_EDITOR, line, n);
+		forward(r, id, a, NULL, line, n);
 		break;
 	default:
 		refuse_permission(r, id, opts, sid, title, why);
@@ -440,15 +460,10 @@ relay_op(struct jh_acp *r, const json_t *id, const char *sid,
     const char *line, size_t n)
 {
 	json_t *op;
-	char *k = NULL;
 
 	op = json_pack("{s:s,s:s,s:O,s:s}", "sessionId", sid, "method",
 	    method, "params", params, "callid", callid);
-	if (op != NULL && (k = idkey(id)) != NULL)
-		json_object_set(r->ops, k, op);
-	free(k);
-	json_decref(op);
-	send_line(r, JH_ACP_EDITOR, line, n);
+	forward(r, id, NULL, op, line, n);
 }
 
 /* fs/read_text_file, fs/write_text_file, terminal/create. */
@@ -605,15 +620,36 @@ gated_method(const char *m)
 	    strcmp(m, "terminal/create") == 0);
 }
 
+/* What makes an object no JSON-RPC 2.0 message, or NULL. */
+static const char *
+not_rpc(json_t *m)
+{
+	const char *v = json_string_value(json_object_get(m, "jsonrpc"));
+
+	if (v == NULL || strcmp(v, "2.0") != 0)
+		return ("no \"jsonrpc\": \"2.0\"");
+	if (json_object_get(m, "method") != NULL)
+		return (NULL);
+	if (json_object_get(m, "id") == NULL)
+		return ("neither a method nor an id");
+	if ((json_object_get(m, "result") == NULL) ==
+	    (json_object_get(m, "error") == NULL))
+		return ("an answer with both or neither of result and error");
+	return (NULL);
+}
+
 /*
- * A line from the agent that is not a JSON-RPC message here: refused
+ * A line from the agent that is not a JSON-RPC 2.0 message here: refused
  * (1), never relayed.  Not JSON here may still be JSON to the editor (a
- * lone surrogate, a repeated key).
+ * lone surrogate, a repeated key), and what is not a message may still
+ * be read as one by the editor's parser.  A request is answered with an
+ * error for its id; anything else with an error for the id null.
  */
 static int
 agent_refused(struct jh_acp *r, json_t *m, const struct jh_err *e)
 {
-	json_t *id;
+	json_t *id, *meth;
+	const char *why;
 
 	if (!json_is_object(m)) {
 		note(r, "dropped a line from the agent that is not a "
@@ -628,39 +664,74 @@ agent_refused(struct jh_acp *r, json_t *m, const struct jh_err *e)
 		return (1);
 	}
 	id = json_object_get(m, "id");
-	if (json_object_get(m, "method") != NULL &&
-	    !json_is_string(json_object_get(m, "method"))) {
+	meth = json_object_get(m, "method");
+	if (id != NULL && !json_is_string(id) && !json_is_number(id) &&
+	    !json_is_null(id)) {
+		note(r, "dropped a line from the agent whose id is not a "
+		    "string, a number or null");
+		respond_error(r, JH_ACP_AGENT, json_null(), -32600,
+		    "jh-acp: the id is not a string, a number or null: not "
+		    "relayed");
+		return (1);
+	}
+	if (meth != NULL && !json_is_string(meth)) {
 		respond_error(r, JH_ACP_AGENT, id ? id : json_null(), -32600,
 		    "jh-acp: the method is not a string: not relayed");
+		return (1);
+	}
+	if ((why = not_rpc(m)) != NULL) {
+		note(r, "dropped a line from the agent that is not a "
+		    "JSON-RPC 2.0 message (%s)", why);
+		respond_error(r, JH_ACP_AGENT, meth != NULL && id != NULL ? id :
+		    json_null(), -32600, "jh-acp: not a JSON-RPC 2.0 message: "
+		    "not relayed");
 		return (1);
 	}
 	return (0);
 }
 
-/* The agent's answer to a request of the editor's; NULL, or the session
- * whose turn it ends (a new reference). */
-static json_t *
-agent_answer(struct jh_acp *r, json_t *m, const json_t *id)
+/*
+ * The agent's answer to a request of the editor's: -1 when the editor
+ * has no such request waiting (another answer to one answered already,
+ * or to none), which is never relayed; *ended, the session whose turn
+ * it ends (a new reference), or NULL.
+ */
+static int
+agent_answer(struct jh_acp *r, json_t *m, const json_t *id, json_t **ended)
 {
-	json_t *cwd, *ended;
+	json_t *cwd, *o;
 	const char *nsid;
+	json_int_t n;
 	char *k;
 
+	*ended = NULL;
 	if ((k = idkey(id)) == NULL)
-		return (NULL);
+		return (-1);
+	if ((o = json_object_get(r->outstanding, k)) == NULL) {
+		free(k);
+		/* an error about a line of no request's: nothing to answer */
+		if (json_is_null(id) && json_object_get(m, "error") != NULL)
+			return (0);
+		note(r, "dropped an answer from the agent to no request of "
+		    "the editor's that waits for one");
+		return (-1);
+	}
+	if ((n = json_integer_value(json_object_get(o, "n"))) > 1)
+		json_object_set_new(o, "n", json_integer(n - 1));
+	else
+		json_object_del(r->outstanding, k);
 	cwd = json_object_get(r->newreq, k);
 	nsid = json_string_value(json_object_get(json_object_get(m,
 	    "result"), "sessionId"));
 	if (cwd != NULL && nsid != NULL)
 		json_object_set(r->cwd, nsid, cwd);
 	json_object_del(r->newreq, k);
-	json_object_del(r->outstanding, k);
-	if ((ended = json_object_get(r->prompts, k)) != NULL) {
-		json_incref(ended);
+	if ((*ended = json_object_get(r->prompts, k)) != NULL) {
+		json_incref(*ended);
 		json_object_del(r->prompts, k);
 	}
 	free(k);
-	return (ended);
+	return (0);
 }
 
 /* A session/update: a tool call that ended is bound by post_call. */
@@ -683,6 +754,34 @@ agent_update(struct jh_acp *r, json_t *params)
 	}
 }
 
+/*
+ * A request of the agent's: decided, or relayed.  One whose id is that
+ * of a request the editor has not answered is refused: the editor's
+ * answer could not say which of the two it is for (an approval given
+ * to one would let the other's write through).
+ */
+static void
+agent_request(struct jh_acp *r, json_t *m, const char *method,
+    const char *line, size_t n)
+{
+	json_t *id = json_object_get(m, "id");
+	char *k = idkey(id);
+
+	if (k != NULL && json_object_get(r->pending, k) != NULL) {
+		note(r, "dropped a %s from the agent: its id %s is that of a "
+		    "request the editor has not answered", method, k);
+		respond_error(r, JH_ACP_AGENT, id, -32600, "jh-acp: the id "
+		    "is that of a request the editor has not answered: not "
+		    "relayed");
+	} else if (strcmp(method, "session/request_permission") == 0)
+		gate_permission(r, m, line, n);
+	else if (gated_method(method))
+		gate_client_op(r, m, method, line, n);
+	else
+		forward(r, id, NULL, NULL, line, n);
+	free(k);
+}
+
 /* A line from the agent. */
 static void
 from_agent(struct jh_acp *r, const char *line, size_t n)
@@ -697,31 +796,19 @@ from_agent(struct jh_acp *r, const char *line, size_t n)
 	}
 	method = json_string_value(json_object_get(m, "method"));
 	id = json_object_get(m, "id");
-	if (method != NULL && id == NULL && gated_method(method)) {
+	if (method != NULL && id == NULL && gated_method(method))
 		/* a gated request without an id: nothing could answer it */
 		note(r, "dropped a %s without an id from the agent", method);
-		json_decref(m);
-		return;
+	else if (method != NULL && id != NULL)
+		agent_request(r, m, method, line, n);
+	else if (method != NULL || agent_answer(r, m, id, &ended) == 0) {
+		send_line(r, JH_ACP_EDITOR, line, n);
+		if (ended != NULL)
+			turn_end(r, json_string_value(ended));
+		if (method != NULL && strcmp(method, "session/update") == 0)
+			agent_update(r, json_object_get(m, "params"));
 	}
-	if (method != NULL && id != NULL) {
-		if (strcmp(method, "session/request_permission") == 0)
-			gate_permission(r, m, line, n);
-		else if (gated_method(method))
-			gate_client_op(r, m, method, line, n);
-		else
-			send_line(r, JH_ACP_EDITOR, line, n);
-		json_decref(m);
-		return;
-	}
-	if (method == NULL && id != NULL)
-		ended = agent_answer(r, m, id);
-	send_line(r, JH_ACP_EDITOR, line, n);
-	if (ended != NULL) {
-		turn_end(r, json_string_value(ended));
-		json_decref(ended);
-	}
-	if (method != NULL && strcmp(method, "session/update") == 0)
-		agent_update(r, json_object_get(m, "params"));
+	json_decref(ended);
 	json_decref(m);
 }
 
@@ -731,8 +818,14 @@ editor_request(struct jh_acp *r, const char *method, json_t *id,
     json_t *params, const char *k)
 {
 	const char *sid;
+	json_t *o;
 
-	json_object_set_new(r->outstanding, k, json_incref(id));
+	if ((o = json_object_get(r->outstanding, k)) != NULL)
+		json_object_set_new(o, "n", json_integer(json_integer_value(
+		    json_object_get(o, "n")) + 1));
+	else
+		json_object_set_new(r->outstanding, k, json_pack("{s:O,s:i}",
+		    "id", id, "n", 1));
 	if (strcmp(method, "session/new") == 0 &&
 	    json_is_string(json_object_get(params, "cwd")))
 		json_object_set(r->newreq, k, json_object_get(params, "cwd"));
@@ -778,29 +871,26 @@ static void
 editor_cancel(struct jh_acp *r, const char *sid)
 {
 	const char *key;
-	json_t *a, *tmp;
-	void *it;
+	json_t *p, *ask;
 
-	json_object_foreach_safe(r->asks, it, key, a) {
-		if (strcmp(json_string_value(json_object_get(a, "sessionId")),
-		    sid) != 0)
+	json_object_foreach(r->pending, key, p) {
+		ask = json_object_get(p, "ask");
+		if (ask == NULL || json_object_get(p, "answered") != NULL ||
+		    strcmp(json_string_value(json_object_get(ask,
+		    "sessionId")), sid) != 0)
 			continue;
-		tmp = json_loads(key, JSON_DECODE_ANY, NULL);
-		if (tmp != NULL)
-			answer_option(r, tmp, NULL);
-		json_decref(tmp);
-		json_object_set_new(r->dropped, key, json_true());
-		json_object_del(r->asks, key);
+		answer_option(r, json_object_get(p, "id"), NULL);
+		json_object_set_new(p, "answered", json_true());
 	}
 }
 
-/* A line from the editor: relayed, unless it answers what the agent
+/* A line from the editor: relayed, unless it answers what the relay
  * had answered already. */
 static void
 from_editor(struct jh_acp *r, const char *line, size_t n)
 {
 	struct jh_err e;
-	json_t *m = jh_json_parse(line, n, &e), *id, *params, *op = NULL;
+	json_t *m = jh_json_parse(line, n, &e), *id, *params, *p = NULL;
 	const char *method, *sid;
 	char *k = NULL;
 
@@ -813,56 +903,138 @@ from_editor(struct jh_acp *r, const char *line, size_t n)
 		k = idkey(id);
 	if (method != NULL && id != NULL && k != NULL)
 		editor_request(r, method, id, params, k);
-	else if (method == NULL && k != NULL) {
-		if ((op = json_object_get(r->ops, k)) != NULL) {
-			json_incref(op);
-			json_object_del(r->ops, k);
-		}
-		if (json_object_get(r->dropped, k) != NULL) {
-			/* answered cancelled already: the agent has it */
-			json_object_del(r->dropped, k);
+	else if (method == NULL && k != NULL &&
+	    (p = json_object_get(r->pending, k)) != NULL) {
+		json_incref(p);
+		json_object_del(r->pending, k);
+		/* answered cancelled already: the agent has it */
+		if (json_object_get(p, "answered") != NULL)
 			goto drop;
-		}
-		editor_chose(r, json_object_get(r->asks, k), m);
-		json_object_del(r->asks, k);
+		editor_chose(r, json_object_get(p, "ask"), m);
 	} else if (method != NULL && strcmp(method, "session/cancel") == 0 &&
 	    (sid = sid_of(params)) != NULL)
 		editor_cancel(r, sid);
 relay:
 	send_line(r, JH_ACP_AGENT, line, n);
-	if (op != NULL)
-		post_op(r, op, m);
+	if (json_object_get(p, "op") != NULL)
+		post_op(r, json_object_get(p, "op"), m);
 drop:
-	json_decref(op);
+	json_decref(p);
 	free(k);
 	json_decref(m);
 }
 
-/* An over-long line from the agent: never relayed; a request is
- * answered with an error when its id can be read from its start. */
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	return (p);
+}
+
+/* Past the JSON value that starts at p, as written; NULL when the text
+ * ends first. */
+static const char *
+skip_value(const char *p)
+{
+	int depth = 0, str = 0;
+
+	for (; *p != '\0'; p++) {
+		if (str) {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			else if (*p == '"') {
+				str = 0;
+				if (depth == 0)
+					return (p + 1);
+			}
+		} else if (*p == '"')
+			str = 1;
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']') {
+			if (depth == 0)
+				return (p);	/* a scalar ended at its object */
+			if (--depth == 0)
+				return (p + 1);
+		} else if (depth == 0 && (*p == ',' || *p == ' ' ||
+		    *p == '\t' || *p == '\r' || *p == '\n'))
+			return (p);
+	}
+	return (NULL);
+}
+
+/*
+ * The start of an over-long line: the value of the member "id" of the
+ * object it begins, when that is a string, a number or null, and
+ * whether it has a member "method", both read at the object's own
+ * level, never inside another value (a request's params may hold an
+ * "id" of their own).  A new reference, or NULL.
+ */
+static json_t *
+prefix_id(const char *p, int *method)
+{
+	const char *k, *ke, *v, *e;
+	json_t *id = NULL, *j;
+	int ids = 0;
+
+	*method = 0;
+	if (*(p = skip_ws(p)) != '{')
+		return (NULL);
+	for (p = skip_ws(p + 1); *p == '"'; p = skip_ws(p + 1)) {
+		k = p;
+		if ((ke = skip_value(k)) == NULL || *(v = skip_ws(ke)) != ':' ||
+		    (e = skip_value(v = skip_ws(v + 1))) == NULL)
+			break;
+		if (ke - k == 8 && strncmp(k, "\"method\"", 8) == 0)
+			*method = 1;
+		if (ke - k == 4 && strncmp(k, "\"id\"", 4) == 0 &&
+		    ids++ == 0) {
+			j = json_loadb(v, (size_t)(e - v), JSON_DECODE_ANY |
+			    JSON_ALLOW_NUL, NULL);
+			if (json_is_string(j) || json_is_number(j) ||
+			    json_is_null(j))
+				id = json_incref(j);
+			json_decref(j);
+		}
+		if (*(p = skip_ws(e)) != ',')
+			break;
+	}
+	if (ids > 1) {
+		/* two ids: which the editor would read is anyone's guess */
+		json_decref(id);
+		return (NULL);
+	}
+	return (id);
+}
+
+/*
+ * An over-long line from the agent: never relayed.  A request is
+ * answered with an error when its start names a method and its id, and
+ * the id is not that of a request the editor has not answered (whose
+ * answer the agent would then get twice): then with the id null.
+ */
 static void
 overlong(struct jh_acp *r, const char *prefix)
 {
-	const char *p = strstr(prefix, "\"id\":");
-	json_t *id = NULL;
-	char *end;
-	long long v;
+	json_t *id;
+	char *k;
+	int method;
 
 	note(r, "dropped a line from the agent of more than %zu bytes",
 	    r->maxline);
-	if (p == NULL)
+	if ((id = prefix_id(prefix, &method)) == NULL || !method) {
+		json_decref(id);
 		return;
-	p += 5;
-	while (*p == ' ')
-		p++;
-	v = strtoll(p, &end, 10);
-	if (end != p)
-		id = json_integer(v);
-	else if (*p == '"' && (end = strchr(p + 1, '"')) != NULL)
-		id = json_stringn(p + 1, (size_t)(end - p - 1));
-	if (id != NULL && strstr(prefix, "\"method\"") != NULL)
-		respond_error(r, JH_ACP_AGENT, id, -32600, "jh-acp: the "
-		    "request is too long to be checked: not relayed");
+	}
+	if ((k = idkey(id)) != NULL && json_object_get(r->pending, k) !=
+	    NULL) {
+		json_decref(id);
+		id = json_null();
+	}
+	free(k);
+	respond_error(r, JH_ACP_AGENT, id, -32600, "jh-acp: the request is "
+	    "too long to be checked: not relayed");
 	json_decref(id);
 }
 
@@ -923,8 +1095,10 @@ jh_acp_feed(struct jh_acp *r, enum jh_acp_peer from, const void *bytes,
 			handle(r, from, (char *)s->in.p + off, n);
 		off += n + 1;
 	}
-	memmove(s->in.p, s->in.p + off, s->in.len - off);
-	s->in.len -= off;
+	if (off > 0) {
+		memmove(s->in.p, s->in.p + off, s->in.len - off);
+		s->in.len -= off;
+	}
 	return (0);
 }
 
@@ -932,12 +1106,16 @@ void
 jh_acp_agent_gone(struct jh_acp *r, const char *how)
 {
 	const char *key;
-	json_t *id;
+	json_t *o;
+	json_int_t i;
 	char msg[256];
 
 	textf(msg, sizeof(msg), "jh-acp: %s", how);
-	json_object_foreach(r->outstanding, key, id)
-		respond_error(r, JH_ACP_EDITOR, id, -32603, msg);
+	json_object_foreach(r->outstanding, key, o)
+		for (i = json_integer_value(json_object_get(o, "n")); i > 0;
+		    i--)
+			respond_error(r, JH_ACP_EDITOR, json_object_get(o, "id"),
+			    -32603, msg);
 	note(r, "%s", how);
 }
 
@@ -958,16 +1136,13 @@ jh_acp_new(const struct jh_acp_io *io, const char *nonce, size_t maxline)
 	r->newreq = json_object();
 	r->calls = json_object();
 	r->gated = json_object();
-	r->asks = json_object();
-	r->dropped = json_object();
+	r->pending = json_object();
 	r->approved = json_array();
 	r->outstanding = json_object();
-	r->ops = json_object();
 	r->prompts = json_object();
 	if (r->cwd == NULL || r->newreq == NULL || r->calls == NULL ||
-	    r->gated == NULL || r->asks == NULL || r->dropped == NULL ||
-	    r->approved == NULL || r->outstanding == NULL || r->ops == NULL ||
-	    r->prompts == NULL) {
+	    r->gated == NULL || r->pending == NULL || r->approved == NULL ||
+	    r->outstanding == NULL || r->prompts == NULL) {
 		jh_acp_free(r);
 		return (NULL);
 	}
@@ -983,11 +1158,9 @@ jh_acp_free(struct jh_acp *r)
 	json_decref(r->newreq);
 	json_decref(r->calls);
 	json_decref(r->gated);
-	json_decref(r->asks);
-	json_decref(r->dropped);
+	json_decref(r->pending);
 	json_decref(r->approved);
 	json_decref(r->outstanding);
-	json_decref(r->ops);
 	json_decref(r->prompts);
 	jh_buf_free(&r->side[0].in);
 	jh_buf_free(&r->side[1].in);
