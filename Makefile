@@ -215,7 +215,7 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
 FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
-		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp
+		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp fuzz-acp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \

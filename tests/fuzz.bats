@@ -33,9 +33,10 @@ fuzz_build() {
 }
 
 smoke() {
-	# RUNS: fewer for a target that does more per input
+	# RUNS: fewer for a target that does more per input; then more
+	# libFuzzer options
 	run sh "$PROJECT_ROOT/tests/fuzz/run" "$FO" "$1" -runs="${FUZZ_RUNS:-${2:-20000}}" \
-	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}"
+	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}" "${@:3}"
 	echo "$output"
 	echo "# $(printf '%s\n' "$output" | grep '^fuzz:')" >&3
 	[ "$status" -eq 0 ]
@@ -65,10 +66,13 @@ smoke() {
 	assert_output ' d2 84'
 	[ "$(find "$T/fz/seeds-payload" -type f | wc -l)" -ge 10 ]
 	[ "$(find "$T/fz/seeds-grant" -type f | wc -l)" -ge 5 ]
-	for t in paths sse mcp; do
+	for t in paths sse mcp acp; do
 		[ "$(find "$T/fz/seeds-$t" -type f | wc -l)" -ge 3 ]
 		run -0 grep -c '^"' "$T/fz/$t.dict"
 	done
+	# the relay's: each captured ACP payload's call, under five verdicts
+	[ "$(find "$T/fz/seeds-acp" -type f -name 'capture-*' | wc -l)" -eq \
+	    $((5 * $(ls "$PROJECT_ROOT"/tests/hosts/acp/*.json | wc -l))) ]
 	# the MCP seeds name the session fuzz-mcp serves
 	run -0 grep -c "$(printf %s fuzz-mcp | sha256sum | cut -c1-64)" \
 	    "$T/fz/seeds-mcp/session"
@@ -126,4 +130,10 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-mcp
+}
+
+@test "fuzz: fuzz-acp (jh-acp's relay: JSON-RPC both ways, the gate's verdicts) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-acp 5000 -rss_limit_mb=512
 }
