@@ -525,6 +525,15 @@ relay_tee() {
 	ACP_RELAY="$T/relay-tee"
 }
 
+# Every line relay_tee saw is a JSON-RPC 2.0 message, and no request of
+# the editor's is answered twice.
+editor_lines_ok() {
+	run -0 jq -c 'select(.jsonrpc != "2.0" or (has("method") or has("id") | not))' "$T/to-editor"
+	assert_output ""
+	run -0 sh -c "jq -c 'select(.method == null and .id != null) | .id' '$T/to-editor' | sort | uniq -d"
+	assert_output ""
+}
+
 @test "acp 18. the agent's lines that are no JSON-RPC 2.0 message, answers to no request of the editor's, and an over-long line's inner id never reach the editor" {
 	fake_grant
 	relay_tee
@@ -541,12 +550,7 @@ relay_tee() {
 	acp_spec fs=true
 	fake_run
 	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
-	# every line the editor got is a JSON-RPC 2.0 message, each of its
-	# requests answered once
-	run -0 jq -c 'select(.jsonrpc != "2.0" or (has("method") or has("id") | not))' "$T/to-editor"
-	assert_output ""
-	run -0 sh -c "jq -c 'select(.method == null and .id != null) | .id' '$T/to-editor' | sort | uniq -d"
-	assert_output ""
+	editor_lines_ok
 	run -0 jq -c 'select(.id == 99 or .id == 25 or .id == {"a": 1})' "$T/to-editor"
 	assert_output ""
 	run -0 jq -c 'select(.id == null and .error != null) | .error.code' "$T/to-editor"
@@ -576,6 +580,7 @@ relay_tee() {
 	acp_spec fs=true
 	fake_run
 	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	editor_lines_ok
 	# the editor was asked about c1 alone, and the user allowed it
 	run -0 jq -c 'select(.dir == "req" and .method == "session/request_permission") | .params.toolCall.toolCallId' "$ED_LOG"
 	assert_output '"c1"'

@@ -141,10 +141,12 @@ gate(void *arg, const char *payload, char *why, size_t whysz)
 	json_decref(p);
 	if (f->verdict >= 6) {
 		/* a reason longer than there is room for, as jh-hook's can
-		   be: cut in the middle of a character */
+		   be: cut in the middle of a character (of two bytes, or of
+		   three and four) */
 		longer[0] = 'x';
-		for (i = 1; i + 2 < sizeof(longer); i += 2)
-			memcpy(longer + i, "\xc3\xa9", 2);
+		for (i = 1; i + 7 < sizeof(longer); i += 7)
+			memcpy(longer + i, f->verdict == 6 ? "\xc3\xa9\xc3\xa9"
+			    "\xc3\xa9x" : "\xe2\x82\xac\xf0\x9f\x98\x80", 7);
 		longer[i] = '\0';
 		snprintf(why, whysz, "joulehook: %s", longer);
 	} else if (f->verdict == 3)
@@ -152,6 +154,16 @@ gate(void *arg, const char *payload, char *why, size_t whysz)
 	else if (f->verdict == 4)
 		snprintf(why, whysz, "stopped by the fuzz gate");
 	return (v[f->verdict & 7]);
+}
+
+/* The relay's diagnostics: formatted, read, and let go. */
+static void
+note(void *arg, const char *text)
+{
+	volatile size_t n = strlen(text);
+
+	(void)arg;
+	(void)n;
 }
 
 static json_t *
@@ -628,7 +640,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-	struct jh_acp_io io = { gate, capture, NULL, NULL };
+	struct jh_acp_io io = { gate, capture, note, NULL };
 	struct jh_acp *r;
 	struct fz f;
 	const uint8_t *p = d, *nl, *end = d + n;
