@@ -24,7 +24,8 @@ MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-mete
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= aggregate.c \
+LIBSRC	= acprelay.c \
+	  aggregate.c \
 	  buf.c \
 	  cbor.c \
 	  chain.c \
@@ -266,7 +267,7 @@ FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
 FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
 		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp \
-		  fuzz-transcript fuzz-otlp
+		  fuzz-transcript fuzz-otlp fuzz-acp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \

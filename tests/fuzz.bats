@@ -33,9 +33,10 @@ fuzz_build() {
 }
 
 smoke() {
-	# RUNS: fewer for a target that does more per input
+	# RUNS: fewer for a target that does more per input; then more
+	# libFuzzer options
 	run sh "$PROJECT_ROOT/tests/fuzz/run" "$FO" "$1" -runs="${FUZZ_RUNS:-${2:-20000}}" \
-	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}"
+	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}" "${@:3}"
 	echo "$output"
 	echo "# $(printf '%s\n' "$output" | grep '^fuzz:')" >&3
 	[ "$status" -eq 0 ]
@@ -65,7 +66,7 @@ smoke() {
 	assert_output ' d2 84'
 	[ "$(find "$T/fz/seeds-payload" -type f | wc -l)" -ge 10 ]
 	[ "$(find "$T/fz/seeds-grant" -type f | wc -l)" -ge 5 ]
-	for t in paths sse mcp transcript otlp; do
+	for t in paths sse mcp transcript otlp acp; do
 		[ "$(find "$T/fz/seeds-$t" -type f | wc -l)" -ge 3 ]
 		run -0 grep -c '^"' "$T/fz/$t.dict"
 	done
@@ -77,6 +78,9 @@ smoke() {
 	assert_output $'resourceLogs\nresourceSpans'
 	run -0 jq -sr 'length' "$T/fz/seeds-transcript/streaming"
 	assert_output 5
+	# the relay's: each captured ACP payload's call, under five verdicts
+	[ "$(find "$T/fz/seeds-acp" -type f -name 'capture-*' | wc -l)" -eq \
+	    $((5 * $(ls "$PROJECT_ROOT"/tests/hosts/acp/*.json | wc -l))) ]
 	# the MCP seeds name the session fuzz-mcp serves
 	run -0 grep -c "$(printf %s fuzz-mcp | sha256sum | cut -c1-64)" \
 	    "$T/fz/seeds-mcp/session"
@@ -146,4 +150,10 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-otlp 10000
+}
+
+@test "fuzz: fuzz-acp (jh-acp's relay: JSON-RPC both ways, the gate's verdicts) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-acp 5000 -rss_limit_mb=512
 }
