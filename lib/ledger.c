@@ -181,14 +181,24 @@ out:
 	return (rc);
 }
 
-/* Reads the newest valid slot. */
+/*
+ * Reads the newest valid slot.  A ledger is always written whole, so one
+ * of another size was cut or added to, and is damaged even when a slot
+ * in it still checks: its other slot could be the newer one.
+ */
 int
 jh_ledger_read(struct jh_ledger *out, int fd, struct jh_err *e)
 {
 	struct jh_ledger *s;
+	struct stat st;
 	ssize_t r;
 	int i, best = -1;
 
+	if (fstat(fd, &st) == -1)
+		return (jh_errf(e, "ledger: %s", strerror(errno)));
+	if (st.st_size != (off_t)(2 * sizeof(*s)))
+		return (jh_errf(e, "the ledger is %lld bytes, not %zu "
+		    "(damaged)", (long long)st.st_size, 2 * sizeof(*s)));
 	if ((s = calloc(2, sizeof(*s))) == NULL)
 		return (jh_errf(e, "out of memory"));
 	for (i = 0; i < 2; i++) {
