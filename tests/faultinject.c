@@ -5,8 +5,8 @@
  * chosen moment, on a chosen file, so the suite can show what a program
  * does when the disk fails under it or it is stopped holding a lock:
  *
- *	JH_FI_FAIL=CALL:PATH:N:ERRNO
- *		the Nth call (from 1) of CALL (write, pwrite, fsync,
+ *	JH_FI_FAIL=CALL:PATH:N:ERRNO[,CALL:PATH:N:ERRNO...]
+ *		(up to four) the Nth call (from 1) of CALL (write, pwrite, fsync,
  *		fdatasync, ftruncate or rename) on a file whose path holds
  *		PATH fails with ERRNO (EIO, ENOSPC, EDQUOT or EROFS),
  *		without touching the file; a write or pwrite with SHORT
@@ -35,25 +35,52 @@
 #include <string.h>
 #include <unistd.h>
 
-struct fi {
-	int parsed;
+#define FI_MAX	4
+
+struct fault {
 	char call[16];
 	char path[1024];
 	long nth;
 	long seen;
 	int err;		/* 0: a short write */
 	int full;		/* after a short write: ENOSPC */
+};
+
+struct fi {
+	int parsed;
+	struct fault f[FI_MAX];
+	int n;
 	char stop[1024];
 	int stopped;
 };
 
 static struct fi fi;
 
+static int
+fi_errno(const char *e)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} t[] = {
+		{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
+		{ "EROFS", EROFS }, { "SHORT", 0 }, { NULL, -1 }
+	};
+	int i;
+
+	for (i = 0; t[i].name != NULL; i++)
+		if (strcmp(e, t[i].name) == 0)
+			break;
+	return (t[i].err);
+}
+
 static void
 fi_init(void)
 {
 	const char *s;
-	char e[16];
+	char e[16], spec[1200];
+	struct fault *f;
+	size_t len;
 
 	if (fi.parsed)
 		return;
@@ -62,26 +89,20 @@ fi_init(void)
 		snprintf(fi.stop, sizeof(fi.stop), "%s", s);
 	if ((s = getenv("JH_FI_FAIL")) == NULL)
 		return;
-	if (sscanf(s, "%15[^:]:%1023[^:]:%ld:%15s", fi.call, fi.path,
-	    &fi.nth, e) != 4 || fi.nth < 1) {
-		fprintf(stderr, "faultinject: JH_FI_FAIL=%s: want "
-		    "CALL:PATH:N:ERRNO\n", s);
-		fi.call[0] = '\0';
-		return;
-	}
-	if (strcmp(e, "EIO") == 0)
-		fi.err = EIO;
-	else if (strcmp(e, "ENOSPC") == 0)
-		fi.err = ENOSPC;
-	else if (strcmp(e, "EDQUOT") == 0)
-		fi.err = EDQUOT;
-	else if (strcmp(e, "EROFS") == 0)
-		fi.err = EROFS;
-	else if (strcmp(e, "SHORT") == 0)
-		fi.err = 0;
-	else {
-		fprintf(stderr, "faultinject: unknown errno %s\n", e);
-		fi.call[0] = '\0';
+	while (*s != '\0' && fi.n < FI_MAX) {
+		len = strcspn(s, ",");
+		snprintf(spec, sizeof(spec), "%.*s", (int)len, s);
+		s += len + (s[len] == ',');
+		f = &fi.f[fi.n];
+		if (sscanf(spec, "%15[^:]:%1023[^:]:%ld:%15s", f->call,
+		    f->path, &f->nth, e) != 4 || f->nth < 1 ||
+		    (f->err = fi_errno(e)) == -1) {
+			fprintf(stderr, "faultinject: JH_FI_FAIL: %s: want "
+			    "CALL:PATH:N:ERRNO\n", spec);
+			memset(f, 0, sizeof(*f));
+			continue;
+		}
+		fi.n++;
 	}
 }
 
@@ -106,24 +127,29 @@ fd_matches(int fd, const char *sub)
 static int
 fi_hit(const char *call, int fd, const char *name)
 {
+	struct fault *f;
+	int i;
+
 	fi_init();
-	if (fi.call[0] == '\0' || strcmp(call, fi.call) != 0)
-		return (0);
-	if (name != NULL ? strstr(name, fi.path) == NULL :
-	    !fd_matches(fd, fi.path))
-		return (0);
-	if (fi.full) {
-		errno = ENOSPC;
+	for (i = 0; i < fi.n; i++) {
+		f = &fi.f[i];
+		if (strcmp(call, f->call) != 0 || (name != NULL ?
+		    strstr(name, f->path) == NULL : !fd_matches(fd, f->path)))
+			continue;
+		if (f->full) {
+			errno = ENOSPC;
+			return (-1);
+		}
+		if (++f->seen != f->nth)
+			continue;
+		if (f->err == 0) {
+			f->full = 1;
+			return (1);
+		}
+		errno = f->err;
 		return (-1);
 	}
-	if (++fi.seen != fi.nth)
-		return (0);
-	if (fi.err == 0) {
-		fi.full = 1;
-		return (1);
-	}
-	errno = fi.err;
-	return (-1);
+	return (0);
 }
 
 static void *
