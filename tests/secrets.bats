@@ -102,6 +102,19 @@ payload() {
 	payload 'ls' | hook >"$T/out/k2" 2>&1 || true
 	chmod 600 "$JH_HOME/steward.key"
 	grep -q 'readable by others\|not 0600\|mode' "$T/out/k1"
+	# a key file given where data is read, line by line or as CBOR, and
+	# one of the wrong role: an error quotes none of it
+	for f in "$JH_HOME/steward.key" "$JH_HOME/issuer.key"; do
+		n=$((n + 1))
+		for c in "jh-verify" "jh-chain" "jh-normalize -H claude-code" \
+		    "jh-decide" "jh-seal -k $JH_HOME/steward.key" "jh-result" \
+		    "jh-meter otel" "jh-meter transcript -s x"; do
+			$c "$f" >>"$T/out/asdata.$n" 2>&1 </dev/null || true
+		done
+		hook <"$f" >>"$T/out/asdata.$n" 2>&1 || true
+	done
+	jh-chain -k "$JH_HOME/issuer.key" </dev/null >"$T/out/role" 2>&1 || true
+	grep -q 'is an issuer key' "$T/out/role"
 	# what to search: every output, the state, what the installer wrote
 	# (the keys and the token's own files aside; Claude Code's settings
 	# carry the token by design, so they are searched for the keys only)
