@@ -115,6 +115,16 @@ adapt() {
 	fi
 }
 
+# checked N ITER: after run N of ITER, the session's log verifies; every
+# 25 runs and after the last, every log and the ledger too (the long
+# mode's sessions are cut at 200 runs, so each check stays short).
+checked() {
+	[ ! -e "$(log_of "$SID")" ] || jh-verify -q "$(log_of "$SID")" ||
+	    { echo "log of $SID does not verify"; return 1; }
+	[ $(($1 % 25)) = 24 ] || [ $(($1 + 1)) = "$2" ] || return 0
+	state_ok
+}
+
 landed() {
 	cat "$T/landed" 2>/dev/null | wc -l
 }
@@ -135,13 +145,14 @@ some_command() {
 	hook_conf "${KILL_LINES[@]}"
 	calibrate "$(pre warm 'echo hi')"
 	for ((n = 0; n < iter; n++)); do
+		SID="s$BATS_TEST_NUMBER-$((n / 200))"
 		arm
 		[ $((n % 2)) = 0 ] && hook_conf "${KILL_LINES[@]}" || hook_conf "${KILL_LINES[@]}" answer_allow=1
 		hook <<<"$(pre "k$n" "$(some_command)")"
 		pre_answer_ok "k$n" || { echo "run $n ($KILLED, seed $SEED): status $status out [$output] err [$stderr]"; jh-verify "$(log_of "$SID")" | jq -c "select(.core) | [.kind, .ok, .core.tool_use_id, .core.verdict]"; return 1; }
 		[ "$status" = 2 ] && deny=$((deny + 1)) || allow=$((allow + 1))
 		adapt
-		state_ok || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
+		checked "$n" "$iter" || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
 		count=$((count + 1))
 	done
 	echo "# $count runs, $(landed) kills landed: $deny denied, $allow answered from a receipt" >&3
@@ -152,10 +163,11 @@ some_command() {
 	local n iter count=0 stop=0 quiet=0
 	iter=$(iterations 15)
 	killers "${POST_STAGES[@]}"
-	hook_conf "${KILL_LINES[@]}"
 	hook <<<"$(pre warm 'echo hi')"
+	hook_conf "${KILL_LINES[@]}"
 	calibrate "$(post warm 'echo hi')"
 	for ((n = 0; n < iter; n++)); do
+		SID="s$BATS_TEST_NUMBER-$((n / 200))"
 		hook_conf
 		hook <<<"$(pre "p$n" "echo hi $n")"
 		[ "$status" = 0 ] || { echo "run $n: the decision failed: $stderr"; return 1; }
@@ -165,10 +177,70 @@ some_command() {
 		post_answer_ok "p$n" || { echo "run $n ($KILLED, seed $SEED): $stderr"; return 1; }
 		[ -n "$output" ] && stop=$((stop + 1)) || quiet=$((quiet + 1))
 		adapt
-		state_ok || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
+		checked "$n" "$iter" || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
 		count=$((count + 1))
 	done
 	echo "# $count runs, $(landed) kills landed: $stop stopped, $quiet let stand on a matching result/1" >&3
+	[ "$count" = "$iter" ]
+}
+
+# child_kill PAYLOAD TENTHS: the hook on PAYLOAD, and after about TENTHS
+# of a millisecond one of its children at random (the fused child, or a
+# stage), if any is left, SIGKILLed; sets status, output, stderr, and
+# adapts the window w the moments are drawn from.  The wait and the
+# look-up fork nothing, so the moment is where it is meant.
+child_kill() {
+	local hp kids
+	[ -p "$T/never" ] || { mkfifo "$T/never"; exec 9<>"$T/never"; }
+	"$JH_BIN/jh-hook" -c "$CONF" <<<"$1" >"$T/ck.out" 2>"$T/ck.err" &
+	hp=$!
+	read -r -t "$(printf '%d.%04d' $(($2 / 10000)) $(($2 % 10000)))" -u 9 || true
+	kids=()
+	# (no newline at its end: read says 1, and has read it)
+	read -r -a kids <"/proc/$hp/task/$hp/children" 2>/dev/null || true
+	# the window widens where kills land, and narrows where they miss
+	if [ "${#kids[@]}" -gt 0 ] && kill -KILL "${kids[RANDOM % ${#kids[@]}]}" 2>/dev/null; then
+		echo k >>"$T/landed"
+		w=$((w * 5 / 4 + 1))
+	elif [ "$w" -gt 20 ]; then
+		w=$((w * 7 / 10))
+	fi
+	status=0
+	wait "$hp" || status=$?
+	output=$(cat "$T/ck.out")
+	stderr=$(cat "$T/ck.err")
+}
+
+@test "the hook as configured (fused by default, JH_HOOK_MODE_CONF for another mode): a child SIGKILLed at a random moment is a deny, or an answer backed by its receipt, before and after the tool" {
+	local n k iter w= t0 cmd count=0 deny=0 allow=0
+	iter=$(iterations 25)
+	hook_conf
+	hook <<<"$(pre warm 'echo hi')"
+	# tenths of a millisecond: the shortest of three runs of the hook
+	for k in 1 2 3; do
+		t0=${EPOCHREALTIME/./}
+		hook <<<"$(pre "warm$k" 'echo hi')"
+		t0=$(((${EPOCHREALTIME/./} - t0) / 100 + 1))
+		[ -n "${w:-}" ] && [ "$w" -le "$t0" ] || w=$t0
+	done
+	for ((n = 0; n < iter; n++)); do
+		SID="s$BATS_TEST_NUMBER-$((n / 200))"
+		cmd=$(some_command)
+		d=$(((RANDOM * 32768 + RANDOM) % w))
+		KILLED="a child after $d tenths of a ms"
+		child_kill "$(pre "c$n" "$cmd")" "$d"
+		pre_answer_ok "c$n" || { echo "run $n ($KILLED, seed $SEED): $stderr"; return 1; }
+		if [ "$status" = 0 ] && [ -z "$output" ]; then
+			allow=$((allow + 1))
+			child_kill "$(post "c$n" "$cmd")" $(((RANDOM * 32768 + RANDOM) % w))
+			post_answer_ok "c$n" || { echo "run $n, after the tool (seed $SEED): $stderr"; return 1; }
+		else
+			deny=$((deny + 1))
+		fi
+		checked "$n" "$iter" || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
+		count=$((count + 1))
+	done
+	echo "# $count runs, $(landed) kills landed: $deny denied or asked, $allow allowed from a receipt (then killed again after the tool)" >&3
 	[ "$count" = "$iter" ]
 }
 
@@ -212,6 +284,7 @@ serve() {
 	serve "${KILL_LINES[@]}"
 	calibrate "$(pre warm 'echo hi')"
 	for ((n = 0; n < iter; n++)); do
+		SID="s$BATS_TEST_NUMBER-$((n / 200))"
 		arm
 		if [ $((RANDOM % 6)) = 0 ]; then
 			# the server, not a stage
@@ -224,7 +297,7 @@ serve() {
 		pre_answer_ok "h$n" || { echo "run $n ($KILLED, seed $SEED): $stderr"; return 1; }
 		[ "$status" = 2 ] && deny=$((deny + 1)) || allow=$((allow + 1))
 		adapt
-		state_ok || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
+		checked "$n" "$iter" || { echo "run $n ($KILLED, seed $SEED)"; return 1; }
 		count=$((count + 1))
 	done
 	echo "# $count runs, $(landed) kills landed: $deny denied, $allow answered from a receipt" >&3
@@ -627,13 +700,13 @@ unplant() {
 	mv "$1.real" "$1"
 }
 
-@test "the log, its sidecar, the ledger, a pinned root or their directories replaced by a directory, a FIFO or a link: a deny at once with the reason, nothing written there, and the session goes on once it is back" {
+@test "the log, its sidecar or index, the ledger, a pinned root or their directories replaced by a directory, a FIFO or a link: a deny at once with the reason, nothing written there, and the session goes on once it is back" {
 	local f k n=0 log ledger
 	hook <<<"$(pre d0 'echo hi')"
 	[ "$status" = 0 ]
 	log=$(log_of "$SID")
 	ledger=$(ls "$JH_STATE"/ledger/*)
-	for f in "$log" "$log.head" "$ledger" "$JH_STATE/roots/$(basename "$log" .jhl)" \
+	for f in "$log" "$log.head" "$log.idx" "$ledger" "$JH_STATE/roots/$(basename "$log" .jhl)" \
 	    "$JH_STATE/logs" "$JH_STATE/ledger" "$JH_STATE/roots"; do
 		for k in dir fifo symlink hardlink; do
 			[ -d "$f" ] && [ "$k" != symlink ] && continue
@@ -790,9 +863,9 @@ sidecar_ok() {
 	/usr/bin/python3 - "$1.head" "$entries" "$(stat -c %s "$1")" "$head" <<-'PY'
 	import struct, sys, zlib
 	d = open(sys.argv[1], "rb").read()
-	assert len(d) == 200, len(d)
-	assert d[:8] == b"JHHEAD2\0", d[:8]
-	assert struct.unpack_from("<I", d, 192)[0] == zlib.crc32(d[:192]), "crc"
+	assert len(d) == 208, len(d)
+	assert d[:8] == b"JHHEAD3\0", d[:8]
+	assert struct.unpack_from("<I", d, 200)[0] == zlib.crc32(d[:200]), "crc"
 	count, last, end = struct.unpack_from("<QQQ", d, 8)
 	assert count == int(sys.argv[2]), (count, sys.argv[2])
 	assert end == int(sys.argv[3]), (end, sys.argv[3])
@@ -808,7 +881,7 @@ sidecar_ok() {
 	sidecar_ok "$log"
 	for k in random cut empty other stale; do
 		case $k in
-		random) head -c 200 /dev/urandom >"$log.head" ;;
+		random) head -c 208 /dev/urandom >"$log.head" ;;
 		cut) head -c 100 "$log.head" >"$T/h" && cat "$T/h" >"$log.head" ;;
 		empty) : >"$log.head" ;;
 		other) cat "$(log_of other-session).head" >"$log.head" ;;
@@ -833,6 +906,68 @@ sidecar_ok() {
 	state_ok
 	run -0 jh-status -c "$CONF" <<<"{\"session_id\":\"$SID\"}"
 	assert_output --partial "9 allow 0 deny · chain 9 ok"
+}
+
+# decision_hash LOG ID: the SHA-256 of the log's entry that holds the
+# decision on ID, as a result/1 names it.
+decision_hash() {
+	/usr/bin/python3 - "$@" <<-'PY'
+	import cbor2, hashlib, io, sys
+	data = open(sys.argv[1], "rb").read()
+	f = io.BytesIO(data)
+	while f.tell() < len(data):
+	    start = f.tell()
+	    entry = cbor2.load(f)
+	    raw = data[start:f.tell()]
+	    receipt = cbor2.loads(cbor2.loads(entry.value[2])["receipt"])
+	    core = cbor2.loads(receipt.value[2])
+	    if core.get("kind") == "decision/1" and core.get("tool_use_id") == sys.argv[2]:
+	        print("sha256:" + hashlib.sha256(raw).hexdigest())
+	        break
+	PY
+}
+
+# idx_point IDX FROM TO: the index slot of call FROM made to name the
+# entry the slot of call TO names, its tag and CRC right.
+idx_point() {
+	/usr/bin/python3 - "$@" <<-'PY'
+	import hashlib, struct, sys, zlib
+	idx = bytearray(open(sys.argv[1], "rb").read())
+	def slot(key):
+	    tag = hashlib.sha256(b"joulehook/idx\0call\0" + key.encode()).digest()[:16]
+	    return tag, struct.unpack_from("<I", tag, 0)[0] % 4096
+	ta, sa = slot(sys.argv[2])
+	tb, sb = slot(sys.argv[3])
+	assert idx[32 * sb:32 * sb + 16] == tb
+	rec = bytearray(ta) + idx[32 * sb + 16:32 * sb + 28]
+	rec += struct.pack("<I", zlib.crc32(bytes(rec)))
+	idx += bytes(max(0, 32 * sa + 32 - len(idx)))
+	idx[32 * sa:32 * sa + 32] = rec
+	open(sys.argv[1], "wb").write(idx)
+	PY
+}
+
+@test "an index of random bytes, emptied, another log's, or naming another call's entry is never trusted: after the tool, each call's result names its own decision" {
+	local k n=0 log
+	for k in 1 2 3 4 5 6; do hook <<<"$(pre "x$k" "echo $k")"; done
+	hook <<<"$(pre other 'echo hi' other-session)"
+	log=$(log_of "$SID")
+	[ -s "$log.idx" ]
+	for k in pointed random empty other; do
+		n=$((n + 1))
+		case $k in
+		random) head -c 131072 /dev/urandom >"$log.idx" ;;
+		empty) : >"$log.idx" ;;
+		other) cat "$(log_of other-session).idx" >"$log.idx" ;;
+		pointed) idx_point "$log.idx" "x$n" x6 ;;
+		esac
+		hook <<<"$(post "x$n" "echo $n")"
+		post_answer_ok "x$n" || { echo "$k: $stderr"; return 1; }
+		[ -z "$output" ] || { echo "$k: $output"; return 1; }
+		run -0 sh -c "jh-verify '$log' | jq -r --arg id x$n 'select(.kind == \"result/1\" and .core.tool_use_id == \$id) | .core.decision'"
+		assert_output "$(decision_hash "$log" "x$n")"
+	done
+	state_ok
 }
 
 @test "a checkpoint of random bytes, cut short, emptied or with a byte changed fails jh-verify -c, saying why" {
@@ -872,7 +1007,9 @@ clock_bin() {
 		EOF
 		chmod 755 "$T/clockbin/$p"
 	done
-	hook_conf "bindir=$T/clockbin" "$@"
+	# the fused path (fast=1) runs no program of bindir, and the hook
+	# clears the environment: a clock reaches only stages it execs
+	hook_conf "bindir=$T/clockbin" fast=0 "$@"
 }
 
 # at MS: the stages' clock, in Unix milliseconds.

@@ -115,7 +115,7 @@ denied_unchanged() {
 	done
 	run -0 sh -c "find '$T' -newer '$CONF' -type f ! -path '$JH_STATE/*' ! -name 'separate-stderr-*'"
 	assert_output ""
-	run -0 sh -c "ls '$JH_STATE/logs' | grep -vE '^[0-9a-f]{64}\.jhl(\.head)?$' || true"
+	run -0 sh -c "ls '$JH_STATE/logs' | grep -vE '^[0-9a-f]{64}\.jhl(\.head|\.idx)?$' || true"
 	assert_output ""
 	BEFORE=$(state_sum)
 	hook <<<"$(claude Bash '{"command":"echo hi"}' big "$(printf 'x%.0s' $(seq 65536))")"
