@@ -996,39 +996,34 @@ idx_point() {
 	run -0 jh-verify -q "$(log_of "$SID")"
 }
 
-# clock_bin: a bindir of stand-ins that run each program with JH_NOW,
-# which a test build honours, from $T/now, or for the reply stage (the
-# one run with -r) from $T/now.reply when that exists; the config names
-# it.  The hook itself clears the environment, so this is how a clock
-# reaches its stages.
+# at MS: the stages' clock, in Unix milliseconds, as the test build's
+# now= line of the config sets it, in whatever mode the hook runs.
+at() {
+	hook_conf "now=$1"
+}
+
+# clock_bin MS REPLY-MS: the clock MS for every stage but the reply
+# stage, which gets REPLY-MS: a bindir of stand-ins that run each program
+# with its JH_NOW, which the config names.  Only stages the hook execs
+# can be given a clock of their own (fast=0).
 clock_bin() {
 	local p
 	mkdir -p "$T/clockbin"
 	for p in jh-normalize jh-decide jh-seal jh-chain jh-result; do
 		cat >"$T/clockbin/$p" <<-EOF
 		#!/bin/sh
-		f="$T/now"
-		case " \$* " in *" -r "*) [ -f "$T/now.reply" ] && f="$T/now.reply" ;; esac
-		read now <"\$f" && export JH_NOW=\$now
+		case " \$* " in *" -r "*) export JH_NOW=$2 ;; *) export JH_NOW=$1 ;; esac
 		exec "$JH_BIN/$p" "\$@"
 		EOF
 		chmod 755 "$T/clockbin/$p"
 	done
-	# the fused path (fast=1) runs no program of bindir, and the hook
-	# clears the environment: a clock reaches only stages it execs
-	hook_conf "bindir=$T/clockbin" fast=0 "$@"
-}
-
-# at MS: the stages' clock, in Unix milliseconds.
-at() {
-	echo "$1" >"$T/now"
+	hook_conf "bindir=$T/clockbin" fast=0
 }
 
 @test "a clock that jumps around the grant's nbf and exp: before nbf and from exp on the hook denies with the reason, in between it allows" {
 	local nbf=2000000000 exp=2000000100 k=0
 	grant_doc "$nbf" "$exp" >"$T/grant.json"
 	seal_grant "$T/grant.json"
-	clock_bin
 	while read -r ms want why; do
 		k=$((k + 1))
 		at "$ms"
@@ -1052,8 +1047,7 @@ at() {
 }
 
 @test "a clock that jumps back across a session: a receipt within a minute of the head is chained, one older is refused and denied, the log unchanged; the reply stage denies a receipt whose time is not its own" {
-	local t0=1800000000000 log size
-	clock_bin
+	local t0=1800000000000 log size off
 	log=$(log_of "$SID")
 	at "$t0"
 	hook <<<"$(pre b1 'echo hi')"
@@ -1080,22 +1074,21 @@ at() {
 	[[ $stderr == *"predates the head"* ]]
 	# the reply stage's clock 9 s off the others' (deadline_ms 8000), on
 	# either side: the decision is chained, the host denied
-	at $((t0 + 3700000))
 	for off in 9000 -9000; do
-		echo $((t0 + 3700000 + off)) >"$T/now.reply"
+		clock_bin $((t0 + 3700000)) $((t0 + 3700000 + off))
 		hook <<<"$(pre "r$off" 'echo hi')"
 		is_deny
 		[[ $stderr == *"the receipt is stale"* ]] || { echo "$stderr"; return 1; }
 	done
 	# and after a tool ran: the stop
-	rm "$T/now.reply"
+	at $((t0 + 3700000))
 	hook <<<"$(pre p1 'echo hi')"
 	[ "$status" = 0 ]
-	echo $((t0 + 3700000 + 9000)) >"$T/now.reply"
+	clock_bin $((t0 + 3700000)) $((t0 + 3709000))
 	hook <<<"$(post p1 'echo hi')"
 	post_answer_ok p1
 	[[ $output == *"stale"* ]] || { echo "$output"; return 1; }
-	rm "$T/now.reply"
+	at $((t0 + 3700000))
 	hook <<<"$(pre after 'echo hi')"
 	[ "$status" = 0 ]
 	state_ok
