@@ -181,6 +181,13 @@ $(O)/tests/energy-probe: tests/energy-probe.c $(LIBA)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
 	    $(shell pkg-config --libs libsodium jansson) -lm
 
+# The fault injector tests/faults.bats preloads into a stage: built
+# without the sanitizers, which would have to come first in the process.
+$(O)/tests/faultinject.so: tests/faultinject.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC \
+	    -shared -o $@ $< -ldl
+
 -include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
@@ -192,14 +199,14 @@ check: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
-	    build/test/tests/host-answer
+	    build/test/tests/host-answer build/test/tests/faultinject.so
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
 	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
 	    build/asan/tests/sh-parse build/asan/tests/sh-effects \
 	    build/asan/tests/energy-probe build/asan/tests/cmdtab-lint \
-	    build/asan/tests/host-answer
+	    build/asan/tests/host-answer build/asan/tests/faultinject.so
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) BUILD=asan BATS_TAGS='!host,!fuzz,!corpus' test-suites
@@ -208,7 +215,7 @@ check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
-	    build/test/tests/host-answer
+	    build/test/tests/host-answer build/test/tests/faultinject.so
 	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
 	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
 

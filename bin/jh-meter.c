@@ -13,6 +13,7 @@
  * output and the exit codes.
  */
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -839,8 +840,15 @@ rx_new(const struct jh_otlp *tmpl, size_t maxbody)
 {
 	struct rx *rx;
 	struct jh_err e;
+	struct rlimit rl = { 0, 0 };
 	char home[4096], path[4096];
 
+	/*
+	 * The receiver holds the steward key for as long as it runs: no
+	 * core dump may carry it.  Only here, so that jh-meter run leaves
+	 * the metered command's limit as it was.
+	 */
+	setrlimit(RLIMIT_CORE, &rl);
 	if ((rx = calloc(1, sizeof(*rx))) == NULL)
 		errx(2, "out of memory");
 	pthread_mutex_init(&rx->mu, NULL);

@@ -400,6 +400,7 @@ struct jh_cp {
 struct jh_cps {
 	struct jh_cp *v;
 	size_t n;
+	size_t torn;	/* bytes of a last checkpoint cut short, not read */
 };
 
 void	jh_verifier_init(struct jh_verifier *, const struct jh_keyset *);
