@@ -727,6 +727,48 @@ pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
 }
 
 /*
+ * Appends one checkpoint to the sink, a regular file (a FIFO or a device
+ * planted there is refused, never waited on), under its lock, whole or
+ * not at all: a
+ * write or a sync that fails cuts the sink back to its size before, so a
+ * later checkpoint never lands after a torn one.
+ */
+static void
+sink_append(struct run *r, const char *sink, unsigned lock_ms,
+    const struct jh_buf *cp)
+{
+	struct jh_err e;
+	struct stat st;
+	ssize_t w;
+	int fd, saved;
+
+	if ((fd = open(sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0644)) == -1)
+		deny(r, "checkpoint sink %s: %s", sink, strerror(errno));
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		deny(r, "checkpoint sink %s: not a regular file", sink);
+	}
+	/* Sessions share a sink: one append at a time, its size then. */
+	if (jh_flock(fd, LOCK_EX, lock_ms, &e) == -1 || fstat(fd, &st) == -1) {
+		close(fd);
+		deny(r, "checkpoint sink %s: %s", sink, e.msg);
+	}
+	errno = 0;
+	if ((w = write(fd, cp->p, cp->len)) != (ssize_t)cp->len ||
+	    fsync(fd) == -1) {
+		saved = w >= 0 && w < (ssize_t)cp->len && errno == 0 ? 0 :
+		    errno;
+		if (ftruncate(fd, st.st_size) == 0)
+			(void)fsync(fd);
+		close(fd);
+		deny(r, "checkpoint sink %s: %s (the sink is left as it was)",
+		    sink, saved != 0 ? strerror(saved) : "a short write");
+	}
+	close(fd);
+}
+
+/*
  * Appends the session's signed checkpoint to the sink (joulehook-formats(5),
  * Checkpoints).
  */
@@ -736,7 +778,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 {
 	struct jh_buf none, cp;
 	char path[PATH_MAX], *paths[1], **args[1], *a[10];
-	int st, fd, sts[1];
+	int st, sts[1];
 
 	if (c->sink[0] == '\0')
 		return;
@@ -757,12 +799,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline, sts, NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
 		deny(r, "no checkpoint of the session's log was made");
-	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) == -1)
-		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
-	if (write(fd, cp.p, cp.len) != (ssize_t)cp.len || fsync(fd) == -1)
-		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
-	close(fd);
+	sink_append(r, c->sink, c->lock_ms, &cp);
 	jh_buf_free(&cp);
 }
 

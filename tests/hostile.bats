@@ -93,7 +93,6 @@ denied_unchanged() {
 }
 
 @test "a U+0000 in a command or a path is decided on the whole string, never on what comes before it" {
-	known_bug "(gate.c: sget() and line_effects()): the gate reads tool_input strings as C strings, so 'echo a\\u0000; rm -rf /' is decided as 'echo a' and allowed under a grant of 'echo *' (the shell parser refuses a NUL, but gets strlen(cmd)), and Write {file_path: \"<root>/src/a.c\\u0000/../../../../etc/passwd\"} is decided on <root>/src/a.c and allowed; the same holds for Gemini CLI, Codex, OpenCode; sget() should treat a string holding a NUL as malformed (or pass json_string_length)"
 	local p
 	for p in \
 	    "$(claude Bash '{"command":"echo a\u0000; rm -rf /opt/x"}' n1)" \
