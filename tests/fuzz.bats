@@ -7,7 +7,7 @@ setup() { _common_setup; }
 # A smoke pass of the libFuzzer targets (tests/fuzz/): `make fuzz-build`
 # compiles the library again with clang, coverage and ASan+UBSan into
 # build/fuzz/ and links each target, then each runs FUZZ_RUNS inputs
-# (20000 unless set; at most FUZZ_SMOKE_SECONDS, 120) from seeds made of
+# (20000 unless set; at most FUZZ_SMOKE_SECONDS, 10) from seeds made of
 # the fixtures.  A crash, a leak or a sanitizer report fails the test,
 # with the input under build/fuzz/crash-*.  `make fuzz` is the long run.
 # Skipped, loudly, without clang or its libFuzzer runtime (Debian:
@@ -36,7 +36,7 @@ smoke() {
 	# RUNS: fewer for a target that does more per input; then more
 	# libFuzzer options
 	run sh "$PROJECT_ROOT/tests/fuzz/run" "$FO" "$1" -runs="${FUZZ_RUNS:-${2:-20000}}" \
-	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}" "${@:3}"
+	    -max_total_time="${FUZZ_SMOKE_SECONDS:-10}" "${@:3}"
 	echo "$output"
 	echo "# $(printf '%s\n' "$output" | grep '^fuzz:')" >&3
 	[ "$status" -eq 0 ]
