@@ -2,9 +2,9 @@
 #
 #   make                  release programs in bin/ (JH_NOW/JH_NONCE ignored)
 #   make check            test build in build/test/, every suite, man lint
-#   make check-asan       the suites on an ASan+UBSan build, less those
-#                         tagged host (a real host's run), fuzz (sanitized
-#                         already) and corpus; make check has them
+#   make check-asan       the sanitizer tier: ASAN_SUITES (the suites that
+#                         drive the C code) on an ASan+UBSan build, less
+#                         the tests tagged host; make check has the rest
 #   make check-valgrind   the same suites under valgrind
 #   make demo             a short tour on a built-in example
 #   make bench            throughput and latency ratios, one run
@@ -24,7 +24,54 @@ MAN1	= jh-acp.1 jh-chain.1 jh-decide.1 jh-grant.1 jh-hook.1 jh-install.1 jh-mete
 MAN5	= joulehook-formats.5
 MAN7	= joulehook.7
 
-LIBSRC	= buf.c cbor.c chain.c checkpoint.c cmdtab.c cose.c decide.c didkey.c effects.c effgrant.c energy.c fused.c gate.c hookwire.c host-acp.c host-claude.c host-cline.c host-docs.c host-gemini.c host-opencode.c hosts.c json.c keys.c kinds.c ledger.c listen.c mcp.c meter.c patch.c paths.c profile.c proxyhold.c proxyserve.c proxyup.c reply.c result.c sealunit.c shellcheck.c shellparse.c statefs.c status.c util.c verify.c wire.c
+LIBSRC	= acprelay.c \
+	  aggregate.c \
+	  buf.c \
+	  cbor.c \
+	  chain.c \
+	  checkpoint.c \
+	  cmdtab.c \
+	  cose.c \
+	  decide.c \
+	  didkey.c \
+	  effects.c \
+	  effgrant.c \
+	  energy.c \
+	  fused.c \
+	  gate.c \
+	  hookwire.c \
+	  host-acp.c \
+	  host-claude.c \
+	  host-cline.c \
+	  host-docs.c \
+	  host-gemini.c \
+	  host-opencode.c \
+	  hosts.c \
+	  json.c \
+	  keys.c \
+	  kinds.c \
+	  ledger.c \
+	  listen.c \
+	  mcp.c \
+	  meter.c \
+	  otlp.c \
+	  patch.c \
+	  paths.c \
+	  profile.c \
+	  proxyhold.c \
+	  proxyserve.c \
+	  proxyup.c \
+	  reply.c \
+	  result.c \
+	  sealunit.c \
+	  shellcheck.c \
+	  shellparse.c \
+	  statefs.c \
+	  status.c \
+	  transcript.c \
+	  util.c \
+	  verify.c \
+	  wire.c
 
 # Libraries each program links, by pkg-config name (a hook stage must not
 # map libcurl it never calls).
@@ -135,6 +182,13 @@ $(O)/tests/energy-probe: tests/energy-probe.c $(LIBA)
 	$(CC) $(CFLAGS) $(JH_CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
 	    $(shell pkg-config --libs libsodium jansson) -lm
 
+# The fault injector tests/faults.bats preloads into a stage: built
+# without the sanitizers, which would have to come first in the process.
+$(O)/tests/faultinject.so: tests/faultinject.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC \
+	    -shared -o $@ $< -ldl
+
 -include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
@@ -146,32 +200,46 @@ check: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
-	    build/test/tests/host-answer
+	    build/test/tests/host-answer build/test/tests/faultinject.so
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
 	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
 	    build/asan/tests/sh-parse build/asan/tests/sh-effects \
 	    build/asan/tests/energy-probe build/asan/tests/cmdtab-lint \
-	    build/asan/tests/host-answer
+	    build/asan/tests/host-answer build/asan/tests/faultinject.so
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    $(MAKE) BUILD=asan BATS_TAGS='!host,!fuzz,!corpus' test-suites
+	    $(MAKE) BUILD=asan BATS_TAGS='!host' \
+	    SUITES='$(ASAN_SUITES:%=tests/%.bats)' test-suites
 
 check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
-	    build/test/tests/host-answer
+	    build/test/tests/host-answer build/test/tests/faultinject.so
 	sh scripts/valgrind-wrap build/test/bin build/valgrind/bin
 	$(MAKE) BUILD=test JH_BIN=$(CURDIR)/build/valgrind/bin test-suites
 
 JH_BIN	?= $(CURDIR)/$(OUTBIN)
 
+# The sanitizer tier: the suites that drive the C code's parsers, its
+# state files and its decisions with inputs of their own, each program
+# through its own suite.  Left out: the real hosts' runs (tagged host),
+# the installer's and the man pages' suites (shell scripts and text),
+# the fuzz targets (sanitized builds already), the corpora and the fault
+# runs (the same C paths as the suites here, thousands of times), and
+# the shell oracle (bash and zsh beside the parser).
+ASAN_SUITES = acp chain cmdtab conformance decide delegate effects energy fused \
+	grant hooksock hostile hosts libcbor meter meter-otel normalize \
+	onegrant proxy result review seal secrets shard shellparse ship \
+	status verify
+SUITES	?= tests/
+
 test-suites: lint-man
 	JH_BIN=$(JH_BIN) JH_TESTBIN=$(CURDIR)/$(O)/tests \
 	    bats --print-output-on-failure \
-	    $(if $(BATS_TAGS),--filter-tags '$(BATS_TAGS)') tests/
+	    $(if $(BATS_TAGS),--filter-tags '$(BATS_TAGS)') $(SUITES)
 	JH_BIN=$(JH_BIN) sh conformance/run
 
 lint-man:
@@ -220,7 +288,8 @@ build/release/bench-ed25519: scripts/bench-ed25519.c $(LIBA)
 FUZZ_CC		?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_SECONDS	?= 600
 FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
-		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp
+		  fuzz-payload fuzz-grant fuzz-paths fuzz-sse fuzz-mcp \
+		  fuzz-transcript fuzz-otlp fuzz-acp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
 FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \
@@ -237,6 +306,9 @@ $(FUZZ_TARGETS:%=$(FO)/%): $(FO)/%: tests/fuzz/%.c tests/fuzz/fuzz-common.h $(FU
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_LIBOBJ) \
 	    $(FUZZ_EXTRA) $(shell pkg-config --libs $(PKG_jh-proxy)) -lm
+
+# The meter's targets share their unit checks.
+$(FO)/fuzz-transcript $(FO)/fuzz-otlp: tests/fuzz/fuzz-meter.h
 
 fuzz-relink:
 

@@ -267,6 +267,79 @@ add_developer(struct conf *c, const char *v)
 	return (0);
 }
 
+/* One key=value line of the config; -1 for a key or value it refuses. */
+static int
+conf_line(struct conf *c, const char *line, const char *v)
+{
+	if (strcmp(line, "bindir") == 0) {
+		if (set_path(c->bindir, v) == -1)
+			return (-1);
+	} else if (strcmp(line, "home") == 0) {
+		if (set_path(c->home, v) == -1)
+			return (-1);
+	} else if (strcmp(line, "state") == 0) {
+		if (set_path(c->state, v) == -1)
+			return (-1);
+	} else if (strcmp(line, "user_home") == 0) {
+		if (set_path(c->user_home, v) == -1)
+			return (-1);
+	} else if (strcmp(line, "protect") == 0) {
+		if (c->nprotect >= CONF_PROTECT ||
+		    set_path(c->protect[c->nprotect++], v) == -1)
+			return (-1);
+	} else if (strcmp(line, "deadline_ms") == 0) {
+		c->deadline_ms = (unsigned)strtoul(v, NULL, 10);
+		if (c->deadline_ms < 100 || c->deadline_ms > 600000)
+			return (-1);
+	} else if (strcmp(line, "lock_ms") == 0) {
+		c->lock_ms = (unsigned)strtoul(v, NULL, 10);
+		if (c->lock_ms > 600000)
+			return (-1);
+	} else if (strcmp(line, "answer_allow") == 0)
+		c->answer_allow = strcmp(v, "1") == 0;
+	else if (strcmp(line, "meter") == 0) {
+		if (strcmp(v, "transcript") == 0)
+			c->meter = 1;
+		else if (strcmp(v, "none") != 0)
+			return (-1);
+	} else if (strcmp(line, "sink") == 0) {
+		if (set_path(c->sink, v) == -1)
+			return (-1);
+	} else if (strcmp(line, "readable") == 0)
+		c->readable = strcmp(v, "1") == 0;
+	else if (strcmp(line, "fast") == 0) {
+		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+			return (-1);
+		c->fast = v[0] == '1';
+	} else if (strcmp(line, "developer") == 0) {
+		if (add_developer(c, v) == -1)
+			return (-1);
+	}
+#ifdef JH_TESTING
+	else if (strncmp(line, "stage", 5) == 0 && line[5] >= '0' &&
+	    line[5] < '0' + NSTAGES && line[6] == '\0') {
+		if (set_path(c->stage[line[5] - '0'], v) == -1)
+			return (-1);
+	} else if (strcmp(line, "now") == 0 || strcmp(line,
+	    "nonce") == 0) {
+		char *dst = strcmp(line, "now") == 0 ? c->now :
+		    c->nonce;
+		if (strlen(v) >= sizeof(c->now))
+			return (-1);
+		strcpy(dst, v);
+	} else if (strcmp(line, "fault") == 0) {
+		if (sscanf(v, "%d:%d", &c->fault_stage,
+		    &c->fault_sig) != 2 || c->fault_stage < 0 ||
+		    c->fault_stage >= NSTAGES || c->fault_sig < 0 ||
+		    c->fault_sig >= NSIG)
+			return (-1);
+	}
+#endif
+	else
+		return (-1);
+	return (0);
+}
+
 /*
  * The config is the installer's: absolute path, a regular file owned by
  * the user and writable by nobody else, "key=value" lines.
@@ -275,7 +348,7 @@ static int
 read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 {
 	struct stat st;
-	char line[PATH_MAX + 64], *eq, *v;
+	char line[PATH_MAX + 64], *eq;
 	FILE *f;
 	int fd, lineno = 0;
 
@@ -312,73 +385,7 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 		if ((eq = strchr(line, '=')) == NULL)
 			goto bad;
 		*eq = '\0';
-		v = eq + 1;
-		if (strcmp(line, "bindir") == 0) {
-			if (set_path(c->bindir, v) == -1)
-				goto bad;
-		} else if (strcmp(line, "home") == 0) {
-			if (set_path(c->home, v) == -1)
-				goto bad;
-		} else if (strcmp(line, "state") == 0) {
-			if (set_path(c->state, v) == -1)
-				goto bad;
-		} else if (strcmp(line, "user_home") == 0) {
-			if (set_path(c->user_home, v) == -1)
-				goto bad;
-		} else if (strcmp(line, "protect") == 0) {
-			if (c->nprotect >= CONF_PROTECT ||
-			    set_path(c->protect[c->nprotect++], v) == -1)
-				goto bad;
-		} else if (strcmp(line, "deadline_ms") == 0) {
-			c->deadline_ms = (unsigned)strtoul(v, NULL, 10);
-			if (c->deadline_ms < 100 || c->deadline_ms > 600000)
-				goto bad;
-		} else if (strcmp(line, "lock_ms") == 0) {
-			c->lock_ms = (unsigned)strtoul(v, NULL, 10);
-			if (c->lock_ms > 600000)
-				goto bad;
-		} else if (strcmp(line, "answer_allow") == 0)
-			c->answer_allow = strcmp(v, "1") == 0;
-		else if (strcmp(line, "meter") == 0) {
-			if (strcmp(v, "transcript") == 0)
-				c->meter = 1;
-			else if (strcmp(v, "none") != 0)
-				goto bad;
-		} else if (strcmp(line, "sink") == 0) {
-			if (set_path(c->sink, v) == -1)
-				goto bad;
-		} else if (strcmp(line, "readable") == 0)
-			c->readable = strcmp(v, "1") == 0;
-		else if (strcmp(line, "fast") == 0) {
-			if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-				goto bad;
-			c->fast = v[0] == '1';
-		}
-		else if (strcmp(line, "developer") == 0) {
-			if (add_developer(c, v) == -1)
-				goto bad;
-		}
-#ifdef JH_TESTING
-		else if (strncmp(line, "stage", 5) == 0 && line[5] >= '0' &&
-		    line[5] < '0' + NSTAGES && line[6] == '\0') {
-			if (set_path(c->stage[line[5] - '0'], v) == -1)
-				goto bad;
-		} else if (strcmp(line, "now") == 0 || strcmp(line,
-		    "nonce") == 0) {
-			char *dst = strcmp(line, "now") == 0 ? c->now :
-			    c->nonce;
-			if (strlen(v) >= sizeof(c->now))
-				goto bad;
-			strcpy(dst, v);
-		} else if (strcmp(line, "fault") == 0) {
-			if (sscanf(v, "%d:%d", &c->fault_stage,
-			    &c->fault_sig) != 2 || c->fault_stage < 0 ||
-			    c->fault_stage >= NSTAGES || c->fault_sig < 0 ||
-			    c->fault_sig >= NSIG)
-				goto bad;
-		}
-#endif
-		else
+		if (conf_line(c, line, eq + 1) == -1)
 			goto bad;
 	}
 	fclose(f);
@@ -552,27 +559,45 @@ typedef void (*inproc_fn)(const struct run *, const struct conf *);
  * deadline is a deny.  With inproc, the one stage is that function in a
  * child of this process (the fused path), supervised the same way.
  */
-static int
-pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
-    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline,
-    int st[], inproc_fn inproc)
-{
-	pid_t pid[NSTAGES], pgid = 0;
-	int fds[NSTAGES + 1][2], i, status = -1, last_status = -1, done = 0;
-	int ifd, ofd;
-	size_t written = 0;
+/* A running pipeline: its processes, and the two ends kept. */
+struct pipe_run {
+	pid_t pid[NSTAGES];
+	pid_t pgid;
+	int n;
+	int ifd;		/* the first stage's input, or -1 once closed */
+	int ofd;		/* the last stage's output */
+};
 
-	for (i = 0; i <= n; i++)
+/* Kills the group and denies; the deadline's and every error's end. */
+static void __attribute__((noreturn))
+kill_deny(struct run *r, pid_t pgid, const char *why, unsigned ms)
+{
+	kill(-pgid, SIGKILL);
+	while (waitpid(-pgid, NULL, 0) > 0)
+		;
+	if (ms > 0)
+		deny(r, "the gate did not answer within %u ms", ms);
+	deny(r, "%s", why);
+}
+
+/* Forks the n stages into one process group, joined by pipes. */
+static void
+spawn(struct pipe_run *pr, struct run *r, const struct conf *c,
+    char *paths[], char **args[], inproc_fn inproc)
+{
+	int fds[NSTAGES + 1][2], i;
+
+	for (i = 0; i <= pr->n; i++)
 		if (pipe2(fds[i], O_CLOEXEC) == -1)
 			deny(r, "pipe: %s", strerror(errno));
-	for (i = 0; i < n; i++) {
-		if ((pid[i] = fork()) == -1) {
-			if (pgid > 0)
-				kill(-pgid, SIGKILL);
+	for (i = 0; i < pr->n; i++) {
+		if ((pr->pid[i] = fork()) == -1) {
+			if (pr->pgid > 0)
+				kill(-pr->pgid, SIGKILL);
 			deny(r, "fork: %s", strerror(errno));
 		}
-		if (pid[i] == 0) {
-			setpgid(0, pgid);
+		if (pr->pid[i] == 0) {
+			setpgid(0, pr->pgid);
 			if (dup2(fds[i][0], STDIN_FILENO) == -1 ||
 			    dup2(fds[i + 1][1], STDOUT_FILENO) == -1)
 				_exit(127);
@@ -583,107 +608,164 @@ pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
 			    strerror(errno));
 			_exit(127);
 		}
-		if (pgid == 0)
-			pgid = pid[i];
-		setpgid(pid[i], pgid);
+		if (pr->pgid == 0)
+			pr->pgid = pr->pid[i];
+		setpgid(pr->pid[i], pr->pgid);
 	}
 	/* Keep only our ends: the first stage's input, the last's output. */
-	for (i = 0; i <= n; i++) {
-		if (i != n)
+	for (i = 0; i <= pr->n; i++) {
+		if (i != pr->n)
 			close(fds[i][0]);
 		if (i != 0)
 			close(fds[i][1]);
 	}
-	ifd = fds[0][1];
-	ofd = fds[n][0];
-	fcntl(ifd, F_SETFL, O_NONBLOCK);
-	while (!done) {
-		struct pollfd p[2];
-		int np = 0, t;
-		uint64_t now = mono_ms();
+	pr->ifd = fds[0][1];
+	pr->ofd = fds[pr->n][0];
+	fcntl(pr->ifd, F_SETFL, O_NONBLOCK);
+}
 
-		if (now >= deadline) {
-			kill(-pgid, SIGKILL);
-			while (waitpid(-pgid, NULL, 0) > 0)
-				;
-			deny(r, "the gate did not answer within %u ms",
-			    c->deadline_ms);
-		}
-		t = (int)(deadline - now);
-		p[np].fd = ofd;
+/* Feeds in and reads out until the last stage's output ends. */
+static void
+pump(struct pipe_run *pr, struct run *r, const struct conf *c,
+    const struct jh_buf *in, struct jh_buf *out, uint64_t deadline)
+{
+	struct pollfd p[2];
+	size_t written = 0;
+	ssize_t w, x;
+	uint64_t now;
+	int np;
+
+	for (;;) {
+		if ((now = mono_ms()) >= deadline)
+			kill_deny(r, pr->pgid, NULL, c->deadline_ms);
+		np = 0;
+		p[np].fd = pr->ofd;
 		p[np++].events = POLLIN;
-		if (ifd != -1) {
-			p[np].fd = ifd;
+		if (pr->ifd != -1) {
+			p[np].fd = pr->ifd;
 			p[np++].events = POLLOUT;
 		}
-		if (poll(p, (nfds_t)np, t) == -1) {
+		if (poll(p, (nfds_t)np, (int)(deadline - now)) == -1) {
 			if (errno == EINTR)
 				continue;
-			kill(-pgid, SIGKILL);
-			deny(r, "poll: %s", strerror(errno));
+			kill_deny(r, pr->pgid, errno == ENOMEM ? "poll: out "
+			    "of memory" : "poll failed", 0);
 		}
-		if (ifd != -1 && p[1].revents) {
-			ssize_t w = write(ifd, in->p + written,
-			    in->len - written);
+		if (pr->ifd != -1 && p[1].revents) {
+			w = write(pr->ifd, in->p + written, in->len - written);
 			if (w > 0)
 				written += (size_t)w;
 			if (w == -1 && errno != EAGAIN && errno != EINTR)
 				written = in->len;
 			if (written == in->len) {
-				close(ifd);
-				ifd = -1;
+				close(pr->ifd);
+				pr->ifd = -1;
 			}
 		}
-		if (p[0].revents) {
-			ssize_t x;
-			if (jh_buf_reserve(out, 65536) == -1) {
-				kill(-pgid, SIGKILL);
-				deny(r, "out of memory");
-			}
-			x = read(ofd, out->p + out->len, out->cap - out->len);
-			if (x > 0) {
-				out->len += (size_t)x;
-				if (out->len > MAX_ANSWER) {
-					kill(-pgid, SIGKILL);
-					deny(r, "the answer is too large");
-				}
-			} else if (x == 0)
-				done = 1;
-			else if (errno != EINTR && errno != EAGAIN) {
-				kill(-pgid, SIGKILL);
-				deny(r, "read: %s", strerror(errno));
-			}
-		}
+		if (!p[0].revents)
+			continue;
+		if (jh_buf_reserve(out, 65536) == -1)
+			kill_deny(r, pr->pgid, "out of memory", 0);
+		x = read(pr->ofd, out->p + out->len, out->cap - out->len);
+		if (x == 0)
+			return;
+		if (x > 0 && (out->len += (size_t)x) > MAX_ANSWER)
+			kill_deny(r, pr->pgid, "the answer is too large", 0);
+		if (x == -1 && errno != EINTR && errno != EAGAIN)
+			kill_deny(r, pr->pgid, strerror(errno), 0);
 	}
-	if (ifd != -1)
-		close(ifd);
-	close(ofd);
-	/* Reap the stages; anything left at the deadline is killed. */
-	for (i = 0; i < n; i++) {
+}
+
+/* Reaps the stages into st[]; what is left at the deadline is killed. */
+static int
+reap(struct pipe_run *pr, struct run *r, const struct conf *c,
+    uint64_t deadline, int st[])
+{
+	int i, status = -1;
+	pid_t w;
+
+	for (i = 0; i < pr->n; i++) {
 		for (;;) {
-			pid_t w = waitpid(pid[i], &status, WNOHANG);
-			if (w == pid[i])
+			if ((w = waitpid(pr->pid[i], &status, WNOHANG)) ==
+			    pr->pid[i])
 				break;
 			if (w == -1 && errno != EINTR) {
 				status = -1;
 				break;
 			}
 			if (mono_ms() >= deadline) {
-				kill(-pgid, SIGKILL);
-				waitpid(pid[i], &status, 0);
-				if (i == n - 1)
+				kill(-pr->pgid, SIGKILL);
+				waitpid(pr->pid[i], &status, 0);
+				if (i == pr->n - 1)
 					deny(r, "the gate did not finish "
 					    "within %u ms", c->deadline_ms);
 				break;
 			}
 			usleep(1000);
 		}
-		if (i == n - 1)
-			last_status = status;
 		st[i] = status;
 	}
-	kill(-pgid, SIGKILL);
-	return (last_status);
+	kill(-pr->pgid, SIGKILL);
+	return (st[pr->n - 1]);
+}
+
+static int
+pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
+    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline,
+    int st[], inproc_fn inproc)
+{
+	struct pipe_run pr;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.n = n;
+	spawn(&pr, r, c, paths, args, inproc);
+	pump(&pr, r, c, in, out, deadline);
+	if (pr.ifd != -1)
+		close(pr.ifd);
+	close(pr.ofd);
+	return (reap(&pr, r, c, deadline, st));
+}
+
+/*
+ * Appends one checkpoint to the sink, a regular file (a FIFO or a device
+ * planted there is refused, never waited on), under its lock, whole or
+ * not at all: a
+ * write or a sync that fails cuts the sink back to its size before, so a
+ * later checkpoint never lands after a torn one.
+ */
+static void
+sink_append(struct run *r, const char *sink, unsigned lock_ms,
+    const struct jh_buf *cp)
+{
+	struct jh_err e;
+	struct stat st;
+	ssize_t w;
+	int fd, saved;
+
+	if ((fd = open(sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0644)) == -1)
+		deny(r, "checkpoint sink %s: %s", sink, strerror(errno));
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		deny(r, "checkpoint sink %s: not a regular file", sink);
+	}
+	/* Sessions share a sink: one append at a time, its size then. */
+	if (jh_flock(fd, LOCK_EX, lock_ms, &e) == -1 || fstat(fd, &st) == -1) {
+		close(fd);
+		deny(r, "checkpoint sink %s: %s", sink, e.msg);
+	}
+	errno = 0;
+	if ((w = write(fd, cp->p, cp->len)) != (ssize_t)cp->len ||
+	    fsync(fd) == -1) {
+		saved = w >= 0 && w < (ssize_t)cp->len && errno == 0 ? 0 :
+		    errno;
+		if (ftruncate(fd, st.st_size) == 0)
+			(void)fsync(fd);
+		close(fd);
+		deny(r, "checkpoint sink %s: %s (the sink is left as it was)",
+		    sink, saved != 0 ? strerror(saved) : "a short write");
+	}
+	close(fd);
 }
 
 /*
@@ -696,7 +778,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 {
 	struct jh_buf none, cp;
 	char path[PATH_MAX], *paths[1], **args[1], *a[10];
-	int st, fd, sts[1];
+	int st, sts[1];
 
 	if (c->sink[0] == '\0')
 		return;
@@ -717,12 +799,7 @@ checkpoint(struct run *r, const struct conf *c, char *lockms,
 	st = pipeline(r, c, paths, args, 1, &none, &cp, deadline, sts, NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || cp.len == 0)
 		deny(r, "no checkpoint of the session's log was made");
-	if ((fd = open(c->sink, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) == -1)
-		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
-	if (write(fd, cp.p, cp.len) != (ssize_t)cp.len || fsync(fd) == -1)
-		deny(r, "checkpoint sink %s: %s", c->sink, strerror(errno));
-	close(fd);
+	sink_append(r, c->sink, c->lock_ms, &cp);
 	jh_buf_free(&cp);
 }
 
@@ -1132,239 +1209,325 @@ serve_setup(void)
 	return (0);
 }
 
-int
-main(int argc, char *argv[])
+/* The stages' command lines, by absolute path. */
+struct stages {
+	char path[NSTAGES][PATH_MAX];
+	char *arg[NSTAGES][2 * CONF_PROTECT + 10];
+	char *pv[NSTAGES];
+	char **av[NSTAGES];
+	char lockms[16];
+	char dl[16];
+};
+
+static void	stage_reply(struct stages *, int *, struct run *,
+		    const struct conf *);
+
+/* argv[0..) of stage i, one word at a time. */
+static void
+arg(struct stages *s, int i, int *n, char *w)
+{
+	s->arg[i][(*n)++] = w;
+	s->arg[i][*n] = NULL;
+}
+
+/*
+ * The five command lines (jh-hook(1), What it does, After a tool ran,
+ * When a session ends): the gate's for the gate's event, else the
+ * result's, with -e when a session ends.
+ */
+static void
+stages_make(struct stages *s, struct run *r, const struct conf *c)
 {
 	static const char *const gate[NSTAGES] = { "jh-normalize",
 	    "jh-decide", "jh-seal", "jh-chain", "jh-normalize" };
 	static const char *const after[NSTAGES] = { "jh-normalize",
 	    "jh-result", "jh-seal", "jh-chain", "jh-normalize" };
-	struct rlimit rl = { 0, 0 };
-	struct conf c;
-	struct run r;
-	struct jh_err e;
-	char why[1024], paths[NSTAGES][PATH_MAX], lockms[16], dl[16];
-	char *args[NSTAGES][2 * CONF_PROTECT + 10], *pv[NSTAGES], **av[NSTAGES];
-	const char *cfg = NULL, *hname = "claude-code", *mwhy = NULL;
-	const char *sock = NULL;
-	const char *const *names;
-	char *end;
-	unsigned cms = 10000;
-	int ch, i, k, n, nst = NSTAGES, last_status, sts[NSTAGES], serve = 0;
-	uint64_t deadline;
+	int g = r->post == NULL && strcmp(r->event, JH_GATE_EVENT) == 0;
+	int i, k, n;
 
-	setrlimit(RLIMIT_CORE, &rl);
-	signal(SIGPIPE, SIG_IGN);
+	snprintf(s->lockms, sizeof(s->lockms), "%u", c->lock_ms);
+	snprintf(s->dl, sizeof(s->dl), "%u", c->deadline_ms);
+	for (i = 0; i < NSTAGES; i++) {
+		stage_path(s->path[i], c, i, g ? gate[i] : after[i]);
+		s->pv[i] = s->path[i];
+		s->av[i] = s->arg[i];
+		n = 0;
+		arg(s, i, &n, s->path[i]);
+		switch (i) {
+		case 0:
+			arg(s, i, &n, "-H");
+			arg(s, i, &n, (char *)r->host->name);
+			break;
+		case 1:
+			arg(s, i, &n, "-w");
+			arg(s, i, &n, s->lockms);
+			for (k = 0; g && k < c->nprotect; k++) {
+				arg(s, i, &n, "-P");
+				arg(s, i, &n, (char *)c->protect[k]);
+			}
+			if (g && r->uid[0] != '\0') {
+				arg(s, i, &n, "-u");
+				arg(s, i, &n, r->uid);
+			}
+			if (!g && r->post == NULL)
+				arg(s, i, &n, "-e");	/* the session ends */
+			break;
+		case 2:
+			arg(s, i, &n, "-K");
+			arg(s, i, &n, g ? "decision/1" : "result/1");
+			break;
+		case 3:
+			arg(s, i, &n, "-w");
+			arg(s, i, &n, s->lockms);
+			break;
+		default:
+			stage_reply(s, &n, r, c);
+		}
+	}
+}
+
+static void
+stage_reply(struct stages *s, int *n, struct run *r, const struct conf *c)
+{
+	arg(s, 4, n, "-H");
+	arg(s, 4, n, (char *)r->host->name);
+	arg(s, 4, n, "-r");
+	arg(s, 4, n, "-d");
+	arg(s, 4, n, s->dl);
+	arg(s, 4, n, "-i");
+	arg(s, 4, n, r->session);
+	arg(s, 4, n, "-u");
+	arg(s, 4, n, r->call);
+	arg(s, 4, n, "-D");
+	arg(s, 4, n, r->digest);
+	if (r->post != NULL) {
+		arg(s, 4, n, "-E");
+		arg(s, 4, n, (char *)r->post);
+	}
+	if (c->answer_allow)
+		arg(s, 4, n, "-A");
+}
+
+/*
+ * Stop, SessionEnd: the asks nothing answered are closed, the meter
+ * reads the transcript, and the checkpoint is made.  Any other event of
+ * no tool call ends nothing: no opinion.
+ */
+static void __attribute__((noreturn))
+end_session(struct run *r, struct conf *c, struct stages *s,
+    uint64_t deadline)
+{
+	const char *mwhy;
+	int st, sts[NSTAGES];
+
+	if (strcmp(r->event, "Stop") == 0 || strcmp(r->event,
+	    "SessionEnd") == 0) {
+		st = pipeline(r, c, s->pv, s->av, NSTAGES - 1, &r->payload,
+		    &r->answer, deadline, sts, NULL);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			deny(r, "closing the session's asks failed");
+		/*
+		 * A meter that fails still leaves the checkpoint to make.
+		 * SessionEnd's time is short: the transcript's tail only.
+		 */
+		mwhy = meter(r, c, s->lockms, deadline,
+		    strcmp(r->event, "SessionEnd") != 0);
+		checkpoint(r, c, s->lockms, deadline);
+		if (mwhy != NULL)
+			deny(r, "%s (the checkpoint was written)", mwhy);
+	}
+	jh_buf_free(&r->payload);
+	jh_buf_free(&r->answer);
+	finish(r, 0);
+}
+
+/*
+ * The host's answer from the reply stage's exit status and output
+ * (jh-hook(1), What it does, step 9): its deny as it is, an allow as
+ * nothing, one JSON object for an ask, a rewrite or a stop; anything
+ * else is a deny.
+ */
+static void __attribute__((noreturn))
+answer(struct run *r, int st)
+{
+	struct jh_err e;
+	json_t *j;
+	int ok;
+
+	if (!WIFEXITED(st))
+		deny(r, "the reply stage %s", WIFSIGNALED(st) ?
+		    "was killed" : "failed");
+	if (r->post == NULL && WEXITSTATUS(st) == r->host->block_status) {
+		/* A deny: the stage wrote the host's JSON and the reason. */
+		fwrite(r->answer.p, 1, r->answer.len, stdout);
+		finish(r, r->host->block_status);
+	}
+	if (WEXITSTATUS(st) != 0)
+		deny(r, "the reply stage exited %d", WEXITSTATUS(st));
+	if (r->answer.len > 0) {
+		j = jh_json_parse((const char *)r->answer.p, r->answer.len,
+		    &e);
+		ok = json_is_object(j) && (r->post == NULL ||
+		    is_stop(r->host, r->post, j));
+		json_decref(j);
+		if (!ok)
+			deny(r, "the reply stage's answer is not valid");
+		if (fwrite(r->answer.p, 1, r->answer.len, stdout) !=
+		    r->answer.len || fflush(stdout) == EOF)
+			deny(r, "cannot write the answer");
+	}
+	jh_buf_free(&r->payload);
+	jh_buf_free(&r->answer);
+	finish(r, 0);
+}
+
+/* What the command line says; -s and -a start their own way. */
+struct args {
+	const char *cfg;
+	const char *host;
+	const char *sock;
+	unsigned client_ms;
+	int serve;
+};
+
+static void
+parse_args(struct args *a, int argc, char *argv[])
+{
+	char *end;
+	int ch;
+
+	memset(a, 0, sizeof(*a));
+	a->host = "claude-code";
+	a->client_ms = 10000;
 	while ((ch = getopt(argc, argv, "ac:H:s:t:")) != -1) {
 		switch (ch) {
 		case 'a':
-			serve = 1;
+			a->serve = 1;
 			break;
 		case 'c':
-			cfg = optarg;
+			a->cfg = optarg;
 			break;
 		case 'H':
-			hname = optarg;
+			a->host = optarg;
 			break;
 		case 's':
-			sock = optarg;
+			a->sock = optarg;
 			break;
 		case 't':
-			cms = (unsigned)strtoul(optarg, &end, 10);
-			if (*end != '\0' || cms < 100 || cms > 600000)
+			a->client_ms = (unsigned)strtoul(optarg, &end, 10);
+			if (*end != '\0' || a->client_ms < 100 ||
+			    a->client_ms > 600000)
 				usage();
 			break;
 		default:
 			usage();
 		}
 	}
+}
+
+/* -a: the connection, taken before the environment goes. */
+static void
+serve_start(struct run *r)
+{
+	/* Before clearenv: LISTEN_FDS and LISTEN_PID say where. */
+	if ((r->conn = accepted()) == -1) {
+		fprintf(stderr, "%s: -a: no connection was handed over "
+		    "(LISTEN_FDS=1 or a socket on the standard input)\n", PROG);
+		_exit(2);
+	}
+	r->host = NULL;	/* the client names it */
+	sock_timeouts(r->conn, 10000);
+	if (serve_setup() == -1) {
+		fprintf(stderr, "%s: -a: %s\n", PROG, strerror(errno));
+		_exit(2);
+	}
+}
+
+/* The only environment the stages get (jh-hook(1), step 4). */
+static void
+environment(struct run *r, const struct conf *c)
+{
+	setenv("PATH", "/usr/bin:/bin", 1);
+	setenv("LC_ALL", "C", 1);
+	setenv("JH_HOME", c->home, 1);
+	setenv("JH_STATE", c->state, 1);
+	if (c->user_home[0] != '\0')
+		setenv("HOME", c->user_home, 1);
+#ifdef JH_TESTING
+	if (c->now[0] != '\0')
+		setenv("JH_NOW", c->now, 1);
+	if (c->nonce[0] != '\0')
+		setenv("JH_NONCE", c->nonce, 1);
+#endif
+	/* Hardened: the records are the developer's to read, not write. */
+	umask(c->readable ? 022 : 077);
+	if (sodium_init() < 0)
+		deny(r, "libsodium failed to initialise");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct rlimit rl = { 0, 0 };
+	struct stages *s;
+	struct args a;
+	struct conf c;
+	struct run r;
+	struct jh_err e;
+	struct jh_buf none;
+	char why[1024];
+	int st, sts[NSTAGES];
+	uint64_t deadline;
+
+	setrlimit(RLIMIT_CORE, &rl);
+	signal(SIGPIPE, SIG_IGN);
+	parse_args(&a, argc, argv);
 	memset(&r, 0, sizeof(r));
 	r.conn = -1;
-	if ((r.host = jh_host_lookup(hname)) == NULL) {
-		fprintf(stderr, "%s: unknown host %s\n", PROG, hname);
+	if ((r.host = jh_host_lookup(a.host)) == NULL) {
+		fprintf(stderr, "%s: unknown host %s\n", PROG, a.host);
 		_exit(2);
 	}
 	jh_buf_init(&r.payload);
 	jh_buf_init(&r.answer);
-	if (sock != NULL) {
-		if (cfg != NULL || serve || optind != argc)
+	if (a.sock != NULL) {
+		if (a.cfg != NULL || a.serve || optind != argc)
 			deny(&r, "usage: %s -s socket [-H host] [-t "
 			    "deadline_ms]", PROG);
-		client(&r, sock, cms);
+		client(&r, a.sock, a.client_ms);
 	}
-	if (serve) {
-		/* Before clearenv: LISTEN_FDS and LISTEN_PID say where. */
-		if ((r.conn = accepted()) == -1) {
-			fprintf(stderr, "%s: -a: no connection was handed over "
-			    "(LISTEN_FDS=1 or a socket on the standard "
-			    "input)\n", PROG);
-			_exit(2);
-		}
-		r.host = NULL;	/* the client names it */
-		sock_timeouts(r.conn, 10000);
-		if (serve_setup() == -1) {
-			fprintf(stderr, "%s: -a: %s\n", PROG, strerror(errno));
-			_exit(2);
-		}
-	}
-	if (cfg == NULL || optind != argc)
+	if (a.serve)
+		serve_start(&r);
+	if (a.cfg == NULL || optind != argc)
 		deny(&r, "usage: %s -c config [-a] [-H host]", PROG);
 	/* Nothing of the caller's environment reaches a stage (S2). */
 	if (clearenv() != 0)
 		deny(&r, "cannot clear the environment");
-	if (read_conf(&c, cfg, why, sizeof(why)) == -1)
+	if (read_conf(&c, a.cfg, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
-	if (serve) {
+	if (a.serve) {
 		sock_timeouts(r.conn, c.deadline_ms);
 		read_request(&r);
-		check_peer(&r, &c, cfg);
+		check_peer(&r, &c, a.cfg);
 	}
-	setenv("PATH", "/usr/bin:/bin", 1);
-	setenv("LC_ALL", "C", 1);
-	setenv("JH_HOME", c.home, 1);
-	setenv("JH_STATE", c.state, 1);
-	if (c.user_home[0] != '\0')
-		setenv("HOME", c.user_home, 1);
-#ifdef JH_TESTING
-	if (c.now[0] != '\0')
-		setenv("JH_NOW", c.now, 1);
-	if (c.nonce[0] != '\0')
-		setenv("JH_NONCE", c.nonce, 1);
-#endif
-	/* Hardened: the records are the developer's to read, not write. */
-	umask(c.readable ? 022 : 077);
-	if (sodium_init() < 0)
-		deny(&r, "libsodium failed to initialise");
-
-	if (!serve && jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD,
+	environment(&r, &c);
+	if (!a.serve && jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD,
 	    &e) == -1)
 		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
-
-	snprintf(lockms, sizeof(lockms), "%u", c.lock_ms);
-	snprintf(dl, sizeof(dl), "%u", c.deadline_ms);
-	names = r.post != NULL || strcmp(r.event, JH_GATE_EVENT) != 0 ?
-	    after : gate;
-	for (i = 0; i < NSTAGES; i++) {
-		stage_path(paths[i], &c, i, names[i]);
-		pv[i] = paths[i];
-		av[i] = args[i];
-	}
-	n = 0;
-	args[0][n++] = paths[0];
-	args[0][n++] = "-H";
-	args[0][n++] = (char *)r.host->name;
-	args[0][n] = NULL;
-	n = 0;
-	args[1][n++] = paths[1];
-	args[1][n++] = "-w";
-	args[1][n++] = lockms;
-	if (names == gate) {
-		for (k = 0; k < c.nprotect; k++) {
-			args[1][n++] = "-P";
-			args[1][n++] = c.protect[k];
-		}
-		if (r.uid[0] != '\0') {
-			args[1][n++] = "-u";
-			args[1][n++] = r.uid;
-		}
-	} else if (r.post == NULL)
-		args[1][n++] = "-e";	/* the session ends */
-	args[1][n] = NULL;
-	n = 0;
-	args[2][n++] = paths[2];
-	args[2][n++] = "-K";
-	args[2][n++] = names == gate ? "decision/1" : "result/1";
-	args[2][n] = NULL;
-	n = 0;
-	args[3][n++] = paths[3];
-	args[3][n++] = "-w";
-	args[3][n++] = lockms;
-	args[3][n] = NULL;
-	n = 0;
-	args[4][n++] = paths[4];
-	args[4][n++] = "-H";
-	args[4][n++] = (char *)r.host->name;
-	args[4][n++] = "-r";
-	args[4][n++] = "-d";
-	args[4][n++] = dl;
-	args[4][n++] = "-i";
-	args[4][n++] = r.session;
-	args[4][n++] = "-u";
-	args[4][n++] = r.call;
-	args[4][n++] = "-D";
-	args[4][n++] = r.digest;
-	if (r.post != NULL) {
-		args[4][n++] = "-E";
-		args[4][n++] = (char *)r.post;
-	}
-	if (c.answer_allow)
-		args[4][n++] = "-A";
-	args[4][n] = NULL;
-
+	if ((s = malloc(sizeof(*s))) == NULL)
+		deny(&r, "out of memory");
+	stages_make(s, &r, &c);
 	deadline = mono_ms() + c.deadline_ms;
-	if (names == after && r.post == NULL && strcmp(r.event, "Stop") != 0 &&
-	    strcmp(r.event, "SessionEnd") != 0) {
-		/* an event of no tool call that ends nothing: no opinion */
-		jh_buf_free(&r.payload);
-		jh_buf_free(&r.answer);
-		finish(&r, 0);
-	}
-	if (names == after && r.post == NULL) {
-		/* Stop, SessionEnd: close the asks, then the checkpoint. */
-		nst = NSTAGES - 1;
-		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
-		    &r.answer, deadline, sts, NULL);
-		if (!WIFEXITED(last_status) || WEXITSTATUS(last_status) != 0)
-			deny(&r, "closing the session's asks failed");
-		/*
-		 * A meter that fails still leaves the checkpoint to make.
-		 * SessionEnd's time is short: the transcript's tail only.
-		 */
-		mwhy = meter(&r, &c, lockms, deadline,
-		    strcmp(r.event, "SessionEnd") != 0);
-		checkpoint(&r, &c, lockms, deadline);
-		if (mwhy != NULL)
-			deny(&r, "%s (the checkpoint was written)", mwhy);
-		jh_buf_free(&r.payload);
-		jh_buf_free(&r.answer);
-		finish(&r, 0);
-	}
-	if (fused(&r, &c)) {
-		struct jh_buf none;
-		jh_buf_init(&none);
-		last_status = pipeline(&r, &c, pv, av, 1, &none, &r.answer,
+	if (r.post == NULL && strcmp(r.event, JH_GATE_EVENT) != 0)
+		end_session(&r, &c, s, deadline);
+	jh_buf_init(&none);
+	if (fused(&r, &c))
+		st = pipeline(&r, &c, s->pv, s->av, 1, &none, &r.answer,
 		    deadline, sts, fused_child);
-	} else
-		last_status = pipeline(&r, &c, pv, av, nst, &r.payload,
+	else
+		st = pipeline(&r, &c, s->pv, s->av, NSTAGES, &r.payload,
 		    &r.answer, deadline, sts, NULL);
-	if (!WIFEXITED(last_status))
-		deny(&r, "the reply stage %s", WIFSIGNALED(last_status) ?
-		    "was killed" : "failed");
-	if (r.post == NULL &&
-	    WEXITSTATUS(last_status) == r.host->block_status) {
-		/* A deny: the stage wrote the host's JSON and the reason. */
-		fwrite(r.answer.p, 1, r.answer.len, stdout);
-		finish(&r, r.host->block_status);
-	}
-	if (WEXITSTATUS(last_status) != 0)
-		deny(&r, "the reply stage exited %d",
-		    WEXITSTATUS(last_status));
-	/* An allow is empty; ask, rewrite and a stop are one JSON object. */
-	if (r.answer.len > 0) {
-		json_t *j = jh_json_parse((const char *)r.answer.p,
-		    r.answer.len, &e);
-		int ok = json_is_object(j) && (r.post == NULL ||
-		    is_stop(r.host, r.post, j));
-		json_decref(j);
-		if (!ok)
-			deny(&r, "the reply stage's answer is not valid");
-		if (fwrite(r.answer.p, 1, r.answer.len, stdout) !=
-		    r.answer.len || fflush(stdout) == EOF)
-			deny(&r, "cannot write the answer");
-	}
-	jh_buf_free(&r.payload);
-	jh_buf_free(&r.answer);
-	finish(&r, 0);
+	answer(&r, st);
 }

@@ -5,8 +5,15 @@
  * jh-seal -K efficiency/1 | jh-chain, and rolls units into a task-level
  * unit anchored to an outcome.  Nothing here enforces a budget: every unit
  * says enforced 0 and every summary says "observed, not enforced".
+ *
+ * The readers of what an agent writes are the library's, where the fuzz
+ * targets drive them: transcripts (lib/transcript.c), OTLP/JSON exports
+ * (lib/otlp.c) and the units an aggregate takes (lib/aggregate.c).  Here
+ * are the options, the receiver's HTTP plumbing, the hardware rungs, the
+ * output and the exit codes.
  */
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -29,14 +36,22 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "aggregate.h"
+#include "otlp.h"
+#include "transcript.h"
 
 #define PROG		"jh-meter"
 #define OBSERVED	"observed, not enforced"
-#define ID_MAX		256		/* a message or unit id, bytes */
 #define STALE_MS	200		/* a live counter moves within this */
 
-static struct jh_coeffs C;
-static int have_coeffs;
+/*
+ * What the subcommands share: the coefficients, loaded once by the first
+ * that needs them (aggregate does not) and freed as main returns.
+ */
+struct meter {
+	struct jh_coeffs c;
+	int have_coeffs;
+};
 
 static void
 usage(FILE *f, int status)
@@ -57,20 +72,21 @@ usage(FILE *f, int status)
 	exit(status);
 }
 
-static void
-coeffs(void)
+static const struct jh_coeffs *
+coeffs(struct meter *mt)
 {
 	struct jh_err e;
 	char path[4096];
 
-	if (have_coeffs)
-		return;
+	if (mt->have_coeffs)
+		return (&mt->c);
 	if (jh_coeffs_path(path, sizeof(path)) == NULL)
 		errx(2, "no coefficient file (coefficients.json or "
 		    "share/joulehook/coefficients.json beside bin/)");
-	if (jh_coeffs_load(&C, path, &e) == -1)
+	if (jh_coeffs_load(&mt->c, path, &e) == -1)
 		errx(2, "%s", e.msg);
-	have_coeffs = 1;
+	mt->have_coeffs = 1;
+	return (&mt->c);
 }
 
 static uint64_t
@@ -258,25 +274,17 @@ line_usage(struct jh_usage *u, const json_t *o, struct jh_err *e)
 	return (0);
 }
 
-static const char *
-jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return (json_is_string(v) && json_string_length(v) > 0 &&
-	    json_string_length(v) <= ID_MAX ? json_string_value(v) : NULL);
-}
-
 static int
-cmd_tokens(int argc, char **argv)
+cmd_tokens(struct meter *mt, int argc, char **argv)
 {
 	struct jh_unit x;
 	struct jh_reader r;
 	struct jh_err e;
 	struct total t;
 	struct opts op;
+	const struct jh_coeffs *c;
 	const char *model, *session, *unit, *line;
-	char name[ID_MAX + 32];
+	char name[JH_UNIT_ID_MAX + 32];
 	size_t len;
 	uint64_t lineno = 0, bad = 0;
 	int ch, rr;
@@ -293,14 +301,14 @@ cmd_tokens(int argc, char **argv)
 	x.u = op.u;
 	if (optind != argc)
 		usage(stderr, 2);
-	coeffs();
+	c = coeffs(mt);
 	if (op.given) {
 		x.session = session;
 		x.model = model;
 		x.unit = unit ? unit : "tokens-1";
 		x.completed = 1;
 		x.accepted = x.u.out;
-		jh_unit_tokens(&x, &C);
+		jh_unit_tokens(&x, c);
 		emit(&x);
 		total_add(&t, &x);
 		summary("tokens", &t, NULL);
@@ -330,7 +338,7 @@ cmd_tokens(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		jh_unit_init(&x, jstr(o, "session") ? jstr(o, "session") :
+		jh_unit_init(&x, jh_json_id(o, "session") ? jh_json_id(o, "session") :
 		    session, "tokens");
 		if (line_usage(&x.u, o, &e) == -1) {
 			warnx("tokens: line %llu: %s", (unsigned long long)lineno,
@@ -339,15 +347,15 @@ cmd_tokens(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		x.model = jstr(o, "model") ? jstr(o, "model") : model;
-		x.request_id = jstr(o, "request_id");
+		x.model = jh_json_id(o, "model") ? jh_json_id(o, "model") : model;
+		x.request_id = jh_json_id(o, "request_id");
 		snprintf(name, sizeof(name), "%s-%llu", unit ? unit : "tokens",
 		    (unsigned long long)lineno);
-		x.unit = jstr(o, "unit") ? jstr(o, "unit") : jstr(o, "id") ?
-		    jstr(o, "id") : name;
+		x.unit = jh_json_id(o, "unit") ? jh_json_id(o, "unit") : jh_json_id(o, "id") ?
+		    jh_json_id(o, "id") : name;
 		x.completed = 1;
 		x.accepted = x.u.out;
-		jh_unit_tokens(&x, &C);
+		jh_unit_tokens(&x, c);
 		emit(&x);
 		total_add(&t, &x);
 		json_decref(o);
@@ -359,1066 +367,139 @@ cmd_tokens(int argc, char **argv)
 
 /* --- transcript ------------------------------------------------------- */
 
+/* A line skipped or left: said with its file's name. */
+static void
+transcript_warn(void *arg, const char *msg)
+{
+	warnx("%s: %s", (const char *)arg, msg);
+}
+
 /*
- * One model call of a transcript.  Claude Code writes a line per content
- * block, each with the message's usage as it stood: output_tokens grows
- * while the answer streams, so the largest is kept (jh-meter(1),
- * transcript).
+ * Reads file f from its offset in offs (or the start) into t; its next
+ * offset into *next.
  */
-struct msg {
-	char *id;
-	char *request_id;
-	char *model;
-	char *session;
-	struct jh_usage u;
-	int stopped;		/* a line had a stop_reason */
-	int deferred;		/* -O: left for the next read */
-	size_t file;
-	uint64_t start;		/* offset of its first line */
-};
-
-struct msgs {
-	struct msg *v;
-	size_t n, cap;
-	size_t *slot;		/* open addressing: index + 1, 0 empty */
-	size_t nslot;
-};
-
-static uint64_t
-hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return (h);
-}
-
-static struct msg *
-msg_find(struct msgs *m, const char *id, int *isnew)
-{
-	size_t i, j, k;
-
-	*isnew = 0;
-	if (m->n * 2 >= m->nslot) {
-		size_t ns = m->nslot ? m->nslot * 2 : 1024, *s;
-		if ((s = calloc(ns, sizeof(*s))) == NULL)
-			errx(2, "out of memory");
-		for (i = 0; i < m->n; i++) {
-			for (j = hash(m->v[i].id) & (ns - 1); s[j] != 0;
-			    j = (j + 1) & (ns - 1))
-				;
-			s[j] = i + 1;
-		}
-		free(m->slot);
-		m->slot = s;
-		m->nslot = ns;
-	}
-	for (j = hash(id) & (m->nslot - 1); m->slot[j] != 0;
-	    j = (j + 1) & (m->nslot - 1))
-		if (strcmp(m->v[m->slot[j] - 1].id, id) == 0)
-			return (&m->v[m->slot[j] - 1]);
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 256;
-		struct msg *nv = reallocarray(m->v, nc, sizeof(*nv));
-		if (nv == NULL)
-			errx(2, "out of memory");
-		m->v = nv;
-		m->cap = nc;
-	}
-	k = m->n++;
-	memset(&m->v[k], 0, sizeof(m->v[k]));
-	if ((m->v[k].id = strdup(id)) == NULL)
-		errx(2, "out of memory");
-	m->slot[j] = k + 1;
-	*isnew = 1;
-	return (&m->v[k]);
-}
-
 static void
-msgs_free(struct msgs *m)
+transcript_file(struct jh_transcript *t, const char *path, size_t f,
+    const struct jh_offs *offs, int resume, uint64_t *next)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		free(m->v[i].id);
-		free(m->v[i].request_id);
-		free(m->v[i].model);
-		free(m->v[i].session);
-	}
-	free(m->v);
-	free(m->slot);
-}
-
-static void
-set_str(char **dst, const char *s)
-{
-	if (s == NULL)
-		return;
-	free(*dst);
-	if ((*dst = strdup(s)) == NULL)
-		errx(2, "out of memory");
-}
-
-/* Offsets of -O: "<offset> <path>" lines, path last so it may hold spaces. */
-struct offs {
-	char **path;
-	uint64_t *off;
-	size_t n;
-};
-
-static void
-offs_add(struct offs *o, const char *path, uint64_t off)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		if (strcmp(o->path[i], path) == 0) {
-			o->off[i] = off;
-			return;
-		}
-	if ((o->path = reallocarray(o->path, o->n + 1, sizeof(*o->path))) ==
-	    NULL || (o->off = reallocarray(o->off, o->n + 1,
-	    sizeof(*o->off))) == NULL || (o->path[o->n] = strdup(path)) == NULL)
-		errx(2, "out of memory");
-	o->off[o->n++] = off;
-}
-
-static void
-offs_load(struct offs *o, const char *file)
-{
-	struct jh_buf b;
 	struct jh_err e;
-	char *p, *nl, *sp, *end;
-	unsigned long long v;
+	struct stat st;
+	char rp[PATH_MAX];
+	uint64_t off = 0;
 	int fd;
 
-	memset(o, 0, sizeof(*o));
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
-		if (errno == ENOENT)
-			return;
-		err(2, "%s", file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		err(2, "%s", path);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+		errx(2, "%s: not a regular file", path);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (realpath(path, rp) == NULL)
+		err(2, "%s", path);
+	if (resume)
+		off = jh_offs_get(offs, rp);
+	if (off > (uint64_t)st.st_size) {
+		warnx("%s: shorter (%lld bytes) than the offset read before "
+		    "(%llu): a new file, read from the start", path,
+		    (long long)st.st_size, (unsigned long long)off);
+		off = 0;
 	}
-	jh_buf_init(&b);
-	if (jh_read_all(&b, fd, 4u * 1024 * 1024, &e) == -1)
-		errx(2, "%s: %s", file, e.msg);
+	if (off > 0 && lseek(fd, (off_t)off, SEEK_SET) == -1)
+		err(2, "%s", path);
+	if (jh_transcript_read(t, fd, f, off, resume, next, transcript_warn,
+	    (void *)path, &e) == -1)
+		errx(2, "%s", e.msg);
 	close(fd);
-	if (jh_buf_cstr(&b) == NULL)
-		errx(2, "out of memory");
-	for (p = (char *)b.p; *p != '\0'; p = nl + 1) {
-		if ((nl = strchr(p, '\n')) == NULL)
-			errx(2, "%s: a line without its end: not an offset file",
-			    file);
-		*nl = '\0';
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if ((sp = end) == p || *sp != ' ' || errno != 0 || sp[1] != '/')
-			errx(2, "%s: not an offset file (\"<offset> <absolute "
-			    "path>\" lines)", file);
-		offs_add(o, sp + 1, v);
-	}
-	jh_buf_free(&b);
 }
 
-/* Written whole beside the old one and renamed over it: never torn. */
+/* Only once the units are out is what was read consumed. */
 static void
-offs_save(const struct offs *o, const char *file)
+transcript_save(struct jh_offs *offs, const char *offfile, char **files,
+    size_t nf, const uint64_t *next)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	size_t i;
-	int fd;
+	struct jh_err e;
+	char rp[PATH_MAX];
+	size_t f;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		errx(2, "%s: path too long", file);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	    -1 || (f = fdopen(fd, "w")) == NULL)
-		err(2, "%s", tmp);
-	for (i = 0; i < o->n; i++)
-		fprintf(f, "%llu %s\n", (unsigned long long)o->off[i],
-		    o->path[i]);
-	if (fflush(f) == EOF || fsync(fd) == -1 || ferror(f)) {
-		unlink(tmp);
-		err(2, "%s", tmp);
+	for (f = 0; f < nf; f++) {
+		if (realpath(files[f], rp) == NULL)
+			err(2, "%s", files[f]);
+		if (jh_offs_set(offs, rp, next[f], &e) == -1)
+			errx(2, "%s", e.msg);
 	}
-	fclose(f);
-	if (rename(tmp, file) == -1) {
-		unlink(tmp);
-		err(2, "rename %s", file);
-	}
-}
-
-static void
-offs_free(struct offs *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		free(o->path[i]);
-	free(o->path);
-	free(o->off);
-}
-
-/*
- * One line of a transcript.  Returns 0 when it was used or is not a model
- * call, -1 with why when it cannot be read.
- */
-static int
-transcript_line(struct msgs *m, const char *line, size_t len, size_t file,
-    uint64_t off, struct jh_err *e)
-{
-	json_t *o, *msg, *us, *v;
-	struct jh_usage u;
-	struct msg *x;
-	const char *id, *model;
-	int isnew, rc = 0;
-
-	/* Most lines are prompts, tool results and metadata: not parsed. */
-	if (memmem(line, len, "\"usage\"", 7) == NULL ||
-	    memmem(line, len, "\"assistant\"", 11) == NULL)
-		return (0);
-	if ((o = jh_json_parse(line, len, e)) == NULL)
-		return (-1);
-	msg = json_object_get(o, "message");
-	if (!json_is_object(o) || !json_is_object(msg) ||
-	    !json_is_string(json_object_get(o, "type")) ||
-	    strcmp(json_string_value(json_object_get(o, "type")),
-	    "assistant") != 0 ||
-	    (us = json_object_get(msg, "usage")) == NULL)
-		goto out;
-	/* API errors are written as messages of the model "<synthetic>". */
-	model = jstr(msg, "model");
-	if (json_is_true(json_object_get(o, "isApiErrorMessage")) ||
-	    (model != NULL && strcmp(model, "<synthetic>") == 0))
-		goto out;
-	if ((id = jstr(msg, "id")) == NULL) {
-		rc = jh_errf(e, "an assistant message without an id (or one "
-		    "over %d bytes)", ID_MAX);
-		goto out;
-	}
-	memset(&u, 0, sizeof(u));
-	if (jh_usage_anthropic(&u, us, e) == -1) {
-		rc = -1;
-		goto out;
-	}
-	x = msg_find(m, id, &isnew);
-	if (isnew) {
-		x->file = file;
-		x->start = off;
-		x->u = u;
-		set_str(&x->session, jstr(o, "sessionId"));
-		set_str(&x->model, model);
-		set_str(&x->request_id, jstr(o, "requestId"));
-	} else if (u.out > x->u.out) {
-		x->u = u;
-		set_str(&x->request_id, jstr(o, "requestId"));
-		set_str(&x->model, model);
-	}
-	v = json_object_get(msg, "stop_reason");
-	if (json_is_string(v))
-		x->stopped = 1;
-out:
-	json_decref(o);
-	return (rc);
+	if (jh_offs_save(offs, offfile, &e) == -1)
+		errx(2, "%s", e.msg);
 }
 
 static int
-cmd_transcript(int argc, char **argv)
+cmd_transcript(struct meter *mt, int argc, char **argv)
 {
-	struct msgs m;
-	struct offs offs;
-	struct jh_reader r;
+	struct jh_transcript t;
+	struct jh_offs offs;
 	struct jh_err e;
 	struct jh_unit x;
-	struct total t;
-	struct stat st;
+	struct total tot;
 	struct opts op;
-	const char *offfile, *session, *line;
-	char rp[PATH_MAX], fallback[ID_MAX + 1], *base, extra[96];
-	uint64_t *newoff, off, lines = 0, bad = 0, lno;
-	size_t len, i, f, last;
-	int ch, fd, rr, nf;
+	const struct jh_coeffs *c;
+	const char *sess;
+	char fallback[JH_UNIT_ID_MAX + 1], extra[96];
+	uint64_t *next;
+	size_t i, f, nf;
+	int ch, rc;
 
-	memset(&m, 0, sizeof(m));
-	memset(&offs, 0, sizeof(offs));
-	memset(&t, 0, sizeof(t));
+	memset(&tot, 0, sizeof(tot));
 	opts_init(&op);
 	while ((ch = getopt(argc, argv, "O:s:")) != -1)
 		option(&op, ch);
-	offfile = op.offfile;
-	session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
 		usage(stderr, 2);
-	coeffs();
-	if (offfile != NULL)
-		offs_load(&offs, offfile);
-	nf = argc;
-	if ((newoff = calloc((size_t)nf, sizeof(*newoff))) == NULL)
+	c = coeffs(mt);
+	memset(&offs, 0, sizeof(offs));
+	if (op.offfile != NULL && jh_offs_load(&offs, op.offfile, &e) == -1)
+		errx(2, "%s", e.msg);
+	nf = (size_t)argc;
+	if ((next = calloc(nf, sizeof(*next))) == NULL)
 		errx(2, "out of memory");
-	for (f = 0; f < (size_t)nf; f++) {
-		if ((fd = open(argv[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK)) ==
-		    -1)
-			err(2, "%s", argv[f]);
-		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
-			errx(2, "%s: not a regular file", argv[f]);
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-		if (realpath(argv[f], rp) == NULL)
-			err(2, "%s", argv[f]);
-		off = 0;
-		for (i = 0; offfile != NULL && i < offs.n; i++)
-			if (strcmp(offs.path[i], rp) == 0)
-				off = offs.off[i];
-		if (off > (uint64_t)st.st_size) {
-			warnx("%s: shorter (%lld bytes) than the offset read "
-			    "before (%llu): a new file, read from the start",
-			    argv[f], (long long)st.st_size,
-			    (unsigned long long)off);
-			off = 0;
-		}
-		if (off > 0 && lseek(fd, (off_t)off, SEEK_SET) == -1)
-			err(2, "%s", argv[f]);
-		jh_reader_init(&r, fd);
-		r.offset = off;
-		newoff[f] = off;
-		lno = 0;
-		for (;;) {
-			uint64_t lstart = r.offset + r.pos;
-			rr = jh_reader_line(&r, &line, &len, &e);
-			if (rr == 0)
-				break;
-			lno++;
-			if (rr == -1) {
-				warnx("%s: line at byte %llu: %s", argv[f],
-				    (unsigned long long)lstart, e.msg);
-				bad++;
-				if (strncmp(e.msg, "read", 4) == 0)
-					break;
-				newoff[f] = r.offset + r.pos;
-				continue;
-			}
-			/* No newline yet: Claude Code is still writing it. */
-			if (r.eof && line + len == (const char *)r.b.p +
-			    r.b.len) {
-				warnx("%s: a partial last line at byte %llu, "
-				    "left for the next read", argv[f],
-				    (unsigned long long)lstart);
-				break;
-			}
-			newoff[f] = r.offset + r.pos;
-			lines++;
-			if (transcript_line(&m, line, len, f, lstart,
-			    &e) == -1) {
-				warnx("%s: line at byte %llu skipped: %s",
-				    argv[f], (unsigned long long)lstart, e.msg);
-				bad++;
-			}
-		}
-		jh_reader_free(&r);
-		close(fd);
-		/*
-		 * With -O, a call still streaming at the end of what was read
-		 * waits for the next read, which starts at its first line.
-		 */
-		if (offfile != NULL) {
-			last = SIZE_MAX;
-			for (i = 0; i < m.n; i++)
-				if (m.v[i].file == f && (last == SIZE_MAX ||
-				    m.v[i].start > m.v[last].start))
-					last = i;
-			if (last != SIZE_MAX && !m.v[last].stopped) {
-				m.v[last].deferred = 1;
-				newoff[f] = m.v[last].start;
-			}
-		}
-	}
-	for (i = 0; i < m.n; i++) {
-		struct msg *g = &m.v[i];
-		if (g->deferred)
+	jh_transcript_init(&t);
+	for (f = 0; f < nf; f++)
+		transcript_file(&t, argv[f], f, &offs, op.offfile != NULL,
+		    &next[f]);
+	for (i = 0; i < t.n; i++) {
+		if (t.v[i].deferred)
 			continue;
-		if (g->session == NULL && session == NULL) {
-			base = strrchr(argv[g->file], '/');
-			base = base ? base + 1 : argv[g->file];
-			snprintf(fallback, sizeof(fallback), "%.*s",
-			    (int)(strstr(base, ".jsonl") ? strstr(base,
-			    ".jsonl") - base : (ptrdiff_t)strlen(base)), base);
-		}
-		jh_unit_init(&x, g->session ? g->session : session ? session :
-		    fallback, "transcript");
-		x.unit = g->id;
-		x.request_id = g->request_id;
-		x.model = g->model;
-		x.u = g->u;
-		x.completed = g->stopped;
-		x.accepted = g->stopped ? g->u.out : 0;
-		if (!g->stopped) {
-			x.verdict = "partial";
-			x.note = "no stop_reason seen: a call cut short, or "
-			    "still streaming when read";
-		}
-		jh_unit_tokens(&x, &C);
+		sess = jh_transcript_session(&t.v[i], op.session,
+		    argv[t.v[i].file], fallback, sizeof(fallback));
+		jh_transcript_unit(&x, &t.v[i], sess, c);
 		emit(&x);
-		total_add(&t, &x);
+		total_add(&tot, &x);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
-	/* Only now, with the units out, is what was read consumed. */
-	if (offfile != NULL) {
-		for (f = 0; f < (size_t)nf; f++) {
-			if (realpath(argv[f], rp) == NULL)
-				err(2, "%s", argv[f]);
-			offs_add(&offs, rp, newoff[f]);
-		}
-		offs_save(&offs, offfile);
-	}
+	if (op.offfile != NULL)
+		transcript_save(&offs, op.offfile, argv, nf, next);
 	snprintf(extra, sizeof(extra), " from %llu lines%s",
-	    (unsigned long long)lines, bad ? ", some lines skipped" : "");
-	summary("transcript", &t, extra);
-	free(newoff);
-	offs_free(&offs);
-	msgs_free(&m);
-	return (bad ? 1 : 0);
+	    (unsigned long long)t.lines, t.bad ? ", some lines skipped" : "");
+	summary("transcript", &tot, extra);
+	rc = t.bad ? 1 : 0;
+	free(next);
+	jh_offs_free(&offs);
+	jh_transcript_free(&t);
+	return (rc);
 }
 
 /* --- otel ------------------------------------------------------------- */
 
-/* The value object of an OTLP attribute list's key, or NULL. */
-static const json_t *
-attr(const json_t *attrs, const char *key)
+/* An item of a request refused: said on the standard error. */
+static void
+otel_warn(void *arg, const char *msg)
 {
-	const json_t *a;
-	size_t i;
-
-	if (!json_is_array(attrs))
-		return (NULL);
-	json_array_foreach(attrs, i, a) {
-		const json_t *k = json_object_get(a, "key");
-		if (json_is_string(k) && strcmp(json_string_value(k), key) == 0)
-			return (json_object_get(a, "value"));
-	}
-	return (NULL);
-}
-
-static const char *
-attr_str(const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key);
-
-	return (v != NULL ? jstr(v, "stringValue") : NULL);
-}
-
-/* 0 found, 1 absent, -1 not a count. */
-static int
-attr_uint(uint64_t *out, const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key), *x;
-
-	if (v == NULL)
-		return (1);
-	if ((x = json_object_get(v, "intValue")) == NULL &&
-	    (x = json_object_get(v, "stringValue")) == NULL &&
-	    (x = json_object_get(v, "doubleValue")) == NULL)
-		return (-1);
-	return (jh_json_uint(out, x) == -1 ? -1 : 0);
-}
-
-/* A price in dollars (a double, or its text) as micro-dollars. */
-static int
-attr_musd(uint64_t *out, const json_t *attrs, const char *key)
-{
-	const json_t *v = attr(attrs, key), *x;
-	double d;
-	char *end;
-
-	if (v == NULL)
-		return (1);
-	if ((x = json_object_get(v, "doubleValue")) != NULL && json_is_number(x))
-		d = json_number_value(x);
-	else if ((x = json_object_get(v, "intValue")) != NULL &&
-	    json_is_integer(x))
-		d = (double)json_integer_value(x);
-	else if ((x = json_object_get(v, "stringValue")) != NULL &&
-	    json_is_string(x)) {
-		d = strtod(json_string_value(x), &end);
-		if (end == json_string_value(x) || *end != '\0')
-			return (-1);
-	} else
-		return (-1);
-	if (!(d >= 0 && d < 1e9))
-		return (-1);
-	*out = (uint64_t)(d * 1e6 + 0.5);
-	return (0);
-}
-
-/* A *UnixNano: a number or a decimal string. */
-static uint64_t
-nanos(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	const char *s;
-
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		return ((uint64_t)json_integer_value(v));
-	if (json_is_string(v)) {
-		s = json_string_value(v);
-		if (*s >= '0' && *s <= '9')
-			return (strtoull(s, NULL, 10));
-	}
-	return (0);
-}
-
-/* Owned strings, freed together. */
-struct strs {
-	char **v;
-	size_t n;
-};
-
-static const char *
-keep(struct strs *s, const char *str)
-{
-	if (str == NULL)
-		return (NULL);
-	if ((s->v = reallocarray(s->v, s->n + 1, sizeof(*s->v))) == NULL ||
-	    (s->v[s->n] = strdup(str)) == NULL)
-		errx(2, "out of memory");
-	return (s->v[s->n++]);
-}
-
-static int
-has(const struct strs *s, const char *str)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return (1);
-	return (0);
+	(void)arg;
+	warnx("otel: %s", msg);
 }
 
 static void
-strs_free(struct strs *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-/* One claude_code.token.usage series: a session, a model, a type. */
-struct series {
-	const char *session;
-	const char *model;
-	int type;		/* 0 input 1 output 2 cacheRead 3 cacheCreation */
-	uint64_t start;		/* cumulative: the series' start */
-	int cumulative;
-	uint64_t time;		/* cumulative: of the value kept */
-	uint64_t value;		/* the series' total so far */
-	uint64_t sealed;	/* of value, already in a unit */
-	uint64_t seen_ms;	/* when its last point came */
-	int done;		/* in a unit, or dropped, once */
-	int mark;		/* otel_flush's */
-};
-
-/* Where each unit goes: printed (file mode) or sealed (-l). */
-typedef int (*otel_sink)(void *, const struct jh_unit *, struct jh_err *);
-
-#define OT_LOGS		1
-#define OT_METRICS	2
-#define OT_TRACES	4
-#define OT_ALL		(OT_LOGS | OT_METRICS | OT_TRACES)
-
-/*
- * What the export requests read so far add up to.  The same state serves
- * a file and a live receiver: every request is one otel_request, whose
- * events and spans go to the sink at once, while the metric series keep
- * adding up until otel_flush hands their sums on.
- */
-struct otel {
-	const char *session;	/* -s */
-	const struct jh_coeffs *c;
-	otel_sink sink;
-	void *arg;
-	struct jh_unit *u;	/* this request's events and spans */
-	size_t nu;
-	struct strs ukeep;	/* the strings u points to */
-	struct series *s;
-	size_t ns;
-	struct strs keep;	/* the strings the series point to */
-	struct strs evsess;	/* sessions with api_request events */
-	struct total t;
-	uint64_t nv;		/* export requests */
-	uint64_t bad;		/* items and requests refused */
-	uint64_t rejected;	/* items refused in this request */
-	uint64_t unsealed;	/* units the sink could not take */
-	uint64_t dropped;	/* metric series of sessions with events */
-	char why[256];		/* the last refusal */
-};
-
-static void
-refuse(struct otel *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* An item of a request refused: said on the standard error, counted. */
-static void
-refuse(struct otel *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o->why, sizeof(o->why), fmt, ap);
-	va_end(ap);
-	warnx("otel: %s", o->why);
-	o->bad++;
-	o->rejected++;
-}
-
-static struct jh_unit *
-otel_unit(struct otel *o, const char *session, const char *model)
-{
-	struct jh_unit *x;
-
-	if ((o->u = reallocarray(o->u, o->nu + 1, sizeof(*o->u))) == NULL)
-		errx(2, "out of memory");
-	x = &o->u[o->nu++];
-	jh_unit_init(x, keep(&o->ukeep, session), "otel");
-	x->model = keep(&o->ukeep, model);
-	return (x);
-}
-
-static const char *
-session_of(const struct otel *o, const json_t *attrs, const json_t *res)
-{
-	const char *s;
-
-	if ((s = attr_str(attrs, "session.id")) != NULL ||
-	    (s = attr_str(res, "session.id")) != NULL)
-		return (s);
-	return (o->session);
-}
-
-/*
- * A Gemini CLI gemini_cli.api_response event: one answered call, its
- * counts those of the API's usageMetadata, read as the proxy reads them
- * (jh-proxy(1)): input_token_count is the prompt, the cached tokens
- * included; output is the candidates and the thoughts.
- */
-static void
-otel_gemini(struct otel *o, const json_t *rec, const json_t *res)
-{
-	static const char *const map[][2] = {
-		{ "input_token_count", "promptTokenCount" },
-		{ "cached_content_token_count", "cachedContentTokenCount" },
-		{ "tool_token_count", "toolUsePromptTokenCount" },
-		{ "output_token_count", "candidatesTokenCount" },
-		{ "thoughts_token_count", "thoughtsTokenCount" },
-	};
-	const json_t *at = json_object_get(rec, "attributes");
-	const char *sess;
-	struct jh_unit *x;
-	struct jh_usage u;
-	struct jh_err e;
-	uint64_t v, dur = 0, st = 200;
-	char id[ID_MAX + 64];
-	json_t *um;
-	size_t i;
-	int bad = 0;
-
-	um = json_object();
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		switch (attr_uint(&v, at, map[i][0])) {
-		case 0:
-			if (v > INT64_MAX)
-				v = INT64_MAX;
-			json_object_set_new(um, map[i][1],
-			    json_integer((json_int_t)v));
-			break;
-		case -1:
-			bad = 1;
-		}
-	memset(&u, 0, sizeof(u));
-	if (bad || attr_uint(&dur, at, "duration_ms") == -1 ||
-	    attr_uint(&st, at, "status_code") == -1 ||
-	    jh_usage_gemini(&u, um, &e) == -1 || !u.have_in || !u.have_out) {
-		json_decref(um);
-		refuse(o, "a gemini_cli.api_response event without its token "
-		    "counts, or with one that is not a count: skipped");
-		return;
-	}
-	json_decref(um);
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a gemini_cli.api_response event without session.id "
-		    "(give -s): skipped");
-		return;
-	}
-	if (!has(&o->evsess, sess))
-		keep(&o->evsess, sess);
-	x = otel_unit(o, sess, attr_str(at, "model"));
-	x->u = u;
-	x->duration_ms = dur;
-	snprintf(id, sizeof(id), "api_response/%llu",
-	    (unsigned long long)nanos(rec, "timeUnixNano"));
-	x->unit = keep(&o->ukeep, id);
-	x->completed = st == 200;
-	x->verdict = st == 200 ? "ok" : "error";
-	x->accepted = st == 200 ? u.out : 0;
-}
-
-/* A Claude Code api_request event (a log record): one finished call. */
-static void
-otel_event(struct otel *o, const json_t *rec, const json_t *res)
-{
-	const json_t *at = json_object_get(rec, "attributes");
-	const char *name = attr_str(at, "event.name"), *sess, *seq;
-	const json_t *body = json_object_get(rec, "body");
-	struct jh_unit *x;
-	struct jh_usage u;
-	uint64_t dur = 0, musd = 0;
-	char id[ID_MAX + 64];
-	int hc;
-
-	if (name == NULL && json_is_object(body))
-		name = jstr(body, "stringValue");
-	if (name != NULL && strcmp(name, "gemini_cli.api_response") == 0) {
-		otel_gemini(o, rec, res);
-		return;
-	}
-	if (name == NULL || (strcmp(name, "api_request") != 0 &&
-	    strcmp(name, "claude_code.api_request") != 0))
-		return;
-	memset(&u, 0, sizeof(u));
-	if (attr_uint(&u.in, at, "input_tokens") != 0 ||
-	    attr_uint(&u.out, at, "output_tokens") != 0 ||
-	    attr_uint(&u.cache_read, at, "cache_read_tokens") == -1 ||
-	    attr_uint(&u.cache_write, at, "cache_creation_tokens") == -1 ||
-	    attr_uint(&dur, at, "duration_ms") == -1 ||
-	    (hc = attr_musd(&musd, at, "cost_usd")) == -1) {
-		refuse(o, "an api_request event without its token counts, or "
-		    "with one that is not a count: skipped");
-		return;
-	}
-	if ((sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "an api_request event without session.id (give -s): "
-		    "skipped");
-		return;
-	}
-	if (!has(&o->evsess, sess))
-		keep(&o->evsess, sess);
-	x = otel_unit(o, sess, attr_str(at, "model"));
-	x->u = u;
-	x->duration_ms = dur;
-	x->have_cost = hc == 0;
-	x->cost_musd = musd;
-	x->request_id = keep(&o->ukeep, attr_str(at, "request_id"));
-	if ((seq = attr_str(at, "event.sequence")) == NULL) {
-		uint64_t n;
-		if (attr_uint(&n, at, "event.sequence") == 0)
-			snprintf(id, sizeof(id), "api_request/%llu",
-			    (unsigned long long)n);
-		else
-			snprintf(id, sizeof(id), "api_request/%llu",
-			    (unsigned long long)nanos(rec, "timeUnixNano"));
-	} else
-		snprintf(id, sizeof(id), "api_request/%s", seq);
-	x->unit = keep(&o->ukeep, x->request_id ? x->request_id : id);
-	x->completed = 1;
-	x->accepted = u.out;
-}
-
-/* A claude_code.token.usage data point. */
-static void
-otel_point(struct otel *o, const json_t *dp, const json_t *res, int cum)
-{
-	static const char *const types[] = { "input", "output", "cacheRead",
-	    "cacheCreation" };
-	const json_t *at = json_object_get(dp, "attributes"), *v;
-	const char *type = attr_str(at, "type"), *sess, *model;
-	struct series *s = NULL;
-	uint64_t val, start = cum ? nanos(dp, "startTimeUnixNano") : 0;
-	uint64_t time = nanos(dp, "timeUnixNano");
-	size_t i;
-	int ti;
-
-	for (ti = 0; ti < 4; ti++)
-		if (type != NULL && strcmp(type, types[ti]) == 0)
-			break;
-	if ((v = json_object_get(dp, "asInt")) == NULL)
-		v = json_object_get(dp, "asDouble");
-	if (ti == 4 || v == NULL || jh_json_uint(&val, v) == -1 ||
-	    (sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a claude_code.token.usage point without a known "
-		    "type, a count or a session.id: skipped");
-		return;
-	}
-	model = attr_str(at, "model");
-	for (i = 0; i < o->ns; i++)
-		if (strcmp(o->s[i].session, sess) == 0 && o->s[i].type == ti &&
-		    o->s[i].start == start && o->s[i].cumulative == cum &&
-		    (o->s[i].model == NULL ? model == NULL : model != NULL &&
-		    strcmp(o->s[i].model, model) == 0))
-			s = &o->s[i];
-	if (s == NULL) {
-		if ((o->s = reallocarray(o->s, o->ns + 1, sizeof(*o->s))) ==
-		    NULL)
-			errx(2, "out of memory");
-		s = &o->s[o->ns++];
-		memset(s, 0, sizeof(*s));
-		s->session = keep(&o->keep, sess);
-		s->model = keep(&o->keep, model);
-		s->type = ti;
-		s->start = start;
-		s->cumulative = cum;
-	}
-	s->seen_ms = jh_now_ms();
-	if (!cum)
-		s->value = jh_add_sat(s->value, val);
-	else if (time >= s->time) {
-		/* A cumulative series: its latest value is the total. */
-		s->value = val;
-		s->time = time;
-	}
-}
-
-/* A generic GenAI span (OpenTelemetry semantic conventions). */
-static void
-otel_span(struct otel *o, const json_t *sp, const json_t *res)
-{
-	const json_t *at = json_object_get(sp, "attributes");
-	const char *sess, *id;
-	struct jh_unit *x;
-	struct jh_usage u;
-	uint64_t in = 0, t0, t1;
-	int hi, ho, code;
-
-	memset(&u, 0, sizeof(u));
-	if ((hi = attr_uint(&in, at, "gen_ai.usage.input_tokens")) == 1)
-		hi = attr_uint(&in, at, "gen_ai.usage.prompt_tokens");
-	if ((ho = attr_uint(&u.out, at, "gen_ai.usage.output_tokens")) == 1)
-		ho = attr_uint(&u.out, at, "gen_ai.usage.completion_tokens");
-	if (hi == 1 && ho == 1)
-		return;		/* not a model call */
-	if (hi == -1 || ho == -1 || attr_uint(&u.cache_read, at,
-	    "gen_ai.usage.cache_read.input_tokens") == -1 ||
-	    attr_uint(&u.cache_write, at,
-	    "gen_ai.usage.cache_creation.input_tokens") == -1) {
-		refuse(o, "a gen_ai span with a token count that is not a "
-		    "count: skipped");
-		return;
-	}
-	if ((sess = attr_str(at, "gen_ai.conversation.id")) == NULL &&
-	    (sess = session_of(o, at, res)) == NULL) {
-		refuse(o, "a gen_ai span without gen_ai.conversation.id or "
-		    "session.id (give -s): skipped");
-		return;
-	}
-	x = otel_unit(o, sess, attr_str(at, "gen_ai.response.model") ?
-	    attr_str(at, "gen_ai.response.model") : attr_str(at,
-	    "gen_ai.request.model"));
-	/* input_tokens includes the cached tokens, by the conventions. */
-	if (u.cache_read + u.cache_write <= in)
-		u.in = in - u.cache_read - u.cache_write;
-	else {
-		u.in = in;
-		x->note = "cache counts above input_tokens: input_tokens read "
-		    "as uncached";
-	}
-	x->u = u;
-	t0 = nanos(sp, "startTimeUnixNano");
-	t1 = nanos(sp, "endTimeUnixNano");
-	x->duration_ms = t1 > t0 ? (t1 - t0) / 1000000 : 0;
-	if ((id = attr_str(at, "gen_ai.response.id")) == NULL)
-		id = jstr(sp, "spanId");
-	x->unit = keep(&o->ukeep, id ? id : "span");
-	code = json_integer_value(json_object_get(json_object_get(sp,
-	    "status"), "code"));
-	x->completed = code != 2;
-	x->verdict = code == 2 ? "error" : "ok";
-	x->accepted = code == 2 ? 0 : u.out;
-}
-
-/* The signals of one export request that mask names. */
-static void
-otel_export(struct otel *o, const json_t *j, int mask)
-{
-	const json_t *r, *sc, *m, *l, *d;
-	size_t i, k, n, p;
-
-	json_array_foreach((mask & OT_LOGS) ? json_object_get(j,
-	    "resourceLogs") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeLogs"), k, sc)
-			json_array_foreach(json_object_get(sc, "logRecords"), n,
-			    l)
-				otel_event(o, l, res);
-	}
-	json_array_foreach((mask & OT_METRICS) ? json_object_get(j,
-	    "resourceMetrics") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeMetrics"), k, sc)
-			json_array_foreach(json_object_get(sc, "metrics"), n,
-			    m) {
-				const json_t *sum = json_object_get(m, "sum");
-				const char *nm = jstr(m, "name");
-				if (nm == NULL || strcmp(nm,
-				    "claude_code.token.usage") != 0)
-					continue;
-				json_array_foreach(json_object_get(sum,
-				    "dataPoints"), p, d)
-					otel_point(o, d, res, json_integer_value(
-					    json_object_get(sum,
-					    "aggregationTemporality")) == 2);
-			}
-	}
-	json_array_foreach((mask & OT_TRACES) ? json_object_get(j,
-	    "resourceSpans") : NULL, i, r) {
-		const json_t *res = json_object_get(json_object_get(r,
-		    "resource"), "attributes");
-		json_array_foreach(json_object_get(r, "scopeSpans"), k, sc)
-			json_array_foreach(json_object_get(sc, "spans"), n, l)
-				otel_span(o, l, res);
-	}
-}
-
-/* One unit to the sink, estimated and counted; 0, or -1 not taken. */
-static int
-otel_give(struct otel *o, struct jh_unit *x)
-{
-	struct jh_err e;
-
-	jh_unit_tokens(x, o->c);
-	if (o->sink(o->arg, x, &e) == -1) {
-		refuse(o, "unit %s of session %s not sealed: %s", x->unit,
-		    x->session, e.msg);
-		o->unsealed++;
-		return (-1);
-	}
-	total_add(&o->t, x);
-	return (0);
-}
-
-/*
- * The metric sums of the sessions with no api_request event, as units:
- * what each series added since the last flush.  With idle_ms, only the
- * sessions and models with no point for that long; with 0, all.  Where
- * both describe a session, the events win (one unit per call, with
- * duration and cost) and its series are not counted again.
- */
-static void
-otel_flush(struct otel *o, uint64_t idle_ms)
-{
-	struct jh_unit x;
-	char name[ID_MAX + 32];
-	uint64_t now = jh_now_ms(), last;
-	size_t i, k;
-	int fresh;
-
-	for (i = 0; i < o->ns; i++)
-		o->s[i].mark = 0;
-	for (i = 0; i < o->ns; i++) {
-		struct series *s = &o->s[i];
-		if (s->mark)
-			continue;
-		if (has(&o->evsess, s->session)) {
-			if (!s->done)
-				o->dropped++;
-			s->done = 1;
-			s->sealed = s->value;
-			continue;
-		}
-		jh_unit_init(&x, s->session, "otel");
-		x.model = s->model;
-		fresh = 0;
-		last = 0;
-		for (k = i; k < o->ns; k++) {
-			struct series *z = &o->s[k];
-			uint64_t *f;
-			if (z->mark || strcmp(z->session, s->session) != 0 ||
-			    (z->model == NULL ? s->model != NULL :
-			    s->model == NULL || strcmp(z->model,
-			    s->model) != 0))
-				continue;
-			z->mark = 1;
-			f = z->type == 0 ? &x.u.in : z->type == 1 ? &x.u.out :
-			    z->type == 2 ? &x.u.cache_read : &x.u.cache_write;
-			/* A cumulative series never goes back; if it did,
-			 * nothing is taken back from what was sealed. */
-			if (z->value > z->sealed)
-				*f = jh_add_sat(*f, z->value - z->sealed);
-			if (!z->done || z->value > z->sealed)
-				fresh = 1;
-			if (z->seen_ms > last)
-				last = z->seen_ms;
-		}
-		if (!fresh || (idle_ms > 0 && now - last < idle_ms))
-			continue;
-		snprintf(name, sizeof(name), "token.usage/%s",
-		    s->model ? s->model : "unknown");
-		x.unit = name;
-		x.note = "claude_code.token.usage: a sum over calls, whose "
-		    "completion it does not tell";
-		if (otel_give(o, &x) == -1)
-			continue;	/* kept for the next flush */
-		for (k = i; k < o->ns; k++) {
-			struct series *z = &o->s[k];
-			if (strcmp(z->session, s->session) == 0 &&
-			    (z->model == NULL ? s->model == NULL :
-			    s->model != NULL && strcmp(z->model,
-			    s->model) == 0)) {
-				z->done = 1;
-				z->sealed = z->value;
-			}
-		}
-	}
-}
-
-/*
- * One export request, the body of a POST or one value of a file: its
- * events and spans go to the sink now, its metric points add to their
- * series.  Returns 0, or -1 when the request is refused whole (o->why).
- * mask names the signals a path carries; a file's values may hold any,
- * and must hold one.
- */
-static int
-otel_request(struct otel *o, const char *p, size_t len, int mask)
-{
-	struct jh_err e;
-	size_t i;
-	json_t *j;
-
-	o->nv++;
-	o->rejected = 0;
-	if ((j = jh_json_parse(p, len, &e)) == NULL) {
-		snprintf(o->why, sizeof(o->why), "%s", e.msg);
-		o->bad++;
-		return (-1);
-	}
-	if (!json_is_object(j) || (mask == OT_ALL && json_object_get(j,
-	    "resourceLogs") == NULL && json_object_get(j,
-	    "resourceMetrics") == NULL && json_object_get(j,
-	    "resourceSpans") == NULL)) {
-		snprintf(o->why, sizeof(o->why), "not an OTLP/JSON export "
-		    "request (resourceLogs, resourceMetrics or resourceSpans)");
-		o->bad++;
-		json_decref(j);
-		return (-1);
-	}
-	otel_export(o, j, mask);
-	json_decref(j);
-	for (i = 0; i < o->nu; i++)
-		otel_give(o, &o->u[i]);
-	o->nu = 0;
-	strs_free(&o->ukeep);
-	return (0);
-}
-
-static void
-otel_summary(struct otel *o)
+otel_summary(const struct jh_otlp *o, const struct total *t)
 {
 	char extra[200];
 
@@ -1426,25 +507,17 @@ otel_summary(struct otel *o)
 	    (unsigned long long)o->nv, o->nv == 1 ? "" : "s", o->dropped ?
 	    ", token.usage metrics of sessions with api_request events not "
 	    "counted again" : "", o->bad ? ", some input refused" : "");
-	summary("otel", &o->t, extra);
+	summary("otel", t, extra);
 }
 
-static void
-otel_free(struct otel *o)
-{
-	strs_free(&o->keep);
-	strs_free(&o->ukeep);
-	strs_free(&o->evsess);
-	free(o->u);
-	free(o->s);
-}
-
-/* The file mode's sink: the unit on the standard output. */
+/* The file mode's sink: the unit on the standard output, counted. */
 static int
 print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 {
-	(void)arg;
-	return (jh_unit_print(stdout, x, e));
+	if (jh_unit_print(stdout, x, e) == -1)
+		return (-1);
+	total_add(arg, x);
+	return (0);
 }
 
 /* --- otel -l: the live receiver ---------------------------------------- */
@@ -1463,13 +536,14 @@ print_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
  */
 struct rx {
 	pthread_mutex_t mu;
-	struct otel o;
+	struct jh_otlp o;
+	struct total t;		/* the units sealed */
 	struct jh_key key;
 	struct jh_keyset keys;
 	char state[4096];
 	size_t maxbody;
 	unsigned wait_ms;
-	struct strs seen;	/* the sessions sealed into */
+	struct jh_strs seen;	/* the sessions sealed into */
 	double bucket;		/* new sessions still allowed */
 	uint64_t bucket_ms;
 	uint64_t active;	/* requests begun, not completed */
@@ -1504,7 +578,7 @@ admit(struct rx *rx, const char *session)
 {
 	uint64_t now = mono_ms();
 
-	if (has(&rx->seen, session))
+	if (jh_strs_has(&rx->seen, session))
 		return (1);
 	rx->bucket += (double)(now - rx->bucket_ms) * RX_NEWLOGS / 60000.0;
 	if (rx->bucket > RX_NEWLOGS)
@@ -1514,8 +588,9 @@ admit(struct rx *rx, const char *session)
 		return (0);
 	rx->bucket -= 1.0;
 	if (rx->seen.n >= 65536)
-		strs_free(&rx->seen);	/* forget; the limit still holds */
-	keep(&rx->seen, session);
+		jh_strs_free(&rx->seen);	/* forget; the limit still holds */
+	if (jh_strs_keep(&rx->seen, session) == NULL)
+		errx(2, "out of memory");
 	return (1);
 }
 
@@ -1542,6 +617,8 @@ seal_sink(void *arg, const struct jh_unit *x, struct jh_err *e)
 	if (rc == 0 && (jh_unit_print(stdout, x, e) == -1 ||
 	    fflush(stdout) == EOF))
 		warnx("otel: sealed, but not printed: %s", e->msg);
+	if (rc == 0)
+		total_add(&rx->t, x);
 	return (rc);
 }
 
@@ -1613,9 +690,9 @@ rx_begin(struct rx *rx, struct MHD_Connection *con, struct rxreq *q,
 	n = strcspn(url, "?");
 	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) ? n :
 	    sizeof(path) - 1), url);
-	q->mask = strcmp(path, "/v1/logs") == 0 ? OT_LOGS : strcmp(path,
-	    "/v1/metrics") == 0 ? OT_METRICS : strcmp(path, "/v1/traces") ==
-	    0 ? OT_TRACES : 0;
+	q->mask = strcmp(path, "/v1/logs") == 0 ? JH_OT_LOGS : strcmp(path,
+	    "/v1/metrics") == 0 ? JH_OT_METRICS : strcmp(path, "/v1/traces") ==
+	    0 ? JH_OT_TRACES : 0;
 	if (q->mask == 0)
 		return (rx_error(con, q, 404, 5, "no such path: this receiver "
 		    "takes OTLP/HTTP on /v1/logs, /v1/metrics and /v1/traces",
@@ -1666,8 +743,9 @@ rx_end(struct rx *rx, struct MHD_Connection *con, struct rxreq *q)
 	if (q->body.oom)
 		return (MHD_NO);
 	pthread_mutex_lock(&rx->mu);
-	rc = otel_request(&rx->o, (const char *)q->body.p, q->body.len,
-	    q->mask);
+	if ((rc = jh_otlp_request(&rx->o, (const char *)q->body.p,
+	    q->body.len, q->mask)) == JH_OTLP_NOMEM)
+		errx(2, "out of memory");
 	nrej = rx->o.rejected;
 	snprintf(msg, sizeof(msg), "%s", rx->o.why);
 	if (rc == 0)
@@ -1756,31 +834,25 @@ rx_log(void *cls, const char *fmt, va_list ap)
 	warnx("otel: libmicrohttpd: %s", m);
 }
 
-/*
- * Serve until SIGTERM or SIGINT: the requests in flight then finish (for
- * RX_GRACE_S at most), the metric sums still held are sealed, and the
- * receiver exits 0.  Between signals, the sums of sessions quiet for
- * flush_s are sealed.
- */
-static int
-otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
-    uint64_t flush_s)
+/* The receiver's state, with the key it seals with and the keys it trusts. */
+static struct rx *
+rx_new(const struct jh_otlp *tmpl, size_t maxbody)
 {
 	struct rx *rx;
-	struct MHD_Daemon *d;
 	struct jh_err e;
-	struct timespec tick = { 1, 0 };
-	sigset_t ss, ts;
-	char home[4096], path[4096], shown[300];
-	uint64_t since = jh_now_ms(), n;
-	int fd, sig, i;
+	struct rlimit rl = { 0, 0 };
+	char home[4096], path[4096];
 
+	/*
+	 * The receiver holds the steward key for as long as it runs: no
+	 * core dump may carry it.  Only here, so that jh-meter run leaves
+	 * the metered command's limit as it was.
+	 */
+	setrlimit(RLIMIT_CORE, &rl);
 	if ((rx = calloc(1, sizeof(*rx))) == NULL)
 		errx(2, "out of memory");
 	pthread_mutex_init(&rx->mu, NULL);
-	rx->o = *tmpl;
-	rx->o.sink = seal_sink;
-	rx->o.arg = rx;
+	jh_otlp_init(&rx->o, tmpl->c, tmpl->session, seal_sink, otel_warn, rx);
 	rx->maxbody = maxbody;
 	rx->wait_ms = 5000;
 	rx->bucket = RX_NEWLOGS;
@@ -1803,44 +875,31 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 	    access(path, F_OK) == 0 && jh_keyset_load(&rx->keys, path,
 	    JH_ROLE_STEWARD, &e) == -1)
 		errx(2, "%s", e.msg);
+	return (rx);
+}
 
-	/* SIGTERM and SIGINT are this thread's; jh_tflock's is unblocked
-	 * per wait, in the thread that waits. */
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	ts = ss;
-	sigaddset(&ts, SIGRTMIN + 4);
-	pthread_sigmask(SIG_BLOCK, &ts, NULL);
-	if ((fd = jh_listen_tcp(spec, any, shown, sizeof(shown), &e)) == -1)
-		errx(2, "-l %s%s", e.msg, any ? "" : " (-A allows it)");
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
-	    MHD_USE_ERROR_LOG, 0, NULL, NULL, rx_handler, rx,
-	    MHD_OPTION_EXTERNAL_LOGGER, rx_log, rx,
-	    MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_NOTIFY_COMPLETED, rx_completed, rx,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)RX_CONNS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-	    MHD_OPTION_END);
-	if (d == NULL)
-		errx(2, "cannot start the listener on %s", shown);
-	warnx("otel: listening on %s for OTLP/HTTP JSON (/v1/logs, "
-	    "/v1/metrics, /v1/traces); sealing into %s/logs: " OBSERVED,
-	    shown, rx->state);
-	for (;;) {
-		sig = sigtimedwait(&ss, NULL, &tick);
-		if (sig == SIGTERM || sig == SIGINT)
-			break;
-		if (flush_s > 0 && jh_now_ms() - since >= 1000) {
-			since = jh_now_ms();
-			pthread_mutex_lock(&rx->mu);
-			otel_flush(&rx->o, flush_s * 1000);
-			pthread_mutex_unlock(&rx->mu);
-		}
-	}
-	/* No new connection; what is in flight finishes. */
+/* What rx_new made, the key wiped. */
+static void
+rx_free(struct rx *rx)
+{
+	jh_otlp_free(&rx->o);
+	jh_strs_free(&rx->seen);
+	jh_keyset_free(&rx->keys);
+	jh_key_wipe(&rx->key);
+	pthread_mutex_destroy(&rx->mu);
+	free(rx);
+}
+
+/*
+ * The stop: no new connection, what is in flight finishes (for
+ * RX_GRACE_S at most), and the metric sums still held are sealed.
+ */
+static void
+rx_stop(struct rx *rx, struct MHD_Daemon *d, int sig)
+{
+	uint64_t n;
+	int fd, i;
+
 	pthread_mutex_lock(&rx->mu);
 	rx->stopping = 1;
 	pthread_mutex_unlock(&rx->mu);
@@ -1855,33 +914,88 @@ otel_serve(struct otel *tmpl, const char *spec, int any, size_t maxbody,
 		usleep(50000);
 	}
 	MHD_stop_daemon(d);
-	otel_flush(&rx->o, 0);
+	jh_otlp_flush(&rx->o, 0);
 	warnx("otel: stopped on SIG%s after %llu request%s answered", sig ==
 	    SIGINT ? "INT" : "TERM", (unsigned long long)rx->served,
 	    rx->served == 1 ? "" : "s");
-	otel_summary(&rx->o);
-	otel_free(&rx->o);
-	strs_free(&rx->seen);
-	jh_keyset_free(&rx->keys);
-	jh_key_wipe(&rx->key);
-	pthread_mutex_destroy(&rx->mu);
-	free(rx);
+	otel_summary(&rx->o, &rx->t);
+	rx_free(rx);
+}
+
+/*
+ * Serve until SIGTERM or SIGINT, then stop (rx_stop) and exit 0.  Between
+ * signals, the sums of sessions quiet for flush_s are sealed.
+ */
+static int
+otel_serve(const struct jh_otlp *tmpl, const char *spec, int any,
+    size_t maxbody, uint64_t flush_s)
+{
+	struct rx *rx;
+	struct MHD_Daemon *d;
+	struct jh_err e;
+	struct timespec tick = { 1, 0 };
+	sigset_t ss, ts;
+	char shown[300];
+	uint64_t since = jh_now_ms();
+	int fd, sig;
+
+	rx = rx_new(tmpl, maxbody);
+	/* SIGTERM and SIGINT are this thread's; jh_tflock's is unblocked
+	 * per wait, in the thread that waits. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	ts = ss;
+	sigaddset(&ts, SIGRTMIN + 4);
+	pthread_sigmask(SIG_BLOCK, &ts, NULL);
+	if ((fd = jh_listen_tcp(spec, any, shown, sizeof(shown), &e)) == -1) {
+		rx_free(rx);
+		errx(2, "-l %s%s", e.msg, any ? "" : " (-A allows it)");
+	}
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL |
+	    MHD_USE_ERROR_LOG, 0, NULL, NULL, rx_handler, rx,
+	    MHD_OPTION_EXTERNAL_LOGGER, rx_log, rx,
+	    MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_NOTIFY_COMPLETED, rx_completed, rx,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)RX_CONNS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+	    MHD_OPTION_END);
+	if (d == NULL) {
+		rx_free(rx);
+		errx(2, "cannot start the listener on %s", shown);
+	}
+	warnx("otel: listening on %s for OTLP/HTTP JSON (/v1/logs, "
+	    "/v1/metrics, /v1/traces); sealing into %s/logs: " OBSERVED,
+	    shown, rx->state);
+	for (;;) {
+		sig = sigtimedwait(&ss, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		if (flush_s > 0 && jh_now_ms() - since >= 1000) {
+			since = jh_now_ms();
+			pthread_mutex_lock(&rx->mu);
+			jh_otlp_flush(&rx->o, flush_s * 1000);
+			pthread_mutex_unlock(&rx->mu);
+		}
+	}
+	rx_stop(rx, d, sig);
 	return (0);
 }
 
 static int
-cmd_otel(int argc, char **argv)
+cmd_otel(struct meter *mt, int argc, char **argv)
 {
-	struct otel o;
-	struct jh_reader r;
-	struct jh_err e;
+	struct jh_otlp o;
+	struct total t;
 	struct opts op;
-	const char *val, *listen = NULL;
-	size_t len, maxbody = RX_BODY;
-	uint64_t start, flush_s = RX_FLUSH_S;
-	int ch, fd = STDIN_FILENO, rr, any = 0;
+	const char *listen = NULL;
+	size_t maxbody = RX_BODY;
+	uint64_t flush_s = RX_FLUSH_S;
+	int ch, fd = STDIN_FILENO, any = 0, rc;
 
-	memset(&o, 0, sizeof(o));
+	memset(&t, 0, sizeof(t));
 	opts_init(&op);
 	while ((ch = getopt(argc, argv, "Ab:F:l:s:")) != -1)
 		switch (ch) {
@@ -1900,48 +1014,25 @@ cmd_otel(int argc, char **argv)
 		default:
 			option(&op, ch);
 		}
-	o.session = op.session;
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (listen != NULL && argc != 0))
 		usage(stderr, 2);
-	coeffs();
-	o.c = &C;
+	jh_otlp_init(&o, coeffs(mt), op.session, print_sink, otel_warn, &t);
 	if (listen != NULL)
 		return (otel_serve(&o, listen, any, maxbody, flush_s));
-	o.sink = print_sink;
 	if (argc == 1 && strcmp(argv[0], "-") != 0 &&
 	    (fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1)
 		err(2, "%s", argv[0]);
-	jh_reader_init(&r, fd);
-	for (;;) {
-		rr = jh_reader_json(&r, &val, &len, &start, &e);
-		if (rr == 0)
-			break;
-		if (rr == JH_JSON_BROKEN) {
-			warnx("otel: at byte %llu: %s", (unsigned long long)start,
-			    e.msg);
-			o.bad++;
-			break;
-		}
-		if (rr == JH_JSON_TOOLONG) {
-			o.nv++;
-			o.bad++;
-			warnx("otel: export at byte %llu: too long",
-			    (unsigned long long)start);
-			continue;
-		}
-		if (otel_request(&o, val, len, OT_ALL) == -1)
-			warnx("otel: export at byte %llu: %s",
-			    (unsigned long long)start, o.why);
-	}
-	jh_reader_free(&r);
+	if (jh_otlp_read(&o, fd) == JH_OTLP_NOMEM)
+		errx(2, "out of memory");
 	if (fd != STDIN_FILENO)
 		close(fd);
-	otel_flush(&o, 0);
-	otel_summary(&o);
-	otel_free(&o);
-	return (o.bad ? 1 : 0);
+	jh_otlp_flush(&o, 0);
+	otel_summary(&o, &t);
+	rc = o.bad ? 1 : 0;
+	jh_otlp_free(&o);
+	return (rc);
 }
 
 /* --- run and probe ---------------------------------------------------- */
@@ -2025,13 +1116,13 @@ hw_failed(char *b, size_t sz, int rung, const struct moved *mv, int strict)
 }
 
 static void
-ladder_open(struct jh_ladder *l, uint64_t mw)
+ladder_open(struct jh_ladder *l, uint64_t mw, const struct jh_coeffs *c)
 {
 	struct jh_ladder_cfg cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.calibrated_mw = mw;
-	cfg.thread_uw = C.thread_uw;
+	cfg.thread_uw = c->thread_uw;
 	jh_ladder_cfg_env(&cfg);
 	jh_ladder_open(l, &cfg);
 }
@@ -2077,44 +1168,19 @@ rungs(const char **state, char why[][288], const struct jh_ladder *l,
 	return (sel);
 }
 
+/*
+ * The command, waited for; its wait status.  As time(1) does, the meter
+ * outlives an interrupt the command gets, so the unit is still printed;
+ * and the standard output is the units', so the command writes its own
+ * to the standard error.
+ */
 static int
-cmd_run(int argc, char **argv)
+run_command(char **argv)
 {
-	struct jh_ladder l;
-	struct jh_sample a, b;
-	struct jh_unit x;
-	struct jh_energy en;
-	struct moved mv;
-	struct total t;
-	struct opts op;
-	const char *state[JH_RUNGS], *session, *unit;
-	char why[JH_RUNGS][288], name[ID_MAX + 64], note[160], jb[64];
-	uint64_t mw;
-	pid_t pid;
 	void (*sigint)(int), (*sigquit)(int);
-	int ch, st, i, sel, code, hw;
+	pid_t pid;
+	int st;
 
-	memset(&t, 0, sizeof(t));
-	opts_init(&op);
-	while ((ch = getopt(argc, argv, "P:s:u:")) != -1)
-		option(&op, ch);
-	session = op.session ? op.session : "local";
-	unit = op.unit;
-	mw = op.mw;
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		usage(stderr, 2);
-	coeffs();
-	ladder_open(&l, mw);
-	fflush(stdout);
-	fflush(stderr);
-	jh_ladder_sample(&l, &a);
-	/*
-	 * As time(1) does, the meter outlives an interrupt the command gets,
-	 * so the unit is still printed; and the standard output is the
-	 * units', so the command writes its own to the standard error.
-	 */
 	sigint = signal(SIGINT, SIG_IGN);
 	sigquit = signal(SIGQUIT, SIG_IGN);
 	if ((pid = fork()) == -1)
@@ -2134,6 +1200,64 @@ cmd_run(int argc, char **argv)
 			err(2, "waitpid");
 	signal(SIGINT, sigint);
 	signal(SIGQUIT, sigquit);
+	return (st);
+}
+
+/* The rung selected, those declined above it, and what was measured. */
+static void
+run_report(const struct jh_energy *en, char why[][288], int sel)
+{
+	char jb[64], eb[64];
+	int i;
+
+	for (i = 0; i < JH_RUNGS; i++) {
+		if (i == sel)
+			fprintf(stderr, "%s: run: rung %s (%s): %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), provs[i], why[i]);
+		else if (i < sel)
+			fprintf(stderr, "%s: run: %s declined: %s: " OBSERVED
+			    "\n", PROG, jh_rung_name(i), why[i]);
+	}
+	if (en->measured)
+		fprintf(stderr, "%s: run: %s measured (%s, %s), %s estimated: "
+		    OBSERVED "\n", PROG, joules(jb, sizeof(jb), en->measured_uj),
+		    en->method, en->scope, joules(eb, sizeof(eb),
+		    en->estimated_uj));
+}
+
+static int
+cmd_run(struct meter *mt, int argc, char **argv)
+{
+	struct jh_ladder l;
+	struct jh_sample a, b;
+	struct jh_unit x;
+	struct jh_energy en;
+	struct moved mv;
+	struct total t;
+	struct opts op;
+	const struct jh_coeffs *c;
+	const char *state[JH_RUNGS], *session, *unit;
+	char why[JH_RUNGS][288], name[JH_UNIT_ID_MAX + 64], note[160];
+	uint64_t mw;
+	int ch, st, sel, code;
+
+	memset(&t, 0, sizeof(t));
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "P:s:u:")) != -1)
+		option(&op, ch);
+	session = op.session ? op.session : "local";
+	unit = op.unit;
+	mw = op.mw;
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(stderr, 2);
+	c = coeffs(mt);
+	ladder_open(&l, mw, c);
+	fflush(stdout);
+	fflush(stderr);
+	jh_ladder_sample(&l, &a);
+	st = run_command(argv);
 	jh_ladder_sample(&l, &b);
 	moved(&mv, &l, &a, &b);
 	/* A still counter is no reading: sampled as unread at the end. */
@@ -2160,24 +1284,11 @@ cmd_run(int argc, char **argv)
 		snprintf(x.coeff, sizeof(x.coeff), "host-calibrated/%llu-mW",
 		    (unsigned long long)mw);
 	else
-		snprintf(x.coeff, sizeof(x.coeff), "%s#default_power", C.id);
+		snprintf(x.coeff, sizeof(x.coeff), "%s#default_power", c->id);
 	emit(&x);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
-	hw = en.measured;
-	for (i = 0; i < JH_RUNGS; i++) {
-		if (i == sel)
-			fprintf(stderr, "%s: run: rung %s (%s): %s: " OBSERVED
-			    "\n", PROG, jh_rung_name(i), provs[i], why[i]);
-		else if (i < sel)
-			fprintf(stderr, "%s: run: %s declined: %s: " OBSERVED
-			    "\n", PROG, jh_rung_name(i), why[i]);
-	}
-	if (hw)
-		fprintf(stderr, "%s: run: %s measured (%s, %s), %s estimated: "
-		    OBSERVED "\n", PROG, joules(jb, sizeof(jb), en.measured_uj),
-		    en.method, en.scope, joules(name, sizeof(name),
-		    en.estimated_uj));
+	run_report(&en, why, sel);
 	total_add(&t, &x);
 	summary("run", &t, NULL);
 	jh_ladder_close(&l);
@@ -2185,7 +1296,7 @@ cmd_run(int argc, char **argv)
 }
 
 static int
-cmd_probe(int argc, char **argv)
+cmd_probe(struct meter *mt, int argc, char **argv)
 {
 	struct jh_ladder l;
 	struct jh_sample a, b;
@@ -2194,6 +1305,7 @@ cmd_probe(int argc, char **argv)
 	const char *state[JH_RUNGS];
 	char why[JH_RUNGS][288];
 	struct opts op;
+	const struct jh_coeffs *c;
 	uint64_t mw, ms;
 	json_t *o, *arr, *r;
 	char *s;
@@ -2207,8 +1319,8 @@ cmd_probe(int argc, char **argv)
 	quiet = op.quiet;
 	if (optind != argc)
 		usage(stderr, 2);
-	coeffs();
-	ladder_open(&l, mw);
+	c = coeffs(mt);
+	ladder_open(&l, mw, c);
 	jh_ladder_sample(&l, &a);
 	ts.tv_sec = (time_t)(ms / 1000);
 	ts.tv_nsec = (long)(ms % 1000) * 1000000;
@@ -2250,125 +1362,6 @@ cmd_probe(int argc, char **argv)
 
 /* --- aggregate -------------------------------------------------------- */
 
-struct agg {
-	uint64_t n, failed, skipped, completed;
-	struct jh_usage u;
-	uint64_t accepted, est, meas, dur, cost, debited;
-	int weakest;		/* provenance rank */
-	int ncost;
-	char *session;
-	char *model;
-	int mixed_model;
-	char *scope;
-	int mixed_scope;
-	/* the outcome anchor of a log: its last result/1 with outcome 1 */
-	int have_outcome;
-	char outcome_status[32];
-	char outcome_call[ID_MAX + 1];
-};
-
-static int
-get_uint(uint64_t *v, const json_t *o, const char *k, struct jh_err *e)
-{
-	const json_t *x = json_object_get(o, k);
-
-	if (!json_is_integer(x) || json_integer_value(x) < 0)
-		return (jh_errf(e, "%s is not an unsigned integer", k));
-	*v = (uint64_t)json_integer_value(x);
-	return (0);
-}
-
-static void
-set_once(char **dst, int *mixed, const char *s)
-{
-	if (s == NULL)
-		return;
-	if (*dst == NULL) {
-		if ((*dst = strdup(s)) == NULL)
-			errx(2, "out of memory");
-	} else if (strcmp(*dst, s) != 0)
-		*mixed = 1;
-}
-
-/* Adds one efficiency/1 unit; every attempt counts, failed ones too. */
-static int
-agg_add(struct agg *g, const json_t *o, struct jh_err *e)
-{
-	const json_t *en = json_object_get(o, "energy");
-	uint64_t in, out, cr, cw, acc, est, meas = 0, dur, deb, cost, comp;
-	const char *prov, *src, *sess;
-	int mixed_sess = 0;
-
-	if (!json_is_object(o))
-		return (jh_errf(e, "not a JSON object"));
-	if (jstr(o, "kind") != NULL && strcmp(jstr(o, "kind"),
-	    "efficiency/1") != 0)
-		return (jh_errf(e, "a %s, not an efficiency/1 unit",
-		    jstr(o, "kind")));
-	if ((src = jstr(o, "source")) == NULL || (sess = jstr(o,
-	    "session")) == NULL)
-		return (jh_errf(e, "no source or session: not an efficiency/1 "
-		    "unit"));
-	if (strcmp(src, "aggregate") == 0) {
-		g->skipped++;
-		return (0);	/* its parts are counted, not it again */
-	}
-	if (get_uint(&in, o, "tokens_in", e) == -1 ||
-	    get_uint(&out, o, "tokens_out", e) == -1 ||
-	    get_uint(&cr, o, "tokens_cache_read", e) == -1 ||
-	    get_uint(&cw, o, "tokens_cache_write", e) == -1 ||
-	    get_uint(&acc, o, "accepted_tokens", e) == -1 ||
-	    get_uint(&dur, o, "duration_ms", e) == -1 ||
-	    get_uint(&deb, o, "debited_uj", e) == -1 ||
-	    get_uint(&comp, o, "completed", e) == -1 ||
-	    get_uint(&est, en, "estimated_uj", e) == -1)
-		return (-1);
-	if ((prov = jstr(en, "provenance")) == NULL ||
-	    (strcmp(prov, "HwShunt") != 0 && strcmp(prov, "ModelBased") != 0 &&
-	    strcmp(prov, "Estimator") != 0))
-		return (jh_errf(e, "energy.provenance must be HwShunt, "
-		    "ModelBased or Estimator"));
-	if (strcmp(prov, "HwShunt") == 0 && get_uint(&meas, en, "measured_uj",
-	    e) == -1)
-		return (-1);
-	if (strcmp(prov, "HwShunt") != 0 && json_object_get(en,
-	    "measured_uj") != NULL)
-		return (jh_errf(e, "energy.measured_uj is only for HwShunt"));
-	set_once(&g->session, &mixed_sess, sess);
-	if (mixed_sess)
-		return (jh_errf(e, "a unit of session %s among units of %s: "
-		    "give -s to aggregate across sessions", sess, g->session));
-	if (g->n == 0 || jh_prov_rank(prov) < g->weakest)
-		g->weakest = jh_prov_rank(prov);
-	set_once(&g->model, &g->mixed_model, jstr(o, "model"));
-	if (jstr(o, "model") == NULL)
-		g->mixed_model = 1;
-	if (strcmp(prov, "HwShunt") == 0)
-		set_once(&g->scope, &g->mixed_scope, jstr(en, "scope") ?
-		    jstr(en, "scope") : "unstated");
-	g->n++;
-	if (!comp)
-		g->failed++;
-	else
-		g->completed++;
-	g->u.in = jh_add_sat(g->u.in, in);
-	g->u.out = jh_add_sat(g->u.out, out);
-	g->u.cache_read = jh_add_sat(g->u.cache_read, cr);
-	g->u.cache_write = jh_add_sat(g->u.cache_write, cw);
-	g->accepted = jh_add_sat(g->accepted, acc);
-	g->est = jh_add_sat(g->est, est);
-	g->meas = jh_add_sat(g->meas, meas);
-	g->dur = jh_add_sat(g->dur, dur);
-	g->debited = jh_add_sat(g->debited, deb);
-	if (json_object_get(o, "cost_musd") != NULL) {
-		if (get_uint(&cost, o, "cost_musd", e) == -1)
-			return (-1);
-		g->cost = jh_add_sat(g->cost, cost);
-		g->ncost++;
-	}
-	return (0);
-}
-
 static void
 load_keys(struct jh_keyset *k, const char *home, const char *name, int role)
 {
@@ -2382,31 +1375,9 @@ load_keys(struct jh_keyset *k, const char *home, const char *name, int role)
 		errx(2, "%s", e.msg);
 }
 
-/* A result/1 receipt with outcome 1 anchors the task; the last one wins. */
-static void
-agg_result(struct agg *g, const struct jh_cbor *core)
-{
-	const struct jh_cbor *oc = jh_cbor_get(core, "outcome");
-	const struct jh_cbor *st = jh_cbor_get(core, "status");
-	const struct jh_cbor *id = jh_cbor_get(core, "tool_use_id");
-
-	if (oc == NULL || oc->type != JH_CBOR_UINT || oc->u != 1 ||
-	    st == NULL || st->type != JH_CBOR_TEXT)
-		return;
-	g->have_outcome = 1;
-	snprintf(g->outcome_status, sizeof(g->outcome_status), "%.*s",
-	    (int)st->len, (const char *)st->p);
-	if (id != NULL && id->type == JH_CBOR_TEXT)
-		snprintf(g->outcome_call, sizeof(g->outcome_call), "%.*s",
-		    (int)(id->len > ID_MAX ? ID_MAX : id->len),
-		    (const char *)id->p);
-	else
-		g->outcome_call[0] = '\0';
-}
-
 /* The efficiency/1 receipts of a chained log, every entry verified. */
 static void
-agg_log(struct agg *g, const char *path, const char *session)
+agg_log(struct jh_agg *g, const char *path, const char *session)
 {
 	struct jh_keyset keys;
 	struct jh_verifier v;
@@ -2467,7 +1438,7 @@ agg_log(struct agg *g, const char *path, const char *session)
 			    strcmp(env.kind, "chain/1") != 0 ? "not a chain/1 "
 			    "entry" : e.msg);
 		if (strcmp(inner.kind, "result/1") == 0) {
-			agg_result(g, inner.core);
+			jh_agg_result(g, inner.core);
 			continue;
 		}
 		if (strcmp(inner.kind, "efficiency/1") != 0)
@@ -2481,9 +1452,9 @@ agg_log(struct agg *g, const char *path, const char *session)
 			/* -s names the task's session; units keep theirs. */
 			json_object_set_new(o, "session", json_string(session));
 		}
-		if (agg_add(g, o, &e) == -1)
-			errx(1, "%s: entry %llu: %s", path,
-			    (unsigned long long)idx, e.msg);
+		if ((x = jh_agg_add(g, o, &e)) != 0)
+			errx(x == JH_AGG_NOMEM ? 2 : 1, "%s: entry %llu: %s",
+			    path, (unsigned long long)idx, e.msg);
 		json_decref(o);
 	}
 	if (lv.entries == 0)
@@ -2500,128 +1471,93 @@ agg_log(struct agg *g, const char *path, const char *session)
 	close(fd);
 }
 
-static int
-cmd_aggregate(int argc, char **argv)
+/* The units on the standard input; how many lines were refused. */
+static uint64_t
+agg_stdin(struct jh_agg *g, const char *session)
 {
-	struct agg g;
-	struct jh_unit x;
 	struct jh_reader r;
 	struct jh_err e;
-	struct opts op;
-	const char *log, *session, *unit, *vopt;
 	const char *line;
-	char note[512], anchor[ID_MAX + 96], rate[3][48], jb[64];
-	uint64_t lineno = 0, bad = 0, energy, q;
+	uint64_t lineno = 0, bad = 0;
 	size_t len;
-	int ch, copt, rr;
+	int rr, rc;
 	json_t *o;
 
-	memset(&g, 0, sizeof(g));
-	opts_init(&op);
-	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1)
-		option(&op, ch);
-	log = op.log;
-	session = op.session;
-	unit = op.unit ? op.unit : "task";
-	vopt = op.verdict;
-	copt = op.copt;
-	if (optind != argc)
-		usage(stderr, 2);
-	if (sodium_init() < 0)
-		errx(2, "libsodium failed to initialise");
-	if (log != NULL)
-		agg_log(&g, log, session);
-	else {
-		jh_reader_init(&r, STDIN_FILENO);
-		for (;;) {
-			rr = jh_reader_line(&r, &line, &len, &e);
-			if (rr == 0)
-				break;
-			lineno++;
-			if (rr == 1 && (len == 0 || strspn(line, " \t\r") ==
-			    len))
-				continue;
-			o = rr == 1 ? jh_json_parse(line, len, &e) : NULL;
-			if (o != NULL && session != NULL && json_is_object(o))
-				json_object_set_new(o, "session",
-				    json_string(session));
-			if (o == NULL || agg_add(&g, o, &e) == -1) {
-				warnx("aggregate: line %llu: %s",
-				    (unsigned long long)lineno, e.msg);
-				bad++;
-			}
-			json_decref(o);
+	jh_reader_init(&r, STDIN_FILENO);
+	while ((rr = jh_reader_line(&r, &line, &len, &e)) != 0) {
+		lineno++;
+		if (rr == 1 && (len == 0 || strspn(line, " \t\r") == len))
+			continue;
+		o = rr == 1 ? jh_json_parse(line, len, &e) : NULL;
+		if (o != NULL && session != NULL && json_is_object(o))
+			json_object_set_new(o, "session", json_string(session));
+		rc = o == NULL ? -1 : jh_agg_add(g, o, &e);
+		if (rc == JH_AGG_NOMEM)
+			errx(2, "%s", e.msg);
+		if (rc == -1) {
+			warnx("aggregate: line %llu: %s",
+			    (unsigned long long)lineno, e.msg);
+			bad++;
 		}
-		jh_reader_free(&r);
+		json_decref(o);
 	}
-	if (bad)
-		errx(1, "aggregate: %llu line%s refused: no aggregate of part "
-		    "of a task", (unsigned long long)bad, bad == 1 ? "" : "s");
-	if (g.n == 0)
-		errx(1, "aggregate: no efficiency/1 units to aggregate");
-	/* The outcome anchor. */
-	jh_unit_init(&x, session ? session : g.session, "aggregate");
-	if (g.have_outcome) {
-		const char *s = g.outcome_status;
-		x.completed = strcmp(s, "ok") == 0;
-		x.verdict = x.completed ? "ok" : strcmp(s, "denied") == 0 ?
+	jh_reader_free(&r);
+	return (bad);
+}
+
+/*
+ * Whether the task completed, and why it is said to: the log's outcome,
+ * else -c and -V, else not counted as completed.
+ */
+static void
+agg_anchor(struct jh_unit *x, char *anchor, size_t sz,
+    const struct jh_agg *g, int copt, const char *vopt)
+{
+	const char *s = g->outcome_status;
+
+	if (g->have_outcome) {
+		x->completed = strcmp(s, "ok") == 0;
+		x->verdict = x->completed ? "ok" : strcmp(s, "denied") == 0 ?
 		    "refused" : strcmp(s, "not-run") == 0 ? "partial" : "error";
-		snprintf(anchor, sizeof(anchor), "outcome: result/1 %s of %s",
-		    s, g.outcome_call[0] ? g.outcome_call : "an unnamed call");
+		snprintf(anchor, sz, "outcome: result/1 %s of %s", s,
+		    g->outcome_call[0] ? g->outcome_call : "an unnamed call");
 	} else if (copt != -1 || vopt != NULL) {
-		x.completed = copt != -1 ? copt : strcmp(vopt, "ok") == 0;
-		x.verdict = vopt ? vopt : x.completed ? "ok" : "error";
-		snprintf(anchor, sizeof(anchor), "outcome: given (%s%s%s%s)",
+		x->completed = copt != -1 ? copt : strcmp(vopt, "ok") == 0;
+		x->verdict = vopt ? vopt : x->completed ? "ok" : "error";
+		snprintf(anchor, sz, "outcome: given (%s%s%s%s)",
 		    copt == -1 ? "" : copt ? "-c 1" : "-c 0",
 		    copt != -1 && vopt ? " " : "", vopt ? "-V " : "",
 		    vopt ? vopt : "");
 	} else {
-		x.completed = 0;
-		x.verdict = "partial";
-		snprintf(anchor, sizeof(anchor), "no outcome anchor: not "
-		    "counted as completed");
+		x->completed = 0;
+		x->verdict = "partial";
+		snprintf(anchor, sz, "no outcome anchor: not counted as "
+		    "completed");
 	}
-	x.unit = unit;
-	x.model = g.mixed_model ? NULL : g.model;
-	x.u = g.u;
-	/* What was delivered: nothing, unless the task completed. */
-	x.accepted = x.completed ? g.accepted : 0;
-	x.duration_ms = g.dur;
-	x.debited = g.debited;
-	x.have_cost = g.ncost > 0 && (uint64_t)g.ncost == g.n;
-	x.cost_musd = g.cost;
-	x.en.estimated_uj = g.est;
-	x.en.provenance = g.weakest == 2 ? "HwShunt" : g.weakest == 1 ?
-	    "ModelBased" : "Estimator";
-	if (g.weakest == 2) {
-		x.en.measured = 1;
-		x.en.measured_uj = g.meas;
-		x.en.scope = g.mixed_scope ? "mixed" : g.scope;
-	}
-	snprintf(x.coeff, sizeof(x.coeff), "sum-of-parts");
-	snprintf(note, sizeof(note), "%llu attempt%s (%llu failed) charged "
-	    "against the result; %s; " OBSERVED,
-	    (unsigned long long)g.n, g.n == 1 ? "" : "s",
-	    (unsigned long long)g.failed, anchor);
-	x.note = note;
-	emit(&x);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(2, "stdout");
-	/* The rates, recomputed from the integers just printed. */
-	energy = x.en.measured ? x.en.measured_uj : x.en.estimated_uj;
-	if (x.completed) {
+}
+
+/* The rates, recomputed from the integers of the unit just printed. */
+static void
+agg_rates(const struct jh_unit *x, const struct jh_agg *g,
+    const char *anchor)
+{
+	char rate[3][48], jb[64];
+	uint64_t energy, q;
+
+	energy = x->en.measured ? x->en.measured_uj : x->en.estimated_uj;
+	if (x->completed) {
 		snprintf(rate[0], sizeof(rate[0]), "%llu",
 		    (unsigned long long)energy);
 		snprintf(rate[1], sizeof(rate[1]), "%llu", (unsigned long long)
-		    jh_add_sat(jh_add_sat(x.u.in, x.u.out),
-		    jh_add_sat(x.u.cache_read, x.u.cache_write)));
+		    jh_add_sat(jh_add_sat(x->u.in, x->u.out),
+		    jh_add_sat(x->u.cache_read, x->u.cache_write)));
 	} else {
 		snprintf(rate[0], sizeof(rate[0]), "none");
 		snprintf(rate[1], sizeof(rate[1]), "none");
 	}
 	if (energy > 0) {
 		/* accepted tokens per joule, to three decimals, truncated */
-		q = (uint64_t)((unsigned __int128)x.accepted * 1000000000u /
+		q = (uint64_t)((unsigned __int128)x->accepted * 1000000000u /
 		    energy);
 		snprintf(rate[2], sizeof(rate[2]), "%llu.%03llu",
 		    (unsigned long long)(q / 1000),
@@ -2631,21 +1567,63 @@ cmd_aggregate(int argc, char **argv)
 	fprintf(stderr, "%s: aggregate: %llu attempts, %llu failed, completed "
 	    "%d (%s): %s %s, accepted_tokens=%llu, uj_per_completed_unit=%s "
 	    "tokens_per_completed_unit=%s value_per_joule=%s: " OBSERVED "\n",
-	    PROG, (unsigned long long)g.n, (unsigned long long)g.failed,
-	    x.completed, anchor, joules(jb, sizeof(jb), energy),
-	    x.en.measured ? "measured" : "estimated",
-	    (unsigned long long)x.accepted, rate[0], rate[1], rate[2]);
-	free(g.session);
-	free(g.model);
-	free(g.scope);
+	    PROG, (unsigned long long)g->n, (unsigned long long)g->failed,
+	    x->completed, anchor, joules(jb, sizeof(jb), energy),
+	    x->en.measured ? "measured" : "estimated",
+	    (unsigned long long)x->accepted, rate[0], rate[1], rate[2]);
+}
+
+static int
+cmd_aggregate(int argc, char **argv)
+{
+	struct jh_agg g;
+	struct jh_unit x;
+	struct opts op;
+	char note[512], anchor[JH_UNIT_ID_MAX + 96];
+	uint64_t bad = 0;
+	int ch;
+
+	jh_agg_init(&g);
+	opts_init(&op);
+	while ((ch = getopt(argc, argv, "c:l:s:u:V:")) != -1)
+		option(&op, ch);
+	if (optind != argc)
+		usage(stderr, 2);
+	if (sodium_init() < 0)
+		errx(2, "libsodium failed to initialise");
+	if (op.log != NULL)
+		agg_log(&g, op.log, op.session);
+	else
+		bad = agg_stdin(&g, op.session);
+	if (bad)
+		errx(1, "aggregate: %llu line%s refused: no aggregate of part "
+		    "of a task", (unsigned long long)bad, bad == 1 ? "" : "s");
+	if (g.n == 0)
+		errx(1, "aggregate: no efficiency/1 units to aggregate");
+	jh_unit_init(&x, op.session ? op.session : g.session, "aggregate");
+	agg_anchor(&x, anchor, sizeof(anchor), &g, op.copt, op.verdict);
+	x.unit = op.unit ? op.unit : "task";
+	jh_agg_sums(&x, &g);
+	snprintf(note, sizeof(note), "%llu attempt%s (%llu failed) charged "
+	    "against the result; %s; " OBSERVED,
+	    (unsigned long long)g.n, g.n == 1 ? "" : "s",
+	    (unsigned long long)g.failed, anchor);
+	x.note = note;
+	emit(&x);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	agg_rates(&x, &g, anchor);
+	jh_agg_free(&g);
 	return (0);
 }
 
 int
 main(int argc, char *argv[])
 {
+	struct meter mt;
 	int rc;
 
+	memset(&mt, 0, sizeof(mt));
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2)
 		usage(stderr, 2);
@@ -2657,23 +1635,23 @@ main(int argc, char *argv[])
 	}
 	optind = 1;
 	if (strcmp(argv[1], "tokens") == 0)
-		rc = cmd_tokens(argc - 1, argv + 1);
+		rc = cmd_tokens(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "transcript") == 0)
-		rc = cmd_transcript(argc - 1, argv + 1);
+		rc = cmd_transcript(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "otel") == 0)
-		rc = cmd_otel(argc - 1, argv + 1);
+		rc = cmd_otel(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "run") == 0)
-		rc = cmd_run(argc - 1, argv + 1);
+		rc = cmd_run(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "probe") == 0)
-		rc = cmd_probe(argc - 1, argv + 1);
+		rc = cmd_probe(&mt, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "aggregate") == 0)
 		rc = cmd_aggregate(argc - 1, argv + 1);
 	else {
 		warnx("%s: no such subcommand", argv[1]);
 		usage(stderr, 2);
 	}
-	if (have_coeffs)
-		jh_coeffs_free(&C);
+	if (mt.have_coeffs)
+		jh_coeffs_free(&mt.c);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(2, "stdout");
 	return (rc);

@@ -205,13 +205,26 @@ cursor_write(struct opts *o, const char *hex, const struct cursor *c)
 	    CURSOR_MAGIC, (unsigned long long)c->count,
 	    (unsigned long long)c->off, (unsigned long long)c->end, h);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", hex);
-	unlinkat(o->shipfd, tmp, 0);
+	/* one a failed run left: the error is the one that matters */
+	if (unlinkat(o->shipfd, tmp, 0) == -1 && errno != ENOENT) {
+		warn("cursor %s/ship/%s", o->state, tmp);
+		return (-1);
+	}
 	if ((fd = openat(o->shipfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 ||
-	    jh_write_all(fd, line, (size_t)n) == -1 || fsync(fd) == -1 ||
-	    close(fd) == -1 || renameat(o->shipfd, tmp, o->shipfd, hex) == -1 ||
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1) {
+		warn("cursor %s/ship/%s", o->state, hex);
+		return (-1);
+	}
+	if (jh_write_all(fd, line, (size_t)n) == -1 || fsync(fd) == -1) {
+		warn("cursor %s/ship/%s", o->state, hex);
+		close(fd);
+		unlinkat(o->shipfd, tmp, 0);
+		return (-1);
+	}
+	if (close(fd) == -1 || renameat(o->shipfd, tmp, o->shipfd, hex) == -1 ||
 	    fsync(o->shipfd) == -1) {
 		warn("cursor %s/ship/%s", o->state, hex);
+		unlinkat(o->shipfd, tmp, 0);
 		return (-1);
 	}
 	return (0);

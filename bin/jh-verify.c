@@ -900,6 +900,10 @@ main(int argc, char *argv[])
 	if (cpfile != NULL && (x = jh_cps_load(&o.cps, cpfile, &o.v,
 	    &e)) != 0)
 		errx(x == -2 ? 2 : 1, "%s", e.msg);
+	if (o.cps.torn > 0)
+		warnx("%s: ends in %zu bytes of a checkpoint cut short, an "
+		    "append that never completed; the %zu whole ones before "
+		    "it are used", cpfile, o.cps.torn, o.cps.n);
 
 	run.o = &o;
 	run.t = &t;

@@ -31,7 +31,10 @@ jh_cps_free(struct jh_cps *s)
 /*
  * Reads every checkpoint of the file; each must verify with v.  0; -2
  * when the file cannot be read, -1 when it is not a sequence of valid
- * checkpoints, with the reason (and nothing kept).
+ * checkpoints, with the reason (and nothing kept).  A sink whose last
+ * append was cut short (a full disk) ends in part of an envelope: after
+ * at least one whole checkpoint that is a torn tail, left in s->torn and
+ * not read; anywhere else a checkpoint cut short is not one.
  */
 int
 jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
@@ -43,7 +46,7 @@ jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
 	const struct jh_cbor *ss, *c, *h;
 	struct jh_cp *cp;
 	size_t off = 0, len;
-	int fd, rc = -1;
+	int fd, x, rc = -1;
 
 	memset(s, 0, sizeof(*s));
 	jh_buf_init(&b);
@@ -67,8 +70,17 @@ jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
 		goto out;
 	}
 	while (off < b.len) {
-		if (jh_cbor_item_len(&len, b.p + off, b.len - off, e) !=
-		    JH_CBOR_OK) {
+		x = jh_cbor_item_len(&len, b.p + off, b.len - off, e);
+		if (x == JH_CBOR_TRUNCATED && s->n > 0 && b.p[off] == 0xd2) {
+			s->torn = b.len - off;
+			break;
+		}
+		if (x == JH_CBOR_TRUNCATED) {
+			jh_errf(e, "%s: checkpoint %zu is cut short (%zu bytes "
+			    "at offset %zu)", path, s->n + 1, b.len - off, off);
+			goto out;
+		}
+		if (x != JH_CBOR_OK) {
 			char m[sizeof(e->msg)];
 			memcpy(m, e->msg, sizeof(m));
 			jh_errf(e, "%s: checkpoint %zu: %s", path, s->n + 1, m);

@@ -283,6 +283,101 @@ sget(const json_t *o, const char *k)
 }
 
 /*
+ * Whether a string value anywhere in v, at any depth, holds U+0000;
+ * *where is then the innermost key it is under.  The gate reads strings as C strings, so
+ * what followed a NUL would never be decided on.
+ */
+static int
+has_nul(const json_t *v, const char **where)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v))
+		return (strlen(json_string_value(v)) != json_string_length(v));
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (has_nul(x, where))
+				return (1);
+		return (0);
+	}
+	if (!json_is_object(v))
+		return (0);
+	json_object_foreach((json_t *)v, k, x) {
+		if (has_nul(x, where)) {
+			if (*where == NULL)
+				*where = k;
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * The session's pin file, opened and locked: the file that is at name
+ * when the lock is held (one that a pin put in place meanwhile is opened
+ * again), created empty when there is none.
+ */
+static int
+pin_locked(int dfd, const char *name, struct jh_err *e)
+{
+	struct stat a, b;
+	int fd, tries;
+
+	for (tries = 0; tries < 16; tries++) {
+		if ((fd = jh_open_state(dfd, name, 1, NULL, e)) == -1)
+			return (-1);
+		if (flock(fd, LOCK_EX) == -1) {
+			close(fd);
+			return (jh_errf(e, "roots: %s", strerror(errno)));
+		}
+		if (fstat(fd, &a) == 0 && fstatat(dfd, name, &b,
+		    AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			return (fd);
+		close(fd);
+	}
+	return (jh_errf(e, "roots: the pin of %s keeps moving", name));
+}
+
+/*
+ * Pins root as the session's: written whole and synced under another
+ * name, then renamed over the empty file (the caller holds its lock), so
+ * that a pin is either all of the root or none of it; a write that fails
+ * leaves nothing behind.
+ */
+static int
+pin_write(int dfd, const char *name, const char *root, struct jh_err *e)
+{
+	char tmp[2 * JH_HASH_LEN + 8];
+	size_t l = strlen(root);
+	int fd, ok, saved;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", name);
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1)
+		return (jh_errf(e, "roots: cannot pin the root: %s",
+		    strerror(errno)));
+	errno = 0;
+	ok = pwrite(fd, root, l, 0) == (ssize_t)l && fsync(fd) == 0;
+	saved = errno;
+	if (close(fd) == -1 && ok) {
+		ok = 0;
+		saved = errno;
+	}
+	if (ok && (renameat(dfd, tmp, dfd, name) == -1 || fsync(dfd) == -1)) {
+		ok = 0;
+		saved = errno;
+	}
+	if (ok)
+		return (0);
+	unlinkat(dfd, tmp, 0);
+	return (jh_errf(e, "roots: cannot pin the root: %s", saved != 0 ?
+	    strerror(saved) : "a short write"));
+}
+
+/*
  * The project root: pinned once per session at its first event, in
  * JH_STATE/roots/<digest of the session id>; never the per-event cwd
  * (joulehook-formats(5), Pinned roots).
@@ -370,7 +465,7 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 {
 	char name[2 * JH_HASH_LEN + 1], top[PATH_MAX + 1];
 	uint8_t h[JH_HASH_LEN];
-	int sfd, dfd, fd, created = 0;
+	int sfd, dfd, fd;
 	ssize_t n;
 
 	jh_project_top(top, sizeof(top), cwd);
@@ -406,30 +501,20 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 	close(sfd);
 	if (dfd == -1)
 		return (-1);
-	fd = jh_open_state(dfd, name, 1, &created, e);
+	fd = pin_locked(dfd, name, e);
 	if (fd == -1) {
 		close(dfd);
 		return (-1);
 	}
-	if (flock(fd, LOCK_EX) == -1) {
-		close(fd);
-		close(dfd);
-		return (jh_errf(e, "roots: %s", strerror(errno)));
-	}
 	n = pread(fd, out, sz - 1, 0);
 	if (n > 0)
 		out[n] = '\0';
-	else {
-		/* First event of the session: pin its project's top. */
-		size_t l = strlen(top);
-		if (l + 1 > sz || pwrite(fd, top, l, 0) != (ssize_t)l ||
-		    fsync(fd) == -1 || fsync(dfd) == -1) {
-			close(fd);
-			close(dfd);
-			return (jh_errf(e, "roots: cannot pin the root"));
-		}
-		memcpy(out, top, l + 1);
-	}
+	else if (pin_write(dfd, name, top, e) == -1) {
+		close(fd);
+		close(dfd);
+		return (-1);
+	} else
+		snprintf(out, sz, "%s", top);
 	close(fd);
 	close(dfd);
 	if (out[0] != '/')
@@ -1040,6 +1125,7 @@ static int
 wellformed(struct jh_decision *d, const struct jh_gate *g, struct event *x,
     json_t *ev)
 {
+	const char *where = NULL;
 	json_t *v;
 
 	memset(x, 0, sizeof(*x));
@@ -1078,6 +1164,12 @@ wellformed(struct jh_decision *d, const struct jh_gate *g, struct event *x,
 		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
 		    "needs session_id, tool, input (an object), an absolute "
 		    "cwd, class, host and tool_use_id"));
+	if (has_nul(x->in, &where))
+		return (jh_decision_fail(d, JH_D_MALFORMED, "malformed event: "
+		    "the tool input holds a NUL (U+0000) in %.64s: the gate "
+		    "decides on whole strings, and what follows a NUL would "
+		    "go unread; write it without one", where != NULL ? where :
+		    "a string"));
 	if ((v = json_object_get(ev, "workdir")) != NULL &&
 	    strcmp(x->class, "shell") == 0 && !(json_is_string(v) &&
 	    json_string_length(v) == 0)) {	/* "": where it is */

@@ -72,10 +72,34 @@ changes_dir(const char *s)
 }
 
 /*
+ * Whether a command of run_commands is a whole line on its own.  Cline
+ * runs each by itself, but they are decided as one script, a line each:
+ * a command that the newline after it would continue (a trailing
+ * backslash, an open quote, here-document, substitution or compound
+ * command, a trailing operator) would read the next one into itself
+ * there, and what was decided would not be what runs.
+ */
+static int
+whole_line(const char *s, size_t n)
+{
+	struct jh_sh_script sh;
+	struct jh_err e;
+	size_t k = 0;
+
+	while (k < n && s[n - 1 - k] == '\\')
+		k++;
+	if (k % 2 == 1 || jh_sh_parse(&sh, s, n, &e) == -1)
+		return (0);
+	jh_sh_free(&sh);
+	return (1);
+}
+
+/*
  * run_commands' commands as one shell script, a line each, run in
  * turn: a directory change before the last one is refused, since
  * whether Cline carries it over to the next command decides what the
- * next one touches.  read_files' files as the paths to read.
+ * next one touches, and so is a command before the last that is not a
+ * whole line on its own.  read_files' files as the paths to read.
  */
 static json_t *
 cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
@@ -96,7 +120,14 @@ cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
 				    "%zu is not a string", i + 1);
 				break;
 			}
-			if (i + 1 < n && changes_dir(json_string_value(c)))
+			if (i + 1 < n && !whole_line(json_string_value(c),
+			    json_string_length(c)))
+				snprintf(why, whysz, "run_commands' command "
+				    "%zu is not a whole command line on its "
+				    "own, so read with command %zu it is not "
+				    "what runs; send them as one command",
+				    i + 1, i + 2);
+			else if (i + 1 < n && changes_dir(json_string_value(c)))
 				snprintf(why, whysz, "run_commands' command "
 				    "%zu changes directory before command %zu: "
 				    "whether that carries over cannot be "

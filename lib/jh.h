@@ -401,6 +401,7 @@ struct jh_cp {
 struct jh_cps {
 	struct jh_cp *v;
 	size_t n;
+	size_t torn;	/* bytes of a last checkpoint cut short, not read */
 };
 
 void	jh_verifier_init(struct jh_verifier *, const struct jh_keyset *);
@@ -1069,6 +1070,9 @@ json_t	*jh_unit_json(const struct jh_unit *);
 int	jh_unit_print(FILE *, const struct jh_unit *, struct jh_err *);
 int	jh_json_uint(uint64_t *, const json_t *);
 int	jh_prov_rank(const char *);
+#define JH_UNIT_ID_MAX	256	/* a unit's id, session or model, bytes */
+/* o's string at key, if 1 to JH_UNIT_ID_MAX bytes and no NUL; else NULL */
+const char *jh_json_id(const json_t *o, const char *key);
 /* end of meter.c */
 
 /*

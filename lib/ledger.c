@@ -49,36 +49,16 @@ slot_valid(const struct jh_ledger *s)
 }
 
 /*
- * Opens <dir>/<grant hex>, dir being the ledger directory (normally
- * JH_STATE/ledger), created 0755 (less the umask) with its parent when
- * create is 1.  create JH_LEDGER_READ opens it only to read, as a
- * reader of another user's records may (jh_state_check).
+ * The ledger directory, opened and checked, created 0755 (less the
+ * umask) with its parent when create is 1.
  */
-int
-jh_ledger_open(const char *dir, const uint8_t *grant, int create,
-    int *created, struct jh_err *e)
+static int
+ledger_dir(const char *dir, const char *name, int create, struct jh_err *e)
 {
-	char name[2 * JH_HASH_LEN + 1], parent[4096];
+	char parent[4096];
 	const char *slash;
-	int dfd, fd;
+	int dfd;
 
-	jh_hex(name, grant, JH_HASH_LEN);
-	if (created != NULL)
-		*created = 0;
-	if (create == JH_LEDGER_READ) {
-		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) == -1)
-			return (jh_errf(e, "no ledger for grant sha256:%s (%s: "
-			    "%s)", name, dir, strerror(errno)));
-		if (jh_state_check(dfd, JH_ST_DIR | JH_ST_READ, dir, e) ==
-		    -1) {
-			close(dfd);
-			return (-1);
-		}
-		fd = jh_st_file(dfd, name, e);
-		close(dfd);
-		return (fd);
-	}
 	if (create) {
 		if ((slash = strrchr(dir, '/')) != NULL && slash != dir &&
 		    (size_t)(slash - dir) < sizeof(parent)) {
@@ -101,6 +81,41 @@ jh_ledger_open(const char *dir, const uint8_t *grant, int create,
 		close(dfd);
 		return (-1);
 	}
+	return (dfd);
+}
+
+/*
+ * Opens <dir>/<grant hex>, dir being the ledger directory (normally
+ * JH_STATE/ledger), created 0755 (less the umask) with its parent when
+ * create is 1.  create JH_LEDGER_READ opens it only to read, as a
+ * reader of another user's records may (jh_state_check).
+ */
+int
+jh_ledger_open(const char *dir, const uint8_t *grant, int create,
+    int *created, struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1];
+	int dfd, fd;
+
+	jh_hex(name, grant, JH_HASH_LEN);
+	if (created != NULL)
+		*created = 0;
+	if (create == JH_LEDGER_READ) {
+		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			return (jh_errf(e, "no ledger for grant sha256:%s (%s: "
+			    "%s)", name, dir, strerror(errno)));
+		if (jh_state_check(dfd, JH_ST_DIR | JH_ST_READ, dir, e) ==
+		    -1) {
+			close(dfd);
+			return (-1);
+		}
+		fd = jh_st_file(dfd, name, e);
+		close(dfd);
+		return (fd);
+	}
+	if ((dfd = ledger_dir(dir, name, create, e)) == -1)
+		return (-1);
 	fd = jh_open_state(dfd, name, create, created, e);
 	if (fd == -1 && !create && errno == ENOENT)
 		jh_errf(e, "no ledger for grant sha256:%s (jh-decide -I "
@@ -115,14 +130,76 @@ jh_ledger_open(const char *dir, const uint8_t *grant, int create,
 	return (fd);
 }
 
-/* Reads the newest valid slot. */
+/*
+ * Makes a new ledger whole or not at all: both slots of l are written
+ * and synced to a file of this process's beside it, which is then given
+ * the ledger's name only if no ledger has it (RENAME_NOREPLACE, else a
+ * link).  A full disk or a crash while it is made thus never leaves an
+ * empty or half-written ledger, which could not be told from a damaged
+ * one and would be refused for good.  0 when made, 1 when there was one
+ * already, -1 on an error (and nothing made).
+ */
+static int
+ledger_create(const char *dir, const uint8_t *grant, struct jh_ledger *l,
+    struct jh_err *e)
+{
+	char name[2 * JH_HASH_LEN + 1], tmp[2 * JH_HASH_LEN + 32];
+	int dfd, fd, r, rc = -1;
+
+	jh_hex(name, grant, JH_HASH_LEN);
+	snprintf(tmp, sizeof(tmp), "%s.%ld.new", name, (long)getpid());
+	if ((dfd = ledger_dir(dir, name, 1, e)) == -1)
+		return (-1);
+	/* one of a dead process of this pid: never anyone else's */
+	unlinkat(dfd, tmp, 0);
+	if ((fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1) {
+		jh_errf(e, "%s/%s: %s", dir, tmp, strerror(errno));
+		goto out;
+	}
+	/* Both slots valid from the start. */
+	if (jh_ledger_write(fd, l, 1, e) == -1 ||
+	    jh_ledger_write(fd, l, 1, e) == -1)
+		goto out;
+	r = renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE);
+	if (r == -1 && (errno == EINVAL || errno == ENOSYS) &&
+	    (r = linkat(dfd, tmp, dfd, name, 0)) == 0)
+		unlinkat(dfd, tmp, 0);
+	if (r == -1 && errno == EEXIST)
+		rc = 1;
+	else if (r == -1)
+		jh_errf(e, "%s/%s: %s", dir, name, strerror(errno));
+	else if (fsync(dfd) == -1)
+		jh_errf(e, "%s: %s", dir, strerror(errno));
+	else
+		rc = 0;
+out:
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	if (fd != -1)
+		close(fd);
+	close(dfd);
+	return (rc);
+}
+
+/*
+ * Reads the newest valid slot.  A ledger is always written whole, so one
+ * of another size was cut or added to, and is damaged even when a slot
+ * in it still checks: its other slot could be the newer one.
+ */
 int
 jh_ledger_read(struct jh_ledger *out, int fd, struct jh_err *e)
 {
 	struct jh_ledger *s;
+	struct stat st;
 	ssize_t r;
 	int i, best = -1;
 
+	if (fstat(fd, &st) == -1)
+		return (jh_errf(e, "ledger: %s", strerror(errno)));
+	if (st.st_size != (off_t)(2 * sizeof(*s)))
+		return (jh_errf(e, "the ledger is %lld bytes, not %zu "
+		    "(damaged)", (long long)st.st_size, 2 * sizeof(*s)));
 	if ((s = calloc(2, sizeof(*s))) == NULL)
 		return (jh_errf(e, "out of memory"));
 	for (i = 0; i < 2; i++) {
@@ -181,19 +258,31 @@ jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
 {
 	struct jh_ledger *l;
 	uint64_t used;
-	int fd, created = 0, rc = -1;
+	int fd, made = 1, rc = -1;
 
 	*existed = 0;
 	*raised = 0;
-	if ((fd = jh_ledger_open(state, grant, 1, &created, e)) == -1)
-		return (-1);
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return (jh_errf(e, "out of memory"));
+	if ((fd = jh_ledger_open(state, grant, 0, NULL, e)) == -1 &&
+	    errno == ENOENT) {
+		memcpy(l->grant, grant, JH_HASH_LEN);
+		l->budget_uj = budget;
+		if (spent > 0)
+			jh_ledger_debit(l, "jh-restore", spent, jh_now_ms());
+		/* another process may make it first: then it is read */
+		if ((made = ledger_create(state, grant, l, e)) == 1)
+			fd = jh_ledger_open(state, grant, 0, NULL, e);
+	}
+	if (fd == -1 || made != 1) {
+		free(l);
+		if (fd != -1)
+			close(fd);
+		return (made == 0 ? 0 : -1);
+	}
 	if (jh_flock(fd, LOCK_EX, 5000, e) == -1)
 		goto out;
-	if ((l = calloc(1, sizeof(*l))) == NULL) {
-		jh_errf(e, "out of memory");
-		goto out;
-	}
-	if (!created && jh_ledger_read(l, fd, e) == 0) {
+	if (jh_ledger_read(l, fd, e) == 0) {
 		*existed = 1;
 		rc = 0;
 		used = jh_add_sat(l->spent_uj, l->held_uj);
@@ -202,22 +291,13 @@ jh_ledger_init(const char *state, const uint8_t *grant, uint64_t budget,
 			jh_ledger_debit(l, "jh-restore", *raised, jh_now_ms());
 			rc = jh_ledger_write(fd, l, 1, e);
 		}
-	} else if (!created) {
+	} else {
 		/* Present but empty or damaged: never overwritten. */
 		jh_errf(e, "a ledger exists for this grant but is damaged; "
 		    "refusing to reset it");
-	} else {
-		memcpy(l->grant, grant, JH_HASH_LEN);
-		l->budget_uj = budget;
-		if (spent > 0)
-			jh_ledger_debit(l, "jh-restore", spent, jh_now_ms());
-		rc = jh_ledger_write(fd, l, 1, e);
-		/* Both slots valid from the start. */
-		if (rc == 0)
-			rc = jh_ledger_write(fd, l, 1, e);
 	}
-	free(l);
 out:
+	free(l);
 	close(fd);
 	return (rc);
 }

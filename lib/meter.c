@@ -176,6 +176,21 @@ jh_json_uint(uint64_t *out, const json_t *v)
 }
 
 /*
+ * An id, a session or a model name: a string of 1 to JH_UNIT_ID_MAX
+ * bytes with no NUL ("\u0000"), which would cut the name short, to ""
+ * where it comes first.
+ */
+const char *
+jh_json_id(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	size_t n = json_string_length(v);
+
+	return (json_is_string(v) && n > 0 && n <= JH_UNIT_ID_MAX &&
+	    strlen(json_string_value(v)) == n ? json_string_value(v) : NULL);
+}
+
+/*
  * The strength of a provenance: a reading from a counter, a model of this
  * host, an estimate.  An aggregate is only as strong as its weakest part.
  */

@@ -480,6 +480,99 @@ rsay(struct res *r, const char *check, const char *fmt, const char *a)
 	snprintf(r->reason, sizeof(r->reason), fmt, a);
 }
 
+/* A Read's bytes re-hashed against the decision's content_id. */
+static void
+check_read(struct res *r, const struct found *f, const struct jh_host *h,
+    const json_t *resp, const char *tool)
+{
+	const struct jh_cbor *cid = jh_cbor_get(f->in.core, "content_id");
+	const char *p, *path;
+	size_t n;
+	int x = h->read_text(resp, &p, &n, &path);
+
+	if (x == 1) {
+		jh_sha256_id(r->content_id, (const uint8_t *)p, n);
+		r->have_cid = 1;
+		if (cid != NULL && !jh_cbor_text_is(cid, r->content_id))
+			rsay(r, "content-mismatch", "%s returned bytes that "
+			    "are not the ones decided on (the file changed "
+			    "after the decision): withheld", tool);
+		else if (cid == NULL)
+			rsay(r, "match", "%s ran as decided; the decision had "
+			    "no content_id to compare with", tool);
+	} else if (x == 0)
+		rsay(r, "match", "%s ran as decided; a partial or non-text "
+		    "result is not re-hashed", tool);
+}
+
+/* The path a Write or Edit reports, against the decision's target. */
+static void
+check_written(struct res *r, const struct found *f, const struct jh_host *h,
+    const json_t *ev, const json_t *resp, const char *tool)
+{
+	const struct jh_cbor *t = jh_cbor_get(f->in.core, "target");
+	const char *wp = h->written_path(resp);
+	const char *cwd = sget(ev, "cwd");
+	char rp[PATH_MAX];
+	struct jh_err e;
+
+	if (wp != NULL && t != NULL && t->type == JH_CBOR_ARRAY &&
+	    t->len > 0 && (cwd == NULL || jh_path_resolve(rp, sizeof(rp), cwd,
+	    wp, &e) == -1 || !jh_cbor_text_is(&t->v[0], rp)))
+		rsay(r, "target-mismatch", "%s wrote a path that is not the "
+		    "one decided on", tool);
+}
+
+/*
+ * What ran against its decision f: the verdict, the input (or the
+ * rewrite's), and for a Read or a Write what it returned; an ask's hold
+ * is settled (it ran) or released (the host refused it).
+ */
+static void
+check_ran(struct ctx *x, struct res *r, const struct found *f,
+    const json_t *ev, const struct jh_host *h, const char *dg)
+{
+	const char *status = r->status, *call = sget(ev, "tool_use_id");
+	const char *tool = sget(ev, "tool"), *cls = sget(ev, "class");
+	const json_t *resp = json_object_get(ev, "response");
+	const struct jh_cbor *verdict = jh_cbor_get(f->in.core, "verdict");
+	const struct jh_cbor *want = jh_cbor_get(f->in.core,
+	    jh_cbor_text_is(verdict, "rewrite") ? "updated_digest" :
+	    "input_digest");
+	int ok = strcmp(status, "ok") == 0;
+
+	if (jh_cbor_text_is(verdict, "ask"))
+		r->answer = strcmp(status, "denied") == 0 ? "refused" :
+		    "approved";
+	if (jh_cbor_text_is(verdict, "deny")) {
+		rsay(r, "not-allowed", "%s ran although its decision was "
+		    "deny", tool);
+		if (strcmp(status, "denied") == 0)
+			rsay(r, "match", "%s was denied, as decided", tool);
+		return;
+	}
+	if (!jh_cbor_text_is(want, dg))
+		rsay(r, "input-mismatch", "the input %s ran is not the one "
+		    "decided on (another hook or the host changed it after "
+		    "the decision)", tool);
+	else {
+		rsay(r, "match", "%s ran as decided", tool);
+		if (strcmp(status, "denied") == 0)
+			rsay(r, "match", "%s was refused by the host's "
+			    "permission check", tool);
+		else if (strcmp(cls, "read") == 0 && ok &&
+		    h->read_text != NULL && resp != NULL)
+			check_read(r, f, h, resp, tool);
+		else if ((strcmp(cls, "write") == 0 || strcmp(cls,
+		    "edit") == 0) && ok && h->written_path != NULL &&
+		    resp != NULL)
+			check_written(r, f, h, ev, resp, tool);
+	}
+	if (jh_cbor_text_is(verdict, "ask"))
+		settle_all(x, r, f->in.core, call, jh_cbor_get(f->in.core,
+		    "cost_uj")->u, strcmp(status, "denied") == 0);
+}
+
 /* One post-tool event. */
 static int
 post(struct ctx *x, const json_t *ev, const struct jh_host *h,
@@ -495,26 +588,23 @@ post(struct ctx *x, const json_t *ev, const struct jh_host *h,
 	const char *tool = sget(ev, "tool"), *cls = sget(ev, "class");
 	const char *event = sget(ev, "event");
 	const json_t *input = json_object_get(ev, "input");
-	const json_t *resp = json_object_get(ev, "response");
-	const struct jh_cbor *verdict, *want;
+	const struct jh_host *eh;
 	char dg[JH_ID_LEN];
 
 	if (session == NULL || call == NULL || tool == NULL || cls == NULL ||
-	    !json_is_object(input) || jh_input_digest(dg, input, &e) == -1) {
+	    !json_is_object(input) || jh_input_digest(dg, input, &e) == -1)
 		return (diag(x, "a %s event without session_id, tool_use_id, "
 		    "tool, class and an input object", event));
-	}
 	memset(&f, 0, sizeof(f));
 	memset(&r, 0, sizeof(r));
 	r.status = status;
 	if (log_map(&l, x, session) == -1)
 		return (-1);
+	memset(&c, 0, sizeof(c));
 	c.x = x;
 	c.session = session;
 	c.call = call;
 	c.f = &f;
-	c.results = 0;
-	c.rewritten = NULL;
 	log_find(&l, JH_IDX_CALL, call, &c);
 	if (!f.have && strncmp(call, "jh-", 3) == 0) {
 		/*
@@ -526,90 +616,23 @@ post(struct ctx *x, const json_t *ev, const struct jh_host *h,
 		c.rewritten = dg;
 		log_find(&l, JH_IDX_REWRITE, dg, &c);
 	}
-	if (!f.have) {
+	if (!f.have)
 		rsay(&r, "no-receipt", "%s ran with no decision receipt for "
 		    "its tool_use_id in the session's log: the gate did not "
 		    "run for it (a hook that failed open, or one removed)",
 		    tool);
-		goto done;
-	}
-	verdict = jh_cbor_get(f.in.core, "verdict");
-	want = jh_cbor_get(f.in.core, jh_cbor_text_is(verdict, "rewrite") ?
-	    "updated_digest" : "input_digest");
-	if (jh_cbor_text_is(verdict, "ask"))
-		r.answer = strcmp(status, "denied") == 0 ? "refused" :
-		    "approved";
-	if (jh_cbor_text_is(verdict, "deny")) {
-		rsay(&r, "not-allowed", "%s ran although its decision was "
-		    "deny", tool);
-		if (strcmp(status, "denied") == 0)
-			rsay(&r, "match", "%s was denied, as decided", tool);
-		goto done;
-	}
-	if (!jh_cbor_text_is(want, dg)) {
-		rsay(&r, "input-mismatch", "the input %s ran is not the one "
-		    "decided on (another hook or the host changed it after "
-		    "the decision)", tool);
-		goto settle;
-	}
-	rsay(&r, "match", "%s ran as decided", tool);
-	if (strcmp(status, "denied") == 0)
-		rsay(&r, "match", "%s was refused by the host's permission "
-		    "check", tool);
-	else if (strcmp(cls, "read") == 0 && strcmp(status, "ok") == 0 &&
-	    h->read_text != NULL && resp != NULL) {
-		const struct jh_cbor *cid = jh_cbor_get(f.in.core,
-		    "content_id");
-		const char *p, *path;
-		size_t n;
-		int x = h->read_text(resp, &p, &n, &path);
-		if (x == 1) {
-			jh_sha256_id(r.content_id, (const uint8_t *)p, n);
-			r.have_cid = 1;
-			if (cid != NULL && !jh_cbor_text_is(cid, r.content_id))
-				rsay(&r, "content-mismatch", "%s returned "
-				    "bytes that are not the ones decided on "
-				    "(the file changed after the decision): "
-				    "withheld", tool);
-			else if (cid == NULL)
-				rsay(&r, "match", "%s ran as decided; the "
-				    "decision had no content_id to compare "
-				    "with", tool);
-		} else if (x == 0)
-			rsay(&r, "match", "%s ran as decided; a partial or "
-			    "non-text result is not re-hashed", tool);
-	} else if ((strcmp(cls, "write") == 0 || strcmp(cls, "edit") == 0) &&
-	    strcmp(status, "ok") == 0 && h->written_path != NULL &&
-	    resp != NULL) {
-		const struct jh_cbor *t = jh_cbor_get(f.in.core, "target");
-		const char *wp = h->written_path(resp);
-		const char *cwd = sget(ev, "cwd");
-		char rp[PATH_MAX];
-		if (wp != NULL && t != NULL && t->type == JH_CBOR_ARRAY &&
-		    t->len > 0 && (cwd == NULL || jh_path_resolve(rp,
-		    sizeof(rp), cwd, wp, &e) == -1 ||
-		    !jh_cbor_text_is(&t->v[0], rp)))
-			rsay(&r, "target-mismatch", "%s wrote a path that is "
-			    "not the one decided on", tool);
-	}
-settle:
-	if (jh_cbor_text_is(verdict, "ask"))
-		settle_all(x, &r, f.in.core, call,
-		    jh_cbor_get(f.in.core, "cost_uj")->u,
-		    strcmp(status, "denied") == 0);
-done:
-	{
-		/*
-		 * What ran is not what was decided, on a host that cannot end
-		 * the run now: the gate denies the session from here on.
-		 */
-		const struct jh_host *h = sget(ev, "host") != NULL ?
-		    jh_host_lookup(sget(ev, "host")) : NULL;
-		if (r.check != NULL && strcmp(r.check, "match") != 0 &&
-		    h != NULL && !h->can_stop &&
-		    jh_session_stop(x->o->statedir, session, &e) == -1)
-			diag(x, "cannot stop the session: %s", e.msg);
-	}
+	else
+		check_ran(x, &r, &f, ev, h, dg);
+	/*
+	 * What ran is not what was decided, on a host that cannot end the
+	 * run now: the gate denies the session from here on.
+	 */
+	eh = sget(ev, "host") != NULL ? jh_host_lookup(sget(ev, "host")) :
+	    NULL;
+	if (r.check != NULL && strcmp(r.check, "match") != 0 && eh != NULL &&
+	    !eh->can_stop && jh_session_stop(x->o->statedir, session,
+	    &e) == -1)
+		diag(x, "cannot stop the session: %s", e.msg);
 	emit(x, ev, tool, cls, dg, &f, &r, event);
 	if (f.have)
 		jh_arena_free(&f.a);

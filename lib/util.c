@@ -162,13 +162,22 @@ jh_write_all(int fd, const void *p, size_t n)
 	return (0);
 }
 
+/*
+ * Room for the next read: 64 KiB more once less than READ_MIN is left,
+ * so that a small file or stream, read to its end, costs one buffer,
+ * never the doubling a second 64 KiB would make (128 KiB, which the
+ * sanitizers' allocator maps and unmaps for each file).
+ */
+#define READ_MIN	4096
+
 int
 jh_read_all(struct jh_buf *b, int fd, size_t max, struct jh_err *e)
 {
 	ssize_t r;
 
 	for (;;) {
-		if (jh_buf_reserve(b, 65536) == -1)
+		if (b->cap - b->len < READ_MIN &&
+		    jh_buf_reserve(b, 65536) == -1)
 			return (jh_errf(e, "out of memory"));
 		r = read(fd, b->p + b->len, b->cap - b->len);
 		if (r == 0)
@@ -221,7 +230,8 @@ jh_reader_fill(struct jh_reader *r, struct jh_err *e)
 		r->offset += r->pos;
 		r->pos = 0;
 	}
-	if (jh_buf_reserve(&r->b, 65536) == -1)
+	if (r->b.cap - r->b.len < READ_MIN &&
+	    jh_buf_reserve(&r->b, 65536) == -1)
 		return (jh_errf(e, "out of memory"));
 	do
 		n = read(r->fd, r->b.p + r->b.len, r->b.cap - r->b.len);

@@ -485,6 +485,118 @@ agent_grant() {
 }
 
 # bats test_tags=host
+# A copy of jh-acp whose jh-hook (the one beside it) is the script $1.
+relay_with_hook() {
+	mkdir -p "$T/relay"
+	cp "$JH_BIN/jh-acp" "$T/relay/jh-acp"
+	printf '%s\n' "$1" >"$T/relay/jh-hook"
+	chmod 755 "$T/relay/jh-hook"
+	ACP_RELAY="$T/relay/jh-acp"
+}
+
+@test "acp 17. a refusal whose reason is longer than jh-acp keeps still answers the agent and tells the user: the reason is cut on a character boundary" {
+	fake_grant
+	# a hook whose reason is 2 bytes past the 2047 jh-acp keeps, in
+	# two-byte characters, after an odd or an even start
+	for odd in "" x; do
+		relay_with_hook "#!/bin/sh
+cat >/dev/null
+printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"joulehook: $odd%s\"}}' \"\$(printf 'é%.0s' \$(seq 1 1025))\"
+exit 2"
+		steps "[{\"send\": {\"jsonrpc\": \"2.0\", \"id\": 40, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/a\", \"content\": \"no\"}}}, $(await 40)]"
+		acp_spec fs=true
+		rm -f "$AG_LOG"
+		ACP_TIMEOUT=30 fake_run
+		[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+		run -0 jq -r 'select(.response.id == 40) | .response.error | "\(.code) \(.message | length)"' "$AG_LOG"
+		assert_output --regexp '^-32000 10[0-9][0-9]$'
+		run -0 ed_says
+		assert_output --regexp "^joulehook refused fs/write_text_file: ${odd}é+"
+		run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+		assert_output ""
+	done
+	assert_file_not_exist "$P/a"
+}
+
+# jh-acp, with every line it writes to the editor copied to $T/to-editor.
+relay_tee() {
+	printf '#!/bin/sh\n"%s/jh-acp" "$@" | tee -a "%s/to-editor"\n' "$JH_BIN" "$T" >"$T/relay-tee"
+	chmod 755 "$T/relay-tee"
+	ACP_RELAY="$T/relay-tee"
+}
+
+# Every line relay_tee saw is a JSON-RPC 2.0 message, and no request of
+# the editor's is answered twice.
+editor_lines_ok() {
+	run -0 jq -c 'select(.jsonrpc != "2.0" or (has("method") or has("id") | not))' "$T/to-editor"
+	assert_output ""
+	run -0 sh -c "jq -c 'select(.method == null and .id != null) | .id' '$T/to-editor' | sort | uniq -d"
+	assert_output ""
+}
+
+@test "acp 18. the agent's lines that are no JSON-RPC 2.0 message, answers to no request of the editor's, and an over-long line's inner id never reach the editor" {
+	fake_grant
+	relay_tee
+	steps "[{\"raw\": \"{\\\"id\\\":25,\\\"method\\\":\\\"_vendor/ping\\\"}\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"1.0\\\",\\\"id\\\":0,\\\"result\\\":{}}\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"2.0\\\"}\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":{\\\"a\\\":1},\\\"method\\\":\\\"_vendor/ping\\\"}\"},
+	        {\"raw\": \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":0,\\\"result\\\":{},\\\"error\\\":{\\\"code\\\":1,\\\"message\\\":\\\"m\\\"}}\"},
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 0, \"result\": {\"protocolVersion\": 1}}},
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 99, \"result\": {}}},
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": {\"code\": -32700, \"message\": \"parse error\"}}},
+	        {\"huge\": 17000000, \"send\": {\"jsonrpc\": \"2.0\", \"method\": \"fs/write_text_file\", \"params\": {\"id\": 2, \"sessionId\": \"fake-1\", \"path\": \"$P/huge\", \"content\": \"x\"}, \"id\": 23}},
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 31, \"method\": \"_vendor/ping\", \"params\": {}}}, $(await 31)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	editor_lines_ok
+	run -0 jq -c 'select(.id == 99 or .id == 25 or .id == {"a": 1})' "$T/to-editor"
+	assert_output ""
+	run -0 jq -c 'select(.id == null and .error != null) | .error.code' "$T/to-editor"
+	assert_output -- "-32700"
+	run -0 jq -r 'select(.dir == "req") | .method' "$ED_LOG"
+	assert_output "_vendor/ping"
+	# each refused line is answered: a request for its id, else for null
+	run -0 jq -c 'select(.got.error.code == -32600) | [.got.id, .got.error.code]' "$AG_LOG"
+	assert_output '[25,-32600]
+[null,-32600]
+[null,-32600]
+[null,-32600]
+[null,-32600]'
+	run -0 grep -c "dropped an answer from the agent to no request of the editor's" "$ED_ERR"
+	assert_output 2
+	assert_file_not_exist "$P/huge"
+}
+
+@test "acp 19. a request whose id the editor still holds is refused, so the user's approval of one ask never lets another call's write through" {
+	fake_grant
+	relay_tee
+	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=1\"}"),
+	        $(tool_call c2 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=evil\"}"),
+	        $(ask_perm 5 c1 "$LYING"), $(ask_perm 5 c2 "$LYING"), $(await 5), $(await 5),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 6),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=1\"}}}, $(await 7)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	editor_lines_ok
+	# the editor was asked about c1 alone, and the user allowed it
+	run -0 jq -c 'select(.dir == "req" and .method == "session/request_permission") | .params.toolCall.toolCallId' "$ED_LOG"
+	assert_output '"c1"'
+	run -0 jq -c 'select(.response.id == 5) | .response.error.code // .response.result.outcome.optionId' "$AG_LOG"
+	assert_output '-32600
+"yes"'
+	run -0 jq -r 'select(.response.id == 6) | .response.error.message' "$AG_LOG"
+	assert_output --partial "a human must approve secrets"
+	run -0 answer_of 7
+	assert_output '{"id":7,"result":{}}'
+	run -0 cat "$P/.env"
+	assert_output K=1
+	run -0 grep -c "its id 5 is that of a request the editor has not answered" "$ED_ERR"
+	assert_output 1
+}
+
 @test "acp 20. claude-code-acp: a denied rm -rf never runs, the editor is never asked and is told why" {
 	agent_grant
 	echo precious >"$P/victim"

@@ -7,7 +7,7 @@ setup() { _common_setup; }
 # A smoke pass of the libFuzzer targets (tests/fuzz/): `make fuzz-build`
 # compiles the library again with clang, coverage and ASan+UBSan into
 # build/fuzz/ and links each target, then each runs FUZZ_RUNS inputs
-# (20000 unless set; at most FUZZ_SMOKE_SECONDS, 120) from seeds made of
+# (20000 unless set; at most FUZZ_SMOKE_SECONDS, 10) from seeds made of
 # the fixtures.  A crash, a leak or a sanitizer report fails the test,
 # with the input under build/fuzz/crash-*.  `make fuzz` is the long run.
 # Skipped, loudly, without clang or its libFuzzer runtime (Debian:
@@ -33,9 +33,10 @@ fuzz_build() {
 }
 
 smoke() {
-	# RUNS: fewer for a target that does more per input
+	# RUNS: fewer for a target that does more per input; then more
+	# libFuzzer options
 	run sh "$PROJECT_ROOT/tests/fuzz/run" "$FO" "$1" -runs="${FUZZ_RUNS:-${2:-20000}}" \
-	    -max_total_time="${FUZZ_SMOKE_SECONDS:-120}"
+	    -max_total_time="${FUZZ_SMOKE_SECONDS:-10}" "${@:3}"
 	echo "$output"
 	echo "# $(printf '%s\n' "$output" | grep '^fuzz:')" >&3
 	[ "$status" -eq 0 ]
@@ -65,10 +66,21 @@ smoke() {
 	assert_output ' d2 84'
 	[ "$(find "$T/fz/seeds-payload" -type f | wc -l)" -ge 10 ]
 	[ "$(find "$T/fz/seeds-grant" -type f | wc -l)" -ge 5 ]
-	for t in paths sse mcp; do
+	for t in paths sse mcp transcript otlp acp; do
 		[ "$(find "$T/fz/seeds-$t" -type f | wc -l)" -ge 3 ]
 		run -0 grep -c '^"' "$T/fz/$t.dict"
 	done
+	# the meter's: each OTLP seed a control byte and an export request
+	# small enough for -max_len, the transcript's whole lines of JSON
+	run -0 sh -c "find '$T/fz/seeds-otlp' -type f -size +4095c | wc -l"
+	assert_output 0
+	run -0 sh -c "tail -c +2 '$T/fz/seeds-otlp/mixed' | jq -r 'keys[]'"
+	assert_output $'resourceLogs\nresourceSpans'
+	run -0 jq -sr 'length' "$T/fz/seeds-transcript/streaming"
+	assert_output 5
+	# the relay's: each captured ACP payload's call, under five verdicts
+	[ "$(find "$T/fz/seeds-acp" -type f -name 'capture-*' | wc -l)" -eq \
+	    $((5 * $(ls "$PROJECT_ROOT"/tests/hosts/acp/*.json | wc -l))) ]
 	# the MCP seeds name the session fuzz-mcp serves
 	run -0 grep -c "$(printf %s fuzz-mcp | sha256sum | cut -c1-64)" \
 	    "$T/fz/seeds-mcp/session"
@@ -126,4 +138,22 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-mcp
+}
+
+@test "fuzz: fuzz-transcript (Claude Code transcripts, offsets, units) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-transcript 3000	# each input read whole thrice, and in pieces
+}
+
+@test "fuzz: fuzz-otlp (OTLP/JSON logs, metrics, traces to units) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-otlp 10000
+}
+
+@test "fuzz: fuzz-acp (jh-acp's relay: JSON-RPC both ways, the gate's verdicts) smoke run" {
+	fuzz_ready
+	fuzz_build
+	smoke fuzz-acp 5000 -rss_limit_mb=512
 }

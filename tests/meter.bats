@@ -217,6 +217,29 @@ tsv() {
 	run -2 jh-meter otel "$T/none.json"
 }
 
+@test "a session, id or model holding a NUL (\u0000) is no name: never an empty session or unit (fuzz-transcript, fuzz-otlp)" {
+	{
+		echo '{"type":"assistant","sessionId":"\u0000","message":{"id":"msg_n1","model":"\u0000","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}}'
+		echo '{"type":"assistant","sessionId":"s9","message":{"id":"\u0000a","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}}'
+		echo '{"type":"assistant\u0000x","sessionId":"s9","message":{"id":"msg_n2","usage":{"input_tokens":1,"output_tokens":2}}}'
+	} >"$T/nul.jsonl"
+	run -1 --separate-stderr jh-meter transcript "$T/nul.jsonl"
+	assert_equal "$(jq -r '[.session, .unit, .model // "-"] | @tsv' <<<"$output")" "$(printf 'nul\tmsg_n1\t-')"
+	[[ $stderr == *"line at byte "*" skipped: an assistant message whose id holds a NUL (\u0000)"* ]]
+	run -1 --separate-stderr jh-meter transcript -s given "$T/nul.jsonl"
+	assert_equal "$(jq -r .session <<<"$output")" given
+	# an event whose session.id, and whose key, hold a NUL: no session
+	jq -c '.resourceLogs[0].scopeLogs[0].logRecords[1].attributes |= map(if .key == "session.id" then .value.stringValue = "\u0000" else . end) |
+	    .resourceLogs[0].scopeLogs[0].logRecords[2].attributes |= map(if .key == "session.id" then .key = "session.id\u0000x" else . end) |
+	    .resourceLogs[0].scopeLogs[0].logRecords[3].attributes |= map(if .key == "model" then .value.stringValue = "\u0000" else . end)' \
+	    "$FX/otel-logs.json" >"$T/nul.json"
+	run -1 --separate-stderr jh-meter otel "$T/nul.json"
+	assert_equal "$(jq -s 'length, (map(select(.session == "" or .unit == "" or .model == "")) | length)' <<<"$output" | tr '\n' ' ')" "2 0 "
+	[[ $stderr == *"without session.id (give -s): skipped"* ]]
+	run -0 --separate-stderr jh-meter otel -s given "$T/nul.json"
+	assert_equal "$(jq -r .session <<<"$output" | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' ' ')" "2 5f0c2e7a-3b1d-4c8e-9a6f-2d7b8e1c4a90 2 given "
+}
+
 @test "run: RAPL live, a reading of the package counters only (HwShunt)" {
 	zone "$T/pc" 0 1000000 262143328850
 	zone "$T/pc" 1 5000000 262143328850

@@ -102,6 +102,19 @@ payload() {
 	payload 'ls' | hook >"$T/out/k2" 2>&1 || true
 	chmod 600 "$JH_HOME/steward.key"
 	grep -q 'readable by others\|not 0600\|mode' "$T/out/k1"
+	# a key file given where data is read, line by line or as CBOR, and
+	# one of the wrong role: an error quotes none of it
+	for f in "$JH_HOME/steward.key" "$JH_HOME/issuer.key"; do
+		n=$((n + 1))
+		for c in "jh-verify" "jh-chain" "jh-normalize -H claude-code" \
+		    "jh-decide" "jh-seal -k $JH_HOME/steward.key" "jh-result" \
+		    "jh-meter otel" "jh-meter transcript -s x"; do
+			$c "$f" >>"$T/out/asdata.$n" 2>&1 </dev/null || true
+		done
+		hook <"$f" >>"$T/out/asdata.$n" 2>&1 || true
+	done
+	jh-chain -k "$JH_HOME/issuer.key" </dev/null >"$T/out/role" 2>&1 || true
+	grep -q 'is an issuer key' "$T/out/role"
 	# what to search: every output, the state, what the installer wrote
 	# (the keys and the token's own files aside; Claude Code's settings
 	# carry the token by design, so they are searched for the keys only)
@@ -142,4 +155,73 @@ payload() {
 	for n in $(seq 50); do grep -q 'listening on' "$T/px.err" && break; sleep 0.1; done
 	run -0 awk '/^Max core file size/ {print $5, $6}' "/proc/$PX/limits"
 	assert_output '0 0'
+}
+
+# core_limit CMD...: the core file size limit of CMD while it runs (it
+# waits on its standard input, a pipe kept open), as /proc shows it.
+core_limit() {
+	local pid k lim=
+	mkfifo "$T/hold.$$"
+	"$@" <"$T/hold.$$" >/dev/null 2>&1 3>&- &
+	pid=$!
+	exec 4>"$T/hold.$$"
+	for ((k = 0; k < 100; k++)); do
+		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$1")" ] &&
+		    lim=$(awk '/^Max core file size/ {print $5, $6}' "/proc/$pid/limits") && break
+		sleep 0.05
+	done
+	exec 4>&-
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -f "$T/hold.$$"
+	echo "$lim"
+}
+
+@test "every program that holds a secret key runs with a core limit of 0: jh-seal, jh-chain, the hook, and jh-meter's receiver" {
+	run -0 core_limit "$JH_BIN/jh-seal" -k "$JH_HOME/steward.key"
+	assert_output '0 0'
+	run -0 core_limit "$JH_BIN/jh-chain"
+	assert_output '0 0'
+	run -0 core_limit "$JH_HOME/bin/jh-hook" -c "$JH_HOME/hook.conf"
+	assert_output '0 0'
+	jh-meter otel -l 127.0.0.1:0 </dev/null >"$T/rx.out" 2>"$T/rx.err" 3>&- &
+	local rx=$! k
+	for ((k = 0; k < 100; k++)); do grep -q 'listening on' "$T/rx.err" && break; sleep 0.05; done
+	run -0 awk '/^Max core file size/ {print $5, $6}' "/proc/$rx/limits"
+	kill -TERM "$rx"
+	wait "$rx" || true
+	assert_output '0 0'
+	# the metered command keeps its own
+	run -0 jh-meter run -u u1 -- sh -c 'ulimit -c' 2>/dev/null
+	assert_line --index 0 "$(ulimit -c)"
+}
+
+@test "a secret key file behind a symbolic link, a FIFO in its place, or one of another owner is refused by every program that loads one, naming why" {
+	local k cmd
+	cp -a "$JH_HOME/steward.key" "$T/steward.key.real"
+	for k in symlink fifo owner; do
+		rm -f "$JH_HOME/steward.key"
+		case $k in
+		symlink) ln -s "$T/steward.key.real" "$JH_HOME/steward.key" ;;
+		fifo) mkfifo -m 600 "$JH_HOME/steward.key" ;;
+		owner)
+			[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || continue
+			cp -a "$T/steward.key.real" "$JH_HOME/steward.key"
+			chown nobody "$JH_HOME/steward.key" ;;
+		esac
+		for cmd in "jh-seal -k $JH_HOME/steward.key" "jh-chain" \
+		    "jh-meter otel -l 127.0.0.1:0" "jh-proxy -u http://127.0.0.1:9 -l 127.0.0.1:0"; do
+			run -2 --separate-stderr timeout 30 $cmd </dev/null
+			case $k in
+			symlink) [[ $stderr == *"symbolic link"* || $stderr == *"Too many levels"* ]] ;;
+			fifo) [[ $stderr == *"not a regular file"* ]] ;;
+			owner) [[ $stderr == *"not owned by the user"* ]] ;;
+			esac || { echo "$cmd, a key $k: $status $stderr"; return 1; }
+		done
+		# and the hook, whose jh-chain cannot seal: a deny
+		run -2 --separate-stderr "$JH_HOME/bin/jh-hook" -c "$JH_HOME/hook.conf" < <(payload ls)
+		[ "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" = deny ]
+	done
+	rm -f "$JH_HOME/steward.key"
+	cp -a "$T/steward.key.real" "$JH_HOME/steward.key"
 }

@@ -48,18 +48,61 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return (0);
 }
 
+/*
+ * Texts already checked, by their bytes: most answers repeat (the same
+ * verdict and tool, host after host, value after value, input after
+ * input), and so do the events of repeated values; the same bytes pass
+ * the same check, so each is checked once.  Static, so that the cache
+ * allocates nothing.
+ */
+#define SEEN		2048
+#define SEEN_MAX	4096	/* a longer text is checked every time */
+struct seen {
+	size_t n;
+	uint8_t p[SEEN_MAX];
+};
+static struct seen answers_seen[SEEN], events_seen[SEEN];
+
+/* The slot of p[0..n) in t; *hit when it is there. */
+static size_t
+seen_slot(struct seen *t, const void *p, size_t n, int *hit)
+{
+	const uint8_t *c = p;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	i = (size_t)(h % SEEN);
+	*hit = n <= SEEN_MAX && t[i].n == n && memcmp(t[i].p, p, n) == 0;
+	return (i);
+}
+
+static void
+seen_add(struct seen *t, size_t slot, const void *p, size_t n)
+{
+	if (n > SEEN_MAX)
+		return;
+	memcpy(t[slot].p, p, n);
+	t[slot].n = n;
+}
+
 /* Nothing, or one line of JSON. */
 static void
 answer_ok(const struct jh_buf *b)
 {
 	json_error_t je;
 	json_t *j;
+	size_t slot;
+	int hit;
 
 	if (b->oom || b->len == 0)
 		return;
 	if (b->p[b->len - 1] != '\n' || memchr(b->p, '\n', b->len) !=
 	    b->p + b->len - 1)
 		abort();
+	if ((slot = seen_slot(answers_seen, b->p, b->len, &hit), hit))
+		return;
 	/* a command may hold a NUL, which JSON.parse takes as \u0000 */
 	if ((j = json_loadb((const char *)b->p, b->len - 1, JSON_ALLOW_NUL,
 	    &je)) == NULL || !json_is_object(j)) {
@@ -68,6 +111,7 @@ answer_ok(const struct jh_buf *b)
 		abort();
 	}
 	json_decref(j);
+	seen_add(answers_seen, slot, b->p, b->len);
 }
 
 static const char *
@@ -95,8 +139,8 @@ check_event(const json_t *ev, int native)
 	char dg[JH_ID_LEN], *txt;
 	const char *tool, *cls, *cid;
 	struct jh_err e;
-	size_t i;
-	int malformed;
+	size_t i, slot;
+	int malformed, hit;
 
 	if (!json_is_object(ev) || str(ev, "host") == NULL ||
 	    strcmp(str(ev, "host"), host->name) != 0)
@@ -140,6 +184,11 @@ check_event(const json_t *ev, int native)
 		abort();
 	if ((txt = json_dumps(ev, JSON_COMPACT)) == NULL)
 		return;
+	/* the same text is the same event, which parsed back before */
+	if ((slot = seen_slot(events_seen, txt, strlen(txt), &hit), hit)) {
+		free(txt);
+		return;
+	}
 	/* "native" nests the payload one level deeper than jansson's
 	   parsing depth may allow */
 	back = jh_json_parse(txt, strlen(txt), &e);
@@ -149,6 +198,7 @@ check_event(const json_t *ev, int native)
 		abort();
 	}
 	json_decref(back);
+	seen_add(events_seen, slot, txt, strlen(txt));
 	free(txt);
 }
 
