@@ -203,3 +203,24 @@ payload() {
 	run -1 sh "$PROJECT_ROOT/scripts/jh-grant" -g "$T/g" show
 	assert_output --partial "does not verify"
 }
+
+@test "jh-meter: usage 2, a refused line 1, an unreadable file 2, metered 0" {
+	run -2 jh-meter -Z
+	run -2 jh-meter tokens -Q
+	run -2 jh-meter frob
+	run -1 jh-meter tokens <<<'not json'
+	assert_output --partial "invalid JSON"
+	run -2 jh-meter transcript "$T/missing.jsonl"
+	assert_output --partial "No such file"
+	run -0 jh-meter tokens -m claude-sonnet-4-6 -s s1 -u m1 -i 3 -o 5
+	run -1 jh-meter otel <<<'{"resourceSpans": 7'
+}
+
+@test "jh-acp: usage 2, a relative config path 2; then by which end closed" {
+	run -2 jh-acp -Z
+	run -2 jh-acp
+	run -2 jh-acp -c relative.conf -- /bin/cat
+	# the editor closes first: 0; the agent ends first: 1
+	run -0 jh-acp -s "$T/no.sock" -- /bin/cat </dev/null
+	run -1 jh-acp -s "$T/no.sock" -- /bin/true < <(sleep 2)
+}
