@@ -306,6 +306,84 @@ kind_class(const char *kind)
 	return (NULL);
 }
 
+/* claude-code-acp: Claude Code's tool tn and its input */
+static int
+acp_claude(json_t *c, const json_t *raw, const char *tn, const char *kind,
+    char *why, size_t whysz)
+{
+	const char *canon, *kc, *tc;
+	json_t *in;
+
+	canon = strncmp(tn, "mcp__acp__", 10) == 0 ? tn + 10 : tn;
+	if (raw == NULL) {
+		snprintf(why, whysz, "the tool call has no rawInput");
+		return (0);
+	}
+	kc = kind_class(kind);
+	tc = jh_host_class(&jh_host_acp, canon, strlen(canon));
+	if (kc != NULL && strcmp(tc, "other") != 0 &&
+	    strcmp(kc, tc) != 0 && !(strcmp(kc, "edit") == 0 &&
+	    strcmp(tc, "write") == 0)) {
+		snprintf(why, whysz, "the tool call says it is %s, "
+		    "of kind %s", tn, kind);
+		return (0);
+	}
+	in = json_deep_copy(raw);
+	if (in != NULL && strcmp(canon, "Bash") == 0 &&
+	    strcmp(tn, canon) != 0 &&
+	    json_is_string(json_object_get(c, JH_HK_CWD)))
+		/* through the editor's terminal, in the session's cwd */
+		json_object_set(in, "workdir", json_object_get(c,
+		    JH_HK_CWD));
+	return (jh_hc_set_tool(c, &jh_host_acp, tn, canon, in));
+}
+
+/*
+ * A call of kind class kc (read, search, fetch, edit, delete, move) by
+ * the paths and the URL it names.
+ */
+static int
+acp_bykind(json_t *c, const json_t *call, const json_t *raw, const char *kc,
+    const char *kind, const char *native, char *why, size_t whysz)
+{
+	json_t *in, *v, *paths;
+
+	if ((paths = call_paths(call, raw)) == NULL)
+		return (-1);
+	if (strcmp(kc, "fetch") == 0) {
+		json_decref(paths);
+		v = json_object_get(raw, "url");
+		in = json_is_string(v) ? json_pack("{s:O}", "url", v) :
+		    json_object();
+		return (jh_hc_set_tool(c, &jh_host_acp, native, "WebFetch",
+		    in));
+	}
+	if (json_array_size(paths) == 0) {
+		json_decref(paths);
+		snprintf(why, whysz, "a %s call that names no path", kind);
+		return (0);
+	}
+	if (strcmp(kc, "read") == 0) {
+		in = json_pack("{s:O}", "file_path", json_array_get(paths, 0));
+		if (json_array_size(paths) > 1)
+			json_object_set(in, "paths", paths);
+		json_decref(paths);
+		return (jh_hc_set_tool(c, &jh_host_acp, native, "Read", in));
+	}
+	if (strcmp(kc, "search") == 0) {
+		in = json_pack("{s:O}", "path", json_array_get(paths, 0));
+		if (in != NULL && json_is_string(json_object_get(raw,
+		    "pattern")))
+			json_object_set(in, "pattern", json_object_get(raw,
+			    "pattern"));
+		json_decref(paths);
+		return (jh_hc_set_tool(c, &jh_host_acp, native, "Grep", in));
+	}
+	/* edit, delete, move: every path is a target written */
+	in = json_pack("{s:o}", "paths", paths);
+	return (jh_hc_set_tool(c, &jh_host_acp, native, "apply_patch", in));
+}
+
 /*
  * A tool call of session/request_permission or session/update.  Sets
  * the tool, or leaves it unset with a defect in why.
@@ -315,7 +393,7 @@ acp_call(json_t *c, const json_t *call, char *why, size_t whysz)
 {
 	const json_t *raw = json_object_get(call, "rawInput");
 	const char *kind = json_string_value(json_object_get(call, "kind"));
-	const char *tn, *canon, *kc, *tc;
+	const char *tn, *kc;
 	json_t *in, *v, *paths;
 	char native[256];
 
@@ -326,31 +404,8 @@ acp_call(json_t *c, const json_t *call, char *why, size_t whysz)
 		    "object");
 		return (0);
 	}
-	if (tn != NULL) {
-		/* claude-code-acp: Claude Code's tool and its input */
-		canon = strncmp(tn, "mcp__acp__", 10) == 0 ? tn + 10 : tn;
-		if (raw == NULL) {
-			snprintf(why, whysz, "the tool call has no rawInput");
-			return (0);
-		}
-		kc = kind_class(kind);
-		tc = jh_host_class(&jh_host_acp, canon, strlen(canon));
-		if (kc != NULL && strcmp(tc, "other") != 0 &&
-		    strcmp(kc, tc) != 0 && !(strcmp(kc, "edit") == 0 &&
-		    strcmp(tc, "write") == 0)) {
-			snprintf(why, whysz, "the tool call says it is %s, "
-			    "of kind %s", tn, kind);
-			return (0);
-		}
-		in = json_deep_copy(raw);
-		if (in != NULL && strcmp(canon, "Bash") == 0 &&
-		    strcmp(tn, canon) != 0 &&
-		    json_is_string(json_object_get(c, JH_HK_CWD)))
-			/* through the editor's terminal, in the session's cwd */
-			json_object_set(in, "workdir", json_object_get(c,
-			    JH_HK_CWD));
-		return (jh_hc_set_tool(c, &jh_host_acp, tn, canon, in));
-	}
+	if (tn != NULL)
+		return (acp_claude(c, raw, tn, kind, why, whysz));
 	snprintf(native, sizeof(native), "acp:%s", kind ? kind : "other");
 	if (raw != NULL && json_is_array(v = json_object_get(raw, "command"))) {
 		/* codex-acp's exec: an argv and its cwd */
@@ -388,48 +443,9 @@ acp_call(json_t *c, const json_t *call, char *why, size_t whysz)
 		return (jh_hc_set_tool(c, &jh_host_acp, native, "Bash", in));
 	}
 	kc = kind_class(kind);
-	if (kc != NULL && strcmp(kc, "shell") != 0) {
-		if ((paths = call_paths(call, raw)) == NULL)
-			return (-1);
-		if (strcmp(kc, "fetch") == 0) {
-			json_decref(paths);
-			v = json_object_get(raw, "url");
-			in = json_is_string(v) ? json_pack("{s:O}", "url", v) :
-			    json_object();
-			return (jh_hc_set_tool(c, &jh_host_acp, native,
-			    "WebFetch", in));
-		}
-		if (json_array_size(paths) == 0) {
-			json_decref(paths);
-			snprintf(why, whysz, "a %s call that names no path",
-			    kind);
-			return (0);
-		}
-		if (strcmp(kc, "read") == 0) {
-			in = json_pack("{s:O}", "file_path",
-			    json_array_get(paths, 0));
-			if (json_array_size(paths) > 1)
-				json_object_set(in, "paths", paths);
-			json_decref(paths);
-			return (jh_hc_set_tool(c, &jh_host_acp, native, "Read",
-			    in));
-		}
-		if (strcmp(kc, "search") == 0) {
-			in = json_pack("{s:O}", "path", json_array_get(paths,
-			    0));
-			if (in != NULL && json_is_string(json_object_get(raw,
-			    "pattern")))
-				json_object_set(in, "pattern",
-				    json_object_get(raw, "pattern"));
-			json_decref(paths);
-			return (jh_hc_set_tool(c, &jh_host_acp, native, "Grep",
-			    in));
-		}
-		/* edit, delete, move: every path is a target written */
-		in = json_pack("{s:o}", "paths", paths);
-		return (jh_hc_set_tool(c, &jh_host_acp, native, "apply_patch",
-		    in));
-	}
+	if (kc != NULL && strcmp(kc, "shell") != 0)
+		return (acp_bykind(c, call, raw, kc, kind, native, why,
+		    whysz));
 	/* think, switch_mode, other: a tool of class other */
 	in = raw != NULL ? json_deep_copy(raw) : json_object();
 	return (jh_hc_set_tool(c, &jh_host_acp, native, native, in));
