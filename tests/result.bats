@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # What ran: jh-hook's post-tool and end-of-session pipelines (jh-normalize,
 # jh-result, jh-seal -K result/1, jh-chain, jh-normalize -r -E), driven
-# with Claude Code's payload shapes (../shared/payloads/claude-code) through
+# with Claude Code's payload shapes (tests/fixtures/claude-code) through
 # the real hook driver, its config and the real programs.
 
 load test_helper/common
