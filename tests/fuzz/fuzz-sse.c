@@ -100,7 +100,15 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 	if (r != 0)
 		return;
 	cstring(c->model, sizeof(c->model));
-	if (c->fam == NULL || c->out_worst > JH_TOKENS_MAX * 128 ||
+	/*
+	 * The worst case is the output limit (or -m's default) plus the
+	 * thinking budget, times the choices asked for, saturated: a count
+	 * of choices no provider takes (n past 128, say) makes a hold
+	 * larger than any budget, never a smaller one.
+	 */
+	if (c->fam == NULL || c->n_cand == 0 || c->out_worst !=
+	    jh_mul_sat(jh_add_sat(c->lim_asked, c->think), c->n_cand) ||
+	    c->worst < c->in_cost ||
 	    (px->o.cap_uj == 0 && c->hold != c->worst) ||
 	    (px->o.cap_uj > 0 && c->hold != (c->worst >
 	    px->o.cap_uj ? px->o.cap_uj : c->worst)))
