@@ -27,7 +27,7 @@ fuzz_ready() {
 }
 
 fuzz_build() {
-	run make -s -C "$PROJECT_ROOT" FUZZ_CC="$FUZZ_CC" fuzz-build
+	run make -s -j"$(nproc)" -C "$PROJECT_ROOT" FUZZ_CC="$FUZZ_CC" fuzz-build
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	FO="$PROJECT_ROOT/build/fuzz"
 }
