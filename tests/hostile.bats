@@ -352,7 +352,7 @@ replayer() {
 		printf '{"a":}\n'
 		good g9
 	} >"$T/stream.json"
-	run -2 --separate-stderr jh-normalize -H claude-code "$T/stream.json"
+	run -1 --separate-stderr jh-normalize -H claude-code "$T/stream.json"
 	run -0 jq -r .tool_use_id <<<"$output"
 	assert_output "$(printf 'g%s\n' 1 2 3 4 5 6 7 8 9)"
 	for n in 2 4 6 8 10 12 14 16; do

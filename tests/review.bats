@@ -36,7 +36,7 @@ decide() {	# TOOL CLASS INPUT-JSON: "verdict code" of the explain
 		printf '{"a":}\n'
 		printf '%s"t2","tool_input":{"command":"ls"}}\n' "$pre"
 	} >"$T/stream.json"
-	run -2 --separate-stderr jh-normalize -H claude-code "$T/stream.json"
+	run -1 --separate-stderr jh-normalize -H claude-code "$T/stream.json"
 	assert_equal "${#lines[@]}" 2
 	assert_equal "$(jq -r .input.command <<<"${lines[0]}")" "echo $(printf '\357\277\275') \\ud83d $(printf '\360\237\230\200') $(printf '\357\277\275')x"
 	assert_equal "$(jq -r .tool_use_id <<<"${lines[1]}")" t2
