@@ -229,11 +229,15 @@ JH_BIN	?= $(CURDIR)/$(OUTBIN)
 # the installer's and the man pages' suites (shell scripts and text),
 # the fuzz targets (sanitized builds already), the corpora and the fault
 # runs (the same C paths as the suites here, thousands of times), and
-# the shell oracle (bash and zsh beside the parser).
-ASAN_SUITES = acp chain cmdtab conformance decide delegate effects energy fused \
-	grant hooksock hostile hosts libcbor meter meter-otel normalize \
-	onegrant proxy result review seal secrets shard shellparse ship \
-	status verify
+# the shell oracle (bash and zsh beside the parser), and the suites whose
+# C paths a fuzz target runs under the same sanitizers with more inputs
+# than a suite could (fuzz-acp for jh-acp's relay, fuzz-otlp for the OTLP
+# receiver, fuzz-mcp and fuzz-envelope for jh-status; the fused hook
+# runs the library functions of the filters' suites here; onegrant is the
+# hosts' runs again).
+ASAN_SUITES = chain cmdtab conformance decide delegate effects energy \
+	grant hooksock hostile hosts libcbor meter normalize proxy result \
+	review seal secrets shard shellparse ship verify
 SUITES	?= tests/
 
 test-suites: lint-man
