@@ -22,13 +22,6 @@
 #define JH_MAX_RECORD	(16u * 1024 * 1024)	/* one JSON line or CBOR item */
 #define JH_MAX_DEPTH	64			/* CBOR/JSON nesting */
 
-/* COSE (RFC 9052) labels and values used by the JCR-1 envelope. */
-#define COSE_TAG_SIGN1	18
-#define COSE_HDR_ALG	1
-#define COSE_HDR_KID	4
-#define COSE_ALG_EDDSA	(-8)
-#define COSE_ALG_ED25519 (-19)		/* RFC 9864 fully specified */
-
 #define JH_PK_LEN	32
 #define JH_SK_LEN	64
 #define JH_SEED_LEN	32
@@ -36,6 +29,7 @@
 #define JH_HASH_LEN	32
 #define JH_NONCE_LEN	8
 #define JH_DIDKEY_MAX	64		/* "did:key:z6Mk" + 44 chars + NUL */
+#define JH_ID_LEN	(7 + 64 + 1)	/* "sha256:" + hex + NUL */
 
 struct jh_err {
 	char msg[256];
@@ -44,225 +38,16 @@ struct jh_err {
 int jh_errf(struct jh_err *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* buf.c: a growable byte buffer. */
-struct jh_buf {
-	uint8_t *p;
-	size_t len;
-	size_t cap;
-	int oom;		/* sticky: set when an append failed */
-};
-
-void	jh_buf_init(struct jh_buf *);
-void	jh_buf_free(struct jh_buf *);
-void	jh_buf_reset(struct jh_buf *);
-int	jh_buf_reserve(struct jh_buf *, size_t);
-void	jh_buf_add(struct jh_buf *, const void *, size_t);
-void	jh_buf_add_max(struct jh_buf *, const void *, size_t, size_t, int *);
-void	jh_buf_addc(struct jh_buf *, uint8_t);
-void	jh_buf_adds(struct jh_buf *, const char *);
-void	jh_buf_addf(struct jh_buf *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-char	*jh_buf_cstr(struct jh_buf *);	/* NUL-terminates; NULL on oom */
-
-void	jh_hex(char *, const uint8_t *, size_t);	/* out: 2n+1 */
-int	jh_unhex(uint8_t *, size_t, const char *, size_t);
-int	jh_b58enc(char *, size_t, const uint8_t *, size_t);
-int	jh_b58dec(uint8_t *, size_t *, const char *, size_t);
-
-/* arena.c: bump allocation for decoded trees. */
-struct jh_arena_blk;
-struct jh_arena {
-	struct jh_arena_blk *head;
-};
-void	jh_arena_init(struct jh_arena *);
-void	*jh_arena_alloc(struct jh_arena *, size_t);
-void	jh_arena_reset(struct jh_arena *);
-void	jh_arena_free(struct jh_arena *);
-
-/* cbor.c: strict deterministic CBOR (RFC 8949 section 4.2.1). */
-enum jh_cbor_type {
-	JH_CBOR_UINT,
-	JH_CBOR_NINT,
-	JH_CBOR_BYTES,
-	JH_CBOR_TEXT,
-	JH_CBOR_ARRAY,
-	JH_CBOR_MAP,
-	JH_CBOR_TAG,
-	JH_CBOR_SIMPLE,		/* false (20), true (21), null (22) */
-	JH_CBOR_FLOAT
-};
-
-#define JH_SIMPLE_FALSE	20
-#define JH_SIMPLE_TRUE	21
-#define JH_SIMPLE_NULL	22
-
-struct jh_cbor {
-	enum jh_cbor_type type;
-	uint64_t u;		/* uint; nint is -1-u; tag number; simple */
-	double f;
-	const uint8_t *p;	/* bytes/text content */
-	size_t len;		/* bytes/text length; array items; map pairs */
-	struct jh_cbor *v;	/* array items, or map key,value pairs; tag */
-	size_t off;		/* raw range of the whole item in the input */
-	size_t end;
-};
-
-/* Decoder flags. */
-#define JH_CBOR_ALLOW_TAG	0x01	/* a tag is accepted (envelopes) */
-#define JH_CBOR_ALLOW_FLOAT	0x02	/* floats (input_digest profile) */
-#define JH_CBOR_ALLOW_SIMPLE	0x04	/* false/true/null (same) */
-
-/* Decode results. */
-#define JH_CBOR_OK		0
-#define JH_CBOR_INVALID		(-1)	/* complete but not acceptable */
-#define JH_CBOR_TRUNCATED	(-2)	/* input ended inside the item */
-
-int	jh_cbor_decode(struct jh_cbor **, size_t *, struct jh_arena *,
-	    const uint8_t *, size_t, int, struct jh_err *);
-int	jh_cbor_decode_all(struct jh_cbor **, struct jh_arena *,
-	    const uint8_t *, size_t, int, struct jh_err *);
-int	jh_cbor_item_len(size_t *, const uint8_t *, size_t, struct jh_err *);
-const struct jh_cbor *jh_cbor_get(const struct jh_cbor *, const char *);
-int	jh_cbor_text_is(const struct jh_cbor *, const char *);
-int	jh_cbor_core_check(const struct jh_cbor *, struct jh_err *);
-
-/* Canonical writer. */
-void	jh_cbor_head(struct jh_buf *, int, uint64_t);
-void	jh_cbor_put_uint(struct jh_buf *, uint64_t);
-void	jh_cbor_put_int(struct jh_buf *, int64_t);
-void	jh_cbor_put_bytes(struct jh_buf *, const void *, size_t);
-void	jh_cbor_put_text(struct jh_buf *, const char *, size_t);
-void	jh_cbor_put_float(struct jh_buf *, double);
-int	jh_cbor_encode(struct jh_buf *, const struct jh_cbor *,
-	    struct jh_err *);
-
 /*
- * A canonical map writer: add pairs in any order, then finish; keys are
- * sorted by their encoded bytes and duplicates refused.
+ * The modules split out into their own headers (issue 18): included
+ * here only until every file includes what it uses.
  */
-struct jh_cmap {
-	struct jh_buf scratch;
-	size_t *ent;		/* per pair: key start, key end, pair end */
-	size_t cur;		/* key start of the pair being written */
-	size_t n;
-	size_t cap;
-	int oom;
-};
-void	jh_cmap_init(struct jh_cmap *);
-void	jh_cmap_free(struct jh_cmap *);
-struct jh_buf *jh_cmap_tkey(struct jh_cmap *, const char *, size_t);
-struct jh_buf *jh_cmap_ikey(struct jh_cmap *, int64_t);
-void	jh_cmap_next(struct jh_cmap *);		/* value written */
-int	jh_cmap_finish(struct jh_buf *, struct jh_cmap *, struct jh_err *);
-
-/* json.c: JSON <-> CBOR. */
-#define JH_JSON_CORE	0	/* cores: no floats, bools or nulls */
-#define JH_JSON_DIGEST	1	/* input_digest profile */
-
-struct json_t;
-typedef struct json_t json_t;
-
-json_t	*jh_json_parse(const char *, size_t, struct jh_err *);
-json_t	*jh_json_load_wire(const void *, size_t, int *);
-json_t	*jh_json_load_members(const char *, size_t, size_t, int *);
-int	jh_json_span(const char *, size_t, const char *, size_t *, size_t *);
-size_t	jh_json_lone_surrogates(char *, size_t);
-int	jh_json_to_cbor(struct jh_buf *, const json_t *, int,
-	    struct jh_err *);
-int	jh_json_field_to_cbor(struct jh_buf *, const json_t *, const char *,
-	    size_t, struct jh_err *);
-int	jh_input_digest(char *, const json_t *, struct jh_err *);
-int	jh_cbor_to_json(struct jh_buf *, const struct jh_cbor *);
-void	jh_json_str(struct jh_buf *, const char *, size_t);
-int	jh_sha256_id(char *out, const uint8_t *p, size_t n);	/* out: 72 */
-void	jh_id_text(char *out, const uint8_t *hash);	/* out: 72 */
-
-#define JH_ID_LEN	(7 + 64 + 1)	/* "sha256:" + hex + NUL */
-
-/* didkey.c */
-int	jh_didkey_enc(char *, size_t, const uint8_t *);
-int	jh_didkey_dec(uint8_t *, const char *, size_t);
-
-/* keys.c: key files with roles, and lists of trusted keys. */
-enum jh_role {
-	JH_ROLE_STEWARD = 1,	/* decisions, efficiency, chain, checkpoints */
-	JH_ROLE_ISSUER = 2	/* grants and revocations */
-};
-
-struct jh_key {
-	enum jh_role role;
-	uint8_t pk[JH_PK_LEN];
-	uint8_t *sk;		/* sodium_malloc'd, JH_SK_LEN */
-	char did[JH_DIDKEY_MAX];
-};
-
-typedef int (*jh_pass_fn)(char *, size_t, const char *, void *);
-
-int	jh_key_generate(const char *, enum jh_role, const char *,
-	    struct jh_err *);
-int	jh_key_load(struct jh_key *, const char *, jh_pass_fn, void *,
-	    struct jh_err *);
-void	jh_key_wipe(struct jh_key *);
-int	jh_pass_tty(char *, size_t, const char *, void *);
-const char *jh_role_name(enum jh_role);
-int	jh_role_parse(enum jh_role *, const char *);
-
-struct jh_keyset {
-	uint8_t (*pk)[JH_PK_LEN];
-	int *roles;		/* bitmask of enum jh_role it is trusted for */
-	size_t n;
-	size_t cap;
-};
-void	jh_keyset_init(struct jh_keyset *);
-void	jh_keyset_free(struct jh_keyset *);
-int	jh_keyset_add(struct jh_keyset *, const uint8_t *, int);
-int	jh_keyset_add_did(struct jh_keyset *, const char *, int,
-	    struct jh_err *);
-int	jh_keyset_load(struct jh_keyset *, const char *, int,
-	    struct jh_err *);
-int	jh_keyset_has(const struct jh_keyset *, const uint8_t *, int);
-
-/* cose.c: JCR-1 envelopes. */
-int	jh_seal(struct jh_buf *, const struct jh_key *, const uint8_t *,
-	    size_t, struct jh_err *);
-
-struct jh_env {
-	const uint8_t *protected_p;	/* exact received bytes */
-	size_t protected_len;
-	const uint8_t *payload_p;
-	size_t payload_len;
-	const uint8_t *sig;
-	int64_t alg;
-	uint8_t kid[JH_PK_LEN];
-	struct jh_cbor *core;		/* decoded payload */
-	const char *kind;		/* NUL-terminated, in the arena */
-};
-int	jh_env_parse(struct jh_env *, struct jh_arena *, const uint8_t *,
-	    size_t, struct jh_err *);
-int	jh_env_verify_sig(const struct jh_env *, struct jh_err *);
-
-/* kinds.c: what each sealed kind must hold. */
-enum jh_kind_id {
-	JH_KIND_DECISION = 1,
-	JH_KIND_EFFICIENCY,
-	JH_KIND_GRANT,
-	JH_KIND_REVOCATION,
-	JH_KIND_CHAIN,
-	JH_KIND_CHECKPOINT,
-	JH_KIND_RESULT,
-	JH_KIND_HOLD
-};
-int	jh_kind_lookup(const char *);
-const char *jh_kind_name(int);
-enum jh_role jh_kind_role(int);
-int	jh_kind_check(const struct jh_cbor *, int, struct jh_err *);
-int	jh_kind_prepare(json_t *, int, const struct jh_key *, uint64_t,
-	    const uint8_t *, struct jh_err *);
-int	jh_core_build(struct jh_buf *, const json_t *, int,
-	    const struct jh_key *, uint64_t, const uint8_t *, struct jh_err *);
-int	jh_seal_record(struct jh_buf *env, struct jh_buf *core,
-	    const struct jh_key *key, const char *keyname, const char *want,
-	    const char *line, size_t len, struct jh_err *e);
+#include "buf.h"
+#include "cbor.h"
+#include "json.h"
+#include "keys.h"
+#include "cose.h"
+#include "kinds.h"
 
 /*
  * statefs.c: the CRC, the bounded flock and the state files' openers.
