@@ -48,6 +48,10 @@ int jh_errf(struct jh_err *, const char *, ...)
 #include "keys.h"
 #include "cose.h"
 #include "kinds.h"
+#include "chain.h"
+#include "verify.h"
+#include "checkpoint.h"
+#include "sealunit.h"
 
 /*
  * statefs.c: the CRC, the bounded flock and the state files' openers.
@@ -55,160 +59,6 @@ int jh_errf(struct jh_err *, const char *, ...)
  * statefs.h themselves.
  */
 #include "statefs.h"
-
-/* chain.c: the per-session hash-chained log. */
-#define JH_SESSION_MAX	16384
-#define JH_LOG_NAME	(64 + 4 + 1)	/* hex digest + ".jhl" + NUL */
-
-/* The sidecar record: a fixed layout, pwritten whole (joulehook-formats(5)). */
-struct jh_head {
-	char magic[8];		/* "JHHEAD3" (older: JHHEAD1, JHHEAD2) */
-	uint64_t count;		/* entries in the log */
-	uint64_t last_off;	/* offset of the last entry */
-	uint64_t end;		/* log size after the last entry */
-	uint8_t hash[32];	/* SHA-256 of the last entry's bytes */
-	uint64_t first_ts;	/* ts of the first and last receipt */
-	uint64_t last_ts;
-	uint64_t n_allow;	/* display tallies, not evidence */
-	uint64_t n_deny;
-	uint64_t n_ask;
-	uint64_t n_rewrite;
-	uint64_t n_eff;		/* efficiency/1 receipts */
-	uint64_t n_other;
-	uint64_t n_enforced;	/* of them: source proxy, enforced 1 */
-	uint64_t n_observed;	/* the others */
-	uint64_t n_measured;	/* of them: with a reading (HwShunt) */
-	uint64_t tools_uj;	/* decision/1 debited_uj: tool estimates */
-	uint64_t eff_debited_uj;	/* efficiency/1 debited_uj */
-	uint64_t measured_uj;	/* efficiency/1 measured_uj: readings */
-	uint64_t modelled_uj;	/* estimated_uj of ModelBased units */
-	uint64_t estimated_uj;	/* estimated_uj of Estimator units */
-	uint64_t idx_end;	/* the index holds every entry before it */
-	uint32_t crc;		/* CRC-32 of everything above */
-	uint32_t pad;
-};
-
-struct jh_log {
-	int dirfd;
-	int fd;
-	int hfd;
-	int ifd;		/* the index by call (jh_idx_get) */
-	int created;
-	int have_session;
-	char name[256];
-	uint8_t session[JH_SESSION_MAX];
-	size_t slen;
-	struct jh_head head;
-};
-
-void	jh_log_name(char *, const uint8_t *, size_t);
-void	jh_log_init(struct jh_log *);
-void	jh_log_close(struct jh_log *);
-int	jh_log_open(struct jh_log *, const char *, const char *,
-	    const uint8_t *, size_t, int, struct jh_err *);
-void	jh_head_tally(struct jh_head *, const struct jh_cbor *);
-/*
- * The index beside a log (<log>.idx): the last decision/1 entry of each
- * call, by its tool_use_id (JH_IDX_CALL) and, for a rewrite, by its
- * updated_digest (JH_IDX_REWRITE); a hint like the sidecar, complete up
- * to the sidecar's idx_end.  jh_idx_get gives the offset and length of
- * the entry filed under key, or -1 when none is (or the slot went to
- * another key): the caller checks the entry it names.
- */
-#define JH_IDX_CALL	"call"
-#define JH_IDX_REWRITE	"rewrite"
-int	jh_idx_get(int ifd, const char *kind, const char *key, uint64_t *off,
-	    uint32_t *len);
-int	jh_head_read(struct jh_head *, int);
-int	jh_log_scan(struct jh_log *, const struct jh_keyset *, int,
-	    uint64_t *, struct jh_err *);
-int	jh_log_head(struct jh_log *, const struct jh_keyset *, int,
-	    uint64_t *, struct jh_err *);
-int	jh_log_append(struct jh_log *, const struct jh_key *, const uint8_t *,
-	    size_t, const struct jh_cbor *, uint64_t, const uint8_t *, int,
-	    struct jh_buf *, struct jh_err *);
-
-/* What jh_chain_receipt appends with, and where. */
-struct jh_chainer {
-	const struct jh_keyset *keys;	/* the stewards whose receipts it takes */
-	const struct jh_key *key;	/* signs the entries */
-	const char *state;		/* the logs under <state>/logs/, or */
-	const char *logfile;		/* this one log */
-	unsigned wait_ms;		/* for the log's lock */
-	uint64_t deadline_ms;		/* how far a receipt may predate the head */
-};
-
-/*
- * Chains one sealed receipt p[0..n) (jh-chain(1)): its chain/1 entry is
- * appended durably to its session's log and put into entry.  Returns 0;
- * 1 when the receipt is refused and 2 when it could not be done (the
- * lock, I/O, a damaged log), with why in e.  note says what was mended
- * on the way (a torn tail cut), or is empty.
- */
-int	jh_chain_receipt(struct jh_buf *entry, const struct jh_chainer *c,
-	    const uint8_t *p, size_t n, struct jh_err *note, struct jh_err *e);
-
-/* verify.c: sealed objects and whole logs. */
-struct jh_verifier {
-	const struct jh_keyset *keys;
-	uint8_t last_kid[JH_PK_LEN];	/* base58 is slow; kids repeat */
-	char last_did[JH_DIDKEY_MAX];
-};
-
-struct jh_lv {			/* the state of one log being verified */
-	uint64_t entries;
-	uint64_t seq;		/* of the last entry */
-	uint8_t hash[JH_HASH_LEN];	/* of the last entry */
-	uint8_t *session;
-	size_t slen;
-	int have_session;
-	uint64_t first_bad;	/* 1-based entry index of the first defect */
-	uint64_t first_seq;
-	char first_err[256];
-	uint64_t cp_count;	/* a checkpoint to match, if any */
-	uint8_t cp_hash[JH_HASH_LEN];
-	int cp_seen;
-	uint32_t *idx;		/* receipt payload hashes seen */
-	uint8_t (*hashes)[JH_HASH_LEN];
-	uint64_t *hseq;
-	size_t nh;
-	size_t cap;
-};
-
-/* A sink's checkpoints (checkpoint.c). */
-struct jh_cp {
-	char *session;		/* NUL-terminated, slen bytes */
-	size_t slen;
-	uint64_t count;
-	uint8_t head[JH_HASH_LEN];
-};
-
-struct jh_cps {
-	struct jh_cp *v;
-	size_t n;
-	size_t torn;	/* bytes of a last checkpoint cut short, not read */
-};
-
-void	jh_verifier_init(struct jh_verifier *, const struct jh_keyset *);
-int	jh_verify_env(struct jh_verifier *, struct jh_env *, struct jh_arena *,
-	    const uint8_t *, size_t, struct jh_err *);
-int	jh_cps_load(struct jh_cps *, const char *, struct jh_verifier *,
-	    struct jh_err *);
-const struct jh_cp *jh_cps_pick(const struct jh_cps *, const char *);
-int	jh_cp_note(const struct jh_cp *, const struct jh_lv *, char *, size_t);
-void	jh_cps_free(struct jh_cps *);
-void	jh_lv_init(struct jh_lv *);
-void	jh_lv_free(struct jh_lv *);
-int	jh_lv_entry(struct jh_lv *, struct jh_verifier *,
-	    const struct jh_env *, const uint8_t *, size_t, struct jh_env *,
-	    struct jh_arena *, struct jh_err *);
-void	jh_lv_skip(struct jh_lv *, const uint8_t *, size_t, const char *);
-struct jh_reader;
-int	jh_log_tail(char *out, size_t sz, const struct jh_reader *r,
-	    const struct jh_lv *lv, uint64_t off, int fd);
-int	jh_entry_json(struct jh_buf *, const struct jh_env *,
-	    const struct jh_env *, int, const char *);
-int	jh_chain_json(struct jh_buf *, const uint8_t *, size_t);
 
 /*
  * shellparse.c: a conservative parser for the shell commands an agent
@@ -859,18 +709,6 @@ int	jh_prov_rank(const char *);
 /* o's string at key, if 1 to JH_UNIT_ID_MAX bytes and no NUL; else NULL */
 const char *jh_json_id(const json_t *o, const char *key);
 /* end of meter.c */
-
-/*
- * sealunit.c: seal a core and chain it into its session's log, synced
- * before it returns (JH_SEAL_SYNC; concurrent appends to one log share
- * one fsync) or written only, for a later append's sync to cover.
- */
-#define JH_SEAL_SYNC	1
-#define JH_SEAL_WRITE	0
-int	jh_seal_chain(json_t *, int, const struct jh_key *,
-	    const struct jh_keyset *, const char *, const char *, unsigned,
-	    int, uint64_t *, struct jh_err *);
-int	jh_seal_sync(const char *, const char *, struct jh_err *);
 
 /* listen.c: a listening TCP socket on addr:port. */
 int	jh_listen_tcp(const char *, int, char *, size_t, struct jh_err *);
