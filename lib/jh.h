@@ -51,6 +51,11 @@ int jh_errf(struct jh_err *, const char *, ...)
 #include "chain.h"
 #include "verify.h"
 #include "checkpoint.h"
+#include "shellparse.h"
+#include "paths.h"
+#include "ledger.h"
+#include "decide.h"
+#include "shellcheck.h"
 #include "sealunit.h"
 
 /*
@@ -59,144 +64,6 @@ int jh_errf(struct jh_err *, const char *, ...)
  * statefs.h themselves.
  */
 #include "statefs.h"
-
-/*
- * shellparse.c: a conservative parser for the shell commands an agent
- * asks to run (jh-decide(1), Shell commands).  It splits a command line
- * into the simple commands that would run, with quote-removed words, and
- * refuses (returns -1 with a reason) whatever it cannot prove.
- */
-/*
- * A variable the parser knows (a literal assignment earlier in the same
- * shell, a for loop's word, the home directory of struct jh_sh_opts) is
- * replaced by its value, which is then literal; a for word's GLOB, BRACE
- * or TILDE goes with it.
- */
-#define JH_SHW_GLOB	0x01	/* unquoted * ? [ in the word */
-#define JH_SHW_BRACE	0x02	/* unquoted brace expansion {a,b} {1..3} */
-#define JH_SHW_TILDE	0x04	/* unquoted leading ~ */
-#define JH_SHW_EXPAND	0x08	/* $var, ${...}, $(...), `...`, $((...)):
-				   not literal; the value is unknown */
-#define JH_SHW_CMDSUB	0x10	/* with EXPAND: every unknown part of the
-				   word is a command substitution whose
-				   commands are listed (no variable) */
-#define JH_SHW_SPLIT	0x20	/* with EXPAND: an expansion is unquoted,
-				   so its value may split into words */
-
-struct jh_sh_word {
-	char *s;		/* quote-removed, NUL-terminated */
-	size_t len;		/* may contain no NUL: refused at parse */
-	int flags;		/* JH_SHW_* */
-};
-
-#define JH_SHR_READ	1	/* < file */
-#define JH_SHR_WRITE	2	/* > >> >| &> &>> 2> ... file */
-#define JH_SHR_DUP	3	/* >&N <&N N>&M, >&- : no file */
-#define JH_SHR_HEREDOC	4	/* << <<- <<< with a literal body */
-
-struct jh_sh_redir {
-	int kind;		/* JH_SHR_* */
-	int fd;			/* the fd redirected (-1 when implied) */
-	struct jh_sh_word target;	/* file (READ/WRITE) */
-};
-
-#define JH_SHC_WRAPPED	0x01	/* runs inside a wrapper (env, nice,
-				   timeout, nohup, xargs, find -exec, ...) */
-#define JH_SHC_OPENARGS	0x02	/* more arguments come at run time
-				   (xargs, find -exec ... {} +) */
-#define JH_SHC_SUBST	0x04	/* inside $(...) or `...` */
-#define JH_SHC_CWD_UNKNOWN 0x08	/* a cd this parser could not follow
-				   came before it */
-
-struct jh_sh_cmd {
-	struct jh_sh_word *assign;	/* leading NAME=value words */
-	size_t nassign;
-	struct jh_sh_word *argv;	/* command word and arguments */
-	size_t argc;			/* 0: assignments or redirections only */
-	struct jh_sh_redir *redir;
-	size_t nredir;
-	char *cwd;	/* the directory a literal cd moved to before this
-			   command (absolute, or relative to the start
-			   directory), or NULL when no cd came before */
-	int flags;	/* JH_SHC_* */
-};
-
-struct jh_sh_script {
-	struct jh_sh_cmd *cmd;	/* in the order they appear */
-	size_t n;
-};
-
-/* What the parser may know of the world (NULL fields: nothing). */
-struct jh_sh_opts {
-	const char *home;	/* ~ and $HOME, and the directory of a bare cd */
-};
-
-int	jh_sh_parse(struct jh_sh_script *, const char *, size_t,
-	    struct jh_err *);
-int	jh_sh_parse_with(struct jh_sh_script *, const char *, size_t,
-	    const struct jh_sh_opts *, struct jh_err *);
-void	jh_sh_free(struct jh_sh_script *);
-
-/* paths.c */
-int	jh_path_resolve(char *, size_t, const char *, const char *,
-	    struct jh_err *);
-int	jh_path_under(const char *, const char *);
-int	jh_path_under_fold(const char *, const char *);
-int	jh_glob(const char *, const char *, int);
-int	jh_path_match(const char *, const char *, const char *);
-
-/* ledger.c: spent and held microjoules per grant, two crash-safe slots. */
-#define JH_LEDGER_HOLDS	64
-#define JH_LEDGER_RING	32
-#define JH_ASK_TTL_MS	(10 * 60 * 1000)	/* an unsettled ask hold's life */
-
-struct jh_hold {
-	char id[64];		/* tool_use_id (ask) or request id (proxy) */
-	uint64_t amount;
-	uint64_t ts;
-	int32_t pid;		/* owner, 0 for an ask hold */
-	uint32_t pad;
-	uint64_t start;		/* owner's start time (/proc stat field 22) */
-};
-
-struct jh_debit {
-	char id[64];
-	uint64_t amount;
-	uint64_t ts;
-};
-
-struct jh_ledger {		/* one slot, joulehook-formats(5) */
-	char magic[8];		/* "JHLEDG1" */
-	uint64_t seq;
-	uint8_t grant[32];	/* SHA-256 of the grant's payload */
-	uint64_t budget_uj;
-	uint64_t spent_uj;
-	uint64_t held_uj;
-	uint32_t nholds;
-	uint32_t pad;
-	uint64_t ndebits;	/* debits ever; the ring keeps the last ones */
-	struct jh_hold holds[JH_LEDGER_HOLDS];
-	struct jh_debit ring[JH_LEDGER_RING];
-	uint32_t crc;		/* CRC-32 of everything above */
-	uint32_t pad2;
-};
-
-uint64_t jh_add_sat(uint64_t, uint64_t);
-#define JH_LEDGER_READ	(-1)	/* jh_ledger_open: only to read */
-int	jh_ledger_open(const char *, const uint8_t *, int, int *,
-	    struct jh_err *);
-int	jh_ledger_read(struct jh_ledger *, int, struct jh_err *);
-int	jh_ledger_write(int, struct jh_ledger *, int, struct jh_err *);
-int	jh_ledger_init(const char *, const uint8_t *, uint64_t, uint64_t,
-	    int *, uint64_t *, struct jh_err *);
-uint64_t jh_pid_start(int);
-int	jh_ledger_reap(struct jh_ledger *, uint64_t);
-uint64_t jh_ledger_remaining(const struct jh_ledger *);
-void	jh_ledger_debit(struct jh_ledger *, const char *, uint64_t, uint64_t);
-int	jh_ledger_hold(struct jh_ledger *, const char *, uint64_t, int,
-	    uint64_t, struct jh_err *);
-int	jh_ledger_settle(struct jh_ledger *, const char *, uint64_t, int,
-	    uint64_t, struct jh_err *);
 
 /*
  * energy.c: token usage with each provider's semantics, token
@@ -304,100 +171,7 @@ void	jh_ladder_energy(struct jh_energy *, const struct jh_ladder *,
 	    const struct jh_sample *, const struct jh_sample *, int, uint64_t,
 	    uint64_t);
 
-/* decide.c: grants, capabilities, policies (jh-decide(1)). */
-enum jh_dcode {
-	JH_D_OK = 0,
-	JH_D_MALFORMED,		/* malformed-event */
-	JH_D_PROTECTED,		/* protected-path */
-	JH_D_NOGRANT,		/* no-grant */
-	JH_D_BADSIG,		/* bad-signature */
-	JH_D_UNTRUSTED,		/* untrusted-issuer */
-	JH_D_REVOKED,		/* revoked */
-	JH_D_AUDIENCE,		/* wrong-audience */
-	JH_D_NOTYET,		/* not-yet-valid */
-	JH_D_EXPIRED,		/* expired */
-	JH_D_NOTGRANTED,	/* not-granted */
-	JH_D_UNPROVABLE,	/* unprovable-command */
-	JH_D_UNSAFE,		/* unsafe-target */
-	JH_D_POLICY_DENY,	/* policy-deny */
-	JH_D_POLICY_ASK,	/* policy-ask */
-	JH_D_POLICY_REWRITE,	/* policy-rewrite */
-	JH_D_BUDGET,		/* budget-exceeded */
-	JH_D_GATEFAIL		/* gate-failure */
-};
-
 int	jh_session_stop(const char *, const char *, struct jh_err *);
-
-struct jh_grant {
-	struct jh_arena arena;
-	uint8_t *bytes;
-	size_t len;
-	struct jh_env env;
-	uint8_t id[JH_HASH_LEN];	/* SHA-256 of the payload */
-	char idtext[JH_ID_LEN];
-	uint8_t ledger[JH_HASH_LEN];	/* the ledger it spends: its ledger */
-	char ledgertext[JH_ID_LEN];	/* field, else its own id */
-	const struct jh_cbor *caps;
-	const struct jh_cbor *policies;
-	const struct jh_cbor *costs;
-	const struct jh_cbor *audience;
-	const struct jh_cbor *outcome;	/* the outcome command(s), or NULL */
-	int otherwise_ask;		/* otherwise: "ask" */
-	const char *root;
-	uint64_t nbf;
-	uint64_t exp;
-	uint64_t budget;
-	uint64_t depth;			/* delegation depth left */
-	const struct jh_cbor *parent;	/* a child grant's parent id */
-	const struct jh_cbor *agent;	/* and the agent type it is for */
-	const struct jh_cbor *holder;	/* who may delegate it, or NULL */
-};
-
-/* What a capability is matched against. */
-struct jh_action {
-	const char *class;
-	const char *tool;
-	const char *root;
-	const char *home;	/* the user's: ~/ in path patterns */
-	const char *url;
-	const char *content_id;
-	char **targets;		/* resolved absolute paths */
-	size_t ntargets;
-};
-
-int	jh_grant_load(struct jh_grant *, const char *,
-	    const struct jh_keyset *, struct jh_err *);
-void	jh_grant_free(struct jh_grant *);
-int	jh_grant_revoked(const struct jh_grant *, const char *,
-	    struct jh_err *);
-int	jh_audience_ok(const struct jh_grant *, const char *);
-int	jh_cmd_match(const char *, char **, size_t, int);
-int	jh_cap_match(const struct jh_cbor *, const struct jh_action *,
-	    char **, size_t, int);
-int	jh_find_cap(const struct jh_grant *, const struct jh_action *,
-	    char **, size_t, int);
-int	jh_when_match(const struct jh_cbor *, const struct jh_action *,
-	    const json_t *, const struct jh_sh_script *);
-int	jh_file_content_id(char *, const char *);
-int	jh_inert_env(const char *);
-int	jh_rewrite(struct jh_buf *, const char *, const char *, const char *,
-	    struct jh_err *);
-
-/* shellcheck.c: a shell line against protection and a grant. */
-struct jh_shck {
-	char *const *protect;	/* protected paths beyond the built-in ones */
-	size_t nprotect;
-	const char *root;	/* the pinned project root, or NULL */
-	json_t *targets;	/* resolved redirect targets are appended */
-	int code;		/* the first failure's JH_D_* code */
-	char reason[512];
-};
-
-int	jh_path_protected(char *const *, size_t, const char *, const char *);
-void	jh_glob_prefix(char *, size_t, const char *);
-int	jh_shell_protected(struct jh_shck *, const char *,
-	    const struct jh_sh_script *);
-int	jh_is_outcome(const struct jh_grant *, const char *, const json_t *);
 
 /* util.c */
 uint64_t jh_now_ms(void);
