@@ -34,11 +34,18 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <curl/curl.h>
 #include <microhttpd.h>
 
+#include "buf.h"
+#include "decide.h"
+#include "energy.h"
 #include "jh.h"
+#include "keys.h"
+#include "util.h"
 #include "wire.h"
 
 #define PROG		"jh-proxy"
