@@ -26,7 +26,14 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "cose.h"
+#include "keys.h"
+#include "kinds.h"
 #include "statefs.h"
+#include "util.h"
 
 #define HEAD_MAGIC	"JHHEAD3"	/* JHHEAD1, JHHEAD2 (no index): rebuilt */
 

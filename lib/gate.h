@@ -115,6 +115,14 @@ int	jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	    uint64_t now_ms);
 void	jh_project_top(char *out, size_t sz, const char *dir);
 
+/*
+ * Marks a session stopped (<statedir>/stopped/<hex of its SHA-256>): a
+ * tool ran that was not what was decided, on a host that cannot end a
+ * run then, and the gate denies the session's every later call.
+ */
+int	jh_session_stop(const char *statedir, const char *session,
+	    struct jh_err *e);
+
 /* Where a gate's files are; NULL: as jh-decide(1) says (JH_HOME, JH_STATE). */
 struct jh_gate_paths {
 	const char *statedir;

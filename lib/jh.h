@@ -1,19 +1,15 @@
 /*
- * joulehook: the one internal header of libjoulehook.
+ * joulehook: what every part of libjoulehook shares.
  *
  * Library functions return 0 on success and -1 on failure, writing a
  * one-line reason into a caller-supplied struct jh_err; they never print
  * and never exit.  Outputs come first in argument lists, inputs after.
+ * Each module has its own header (lib/README is the map); this one holds
+ * only the error convention and the limits and sizes every stage and
+ * every format shares (joulehook-formats(5)).
  */
 #ifndef JH_H
 #define JH_H
-
-#include <sys/types.h>
-
-#include <limits.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 
 #define JH_PROFILE	"joulehook/1"
 #define JH_VERSION	"0.1.0"
@@ -22,6 +18,7 @@
 #define JH_MAX_RECORD	(16u * 1024 * 1024)	/* one JSON line or CBOR item */
 #define JH_MAX_DEPTH	64			/* CBOR/JSON nesting */
 
+/* Ed25519 keys and signatures, SHA-256 hashes and the ids made of them. */
 #define JH_PK_LEN	32
 #define JH_SK_LEN	64
 #define JH_SEED_LEN	32
@@ -35,42 +32,8 @@ struct jh_err {
 	char msg[256];
 };
 
-int jh_errf(struct jh_err *, const char *, ...)
+/* buf.c: e's reason, printf-style (e may be NULL); returns -1. */
+int	jh_errf(struct jh_err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-
-/*
- * The modules split out into their own headers (issue 18): included
- * here only until every file includes what it uses.
- */
-#include "buf.h"
-#include "cbor.h"
-#include "json.h"
-#include "keys.h"
-#include "cose.h"
-#include "kinds.h"
-#include "chain.h"
-#include "verify.h"
-#include "checkpoint.h"
-#include "shellparse.h"
-#include "paths.h"
-#include "ledger.h"
-#include "energy.h"
-#include "decide.h"
-#include "shellcheck.h"
-#include "util.h"
-#include "hosts.h"
-#include "status.h"
-#include "meter.h"
-#include "sealunit.h"
-#include "listen.h"
-
-/*
- * statefs.c: the CRC, the bounded flock and the state files' openers.
- * Included here only until the header split: files that use them include
- * statefs.h themselves.
- */
-#include "statefs.h"
-
-int	jh_session_stop(const char *, const char *, struct jh_err *);
 
 #endif /* JH_H */
