@@ -61,8 +61,8 @@ struct jh_log {
 	struct jh_head head;
 };
 
-/* The file name of a session's log: a digest, never the raw id. */
-void	jh_log_name(char *out, const uint8_t *session, size_t n); /* JH_LOG_NAME */
+/* A session's log's file name (JH_LOG_NAME): a digest, never the raw id. */
+void	jh_log_name(char *out, const uint8_t *session, size_t n);
 void	jh_log_init(struct jh_log *l);
 void	jh_log_close(struct jh_log *l);
 /*

@@ -25,7 +25,8 @@ struct jh_unit {
 	const char *session;
 	const char *unit;
 	const char *request_id;		/* NULL: none */
-	const char *source;		/* tokens transcript otel run aggregate */
+	/* tokens, transcript, otel, run or aggregate */
+	const char *source;
 	const char *model;		/* NULL: none */
 	struct jh_usage u;
 	uint64_t accepted;

@@ -59,7 +59,7 @@ struct jh_sh_cmd {
 	struct jh_sh_word *assign;	/* leading NAME=value words */
 	size_t nassign;
 	struct jh_sh_word *argv;	/* command word and arguments */
-	size_t argc;			/* 0: assignments or redirections only */
+	size_t argc;			/* 0: assignments, redirections only */
 	struct jh_sh_redir *redir;
 	size_t nredir;
 	char *cwd;	/* the directory a literal cd moved to before this
@@ -75,7 +75,7 @@ struct jh_sh_script {
 
 /* What the parser may know of the world (NULL fields: nothing). */
 struct jh_sh_opts {
-	const char *home;	/* ~ and $HOME, and the directory of a bare cd */
+	const char *home;	/* ~, $HOME, and the directory of a bare cd */
 };
 
 int	jh_sh_parse(struct jh_sh_script *out, const char *s, size_t n,
