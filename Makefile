@@ -107,7 +107,9 @@ $(error BUILD must be release, test or asan)
 endif
 
 CFLAGS	?= -O2 -g
-JH_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib \
+# lib/ is searched for "..." includes only: lib/cbor.h must not hide
+# libcbor's <cbor.h> (tests/libcbor-regress.c), nor lib/paths.h glibc's.
+JH_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib \
 	    $(VARIANT) $(shell pkg-config --cflags $(PKG_ALL) 2>/dev/null)
 JH_LDFLAGS = -Wl,--as-needed $(VARIANT_LD)
 
@@ -296,7 +298,7 @@ FUZZ_TARGETS	= fuzz-shell fuzz-cmdopts fuzz-hookwire fuzz-envelope \
 		  fuzz-transcript fuzz-otlp fuzz-acp
 FUZZ_EXTRA	?=
 FO		= build/fuzz
-FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -Ilib \
+FUZZ_CFLAGS	= -std=c11 -g -O1 -Wall -D_GNU_SOURCE -iquote lib \
 		  -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		  -fno-omit-frame-pointer \
 		  $(shell pkg-config --cflags $(PKG_ALL) 2>/dev/null)

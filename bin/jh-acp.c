@@ -30,6 +30,8 @@
 
 #include "jh.h"
 #include "acprelay.h"
+#include "buf.h"
+#include "json.h"
 
 #define PROG		"jh-acp"
 #define ANSWER_MAX	(1u << 20)	/* the most of jh-hook's answer read */

@@ -17,7 +17,15 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
 #include "statefs.h"
+#include "util.h"
+#include "verify.h"
 
 #define PROG "jh-chain"
 

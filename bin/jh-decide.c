@@ -20,7 +20,16 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "decide.h"
 #include "gate.h"
+#include "hosts.h"
+#include "json.h"
+#include "ledger.h"
+#include "meter.h"
+#include "shellparse.h"
+#include "util.h"
 
 #define PROG		"jh-decide"
 

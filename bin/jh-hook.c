@@ -47,9 +47,15 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "chain.h"
 #include "fused.h"
 #include "gate.h"
 #include "hookwire.h"
+#include "hosts.h"
+#include "json.h"
+#include "statefs.h"
+#include "util.h"
 
 #define PROG		"jh-hook"
 #define NSTAGES		5

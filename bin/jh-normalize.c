@@ -18,7 +18,11 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "hosts.h"
+#include "keys.h"
 #include "reply.h"
+#include "util.h"
 
 #define PROG "jh-normalize"
 

@@ -39,7 +39,11 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "energy.h"
+#include "keys.h"
+#include "listen.h"
 #include "proxy.h"
+#include "util.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:8177"
 #define DEFAULT_BODY	(32u * 1024 * 1024)	/* Anthropic's own limit */

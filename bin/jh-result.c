@@ -16,7 +16,10 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "keys.h"
 #include "result.h"
+#include "util.h"
 
 #define PROG "jh-result"
 

@@ -16,6 +16,12 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "util.h"
 
 #define PROG "jh-seal"
 

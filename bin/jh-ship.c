@@ -19,7 +19,15 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
 #include "statefs.h"
+#include "status.h"
+#include "util.h"
+#include "verify.h"
 
 #define PROG		"jh-ship"
 #define BATCH		256	/* entries per transaction */

@@ -21,8 +21,15 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "chain.h"
+#include "checkpoint.h"
+#include "keys.h"
 #include "mcp.h"
 #include "profile.h"
+#include "status.h"
+#include "util.h"
+#include "verify.h"
 
 #define PROG		"jh-status"
 #define LINE_INPUT_MAX	(1024 * 1024)	/* a status-line payload */

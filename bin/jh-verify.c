@@ -12,6 +12,17 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "checkpoint.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "ledger.h"
+#include "status.h"
+#include "util.h"
+#include "verify.h"
 
 #define PROG "jh-verify"
 

@@ -16,6 +16,8 @@
 
 #include "jh.h"
 #include "acprelay.h"
+#include "buf.h"
+#include "json.h"
 
 #define TEXT_MAX	2600	/* a message for the user or the agent */
 

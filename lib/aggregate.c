@@ -11,6 +11,9 @@
 
 #include "jh.h"
 #include "aggregate.h"
+#include "cbor.h"
+#include "ledger.h"
+#include "meter.h"
 
 void
 jh_agg_init(struct jh_agg *g)

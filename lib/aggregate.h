@@ -11,7 +11,10 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "meter.h"
+
+struct jh_cbor;
+struct jh_err;
 
 #define JH_AGG_NOMEM	(-2)	/* out of memory */
 

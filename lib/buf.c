@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jh.h"
+#include "buf.h"
 
 int
 jh_errf(struct jh_err *e, const char *fmt, ...)

@@ -16,10 +16,13 @@
  * shortest-form floats where floats are allowed at all.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
 
 struct dec {
 	const uint8_t *p;

@@ -26,7 +26,14 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "cose.h"
+#include "keys.h"
+#include "kinds.h"
 #include "statefs.h"
+#include "util.h"
 
 #define HEAD_MAGIC	"JHHEAD3"	/* JHHEAD1, JHHEAD2 (no index): rebuilt */
 
@@ -428,11 +435,11 @@ out:
 
 /*
  * Scans the log from the start to rebuild the head.  Structure, seq and
- * prev links are checked for every entry; the signature of the last one
- * (and of all, with verify_all).  An incomplete item at the end that
- * starts like an envelope and is shorter than the largest entry is a torn
- * tail: with cut set it is truncated away and *cut reports its size.  A
- * complete item that does not check is damage, never truncated.
+ * prev links are checked for every entry; the signature of the last one.
+ * An incomplete item at the end that starts like an envelope and is
+ * shorter than the largest entry is a torn tail: with cut set it is
+ * truncated away and *cutbytes reports its size.  A complete item that
+ * does not check is damage, never truncated.
  */
 int
 jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,

@@ -16,6 +16,12 @@
 #include <unistd.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "checkpoint.h"
+#include "cose.h"
+#include "util.h"
+#include "verify.h"
 
 void
 jh_cps_free(struct jh_cps *s)

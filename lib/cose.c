@@ -14,6 +14,10 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "keys.h"
 
 #define SIG1_CONTEXT	"Signature1"
 

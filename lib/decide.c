@@ -25,6 +25,16 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "decide.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "paths.h"
+#include "shellparse.h"
+#include "util.h"
 
 #define CONTENT_MAX	(16u * 1024 * 1024)	/* hash files up to this */
 

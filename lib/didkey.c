@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "keys.h"
 
 #define DIDKEY_PREFIX	"did:key:z"
 

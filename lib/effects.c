@@ -25,7 +25,11 @@
 
 #include "jh.h"
 #include "cmdtab.h"
+#include "decide.h"
 #include "effects.h"
+#include "paths.h"
+#include "shellcheck.h"
+#include "shellparse.h"
 
 #define MAX_OPTS	192	/* option specs in one entry */
 #define MAX_RULES	8	/* operand rules in one entry */

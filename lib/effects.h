@@ -69,12 +69,13 @@ struct jh_effctx {
 	const char *home;	/* the user's home, or NULL */
 };
 
-int	jh_effect_add(struct jh_effects *, int, int, size_t, const char *,
-	    const char *, const char *, struct jh_err *);
-const char *jh_eff_name(int);		/* "read", ..., "unknown" */
-int	jh_eff_kind(const char *);	/* -1 for a name not listed */
-void	jh_effects_init(struct jh_effects *);
-void	jh_effects_free(struct jh_effects *);
+int	jh_effect_add(struct jh_effects *ef, int kind, int flags, size_t cmd,
+	    const char *path, const char *prog, const char *arg,
+	    struct jh_err *e);
+const char *jh_eff_name(int k);		/* "read", ..., "unknown" */
+int	jh_eff_kind(const char *s);	/* -1 for a name not listed */
+void	jh_effects_init(struct jh_effects *ef);
+void	jh_effects_free(struct jh_effects *ef);
 
 
 /*
@@ -82,18 +83,19 @@ void	jh_effects_free(struct jh_effects *);
  * Returns 0, or -1 (out of memory, a path that cannot be resolved)
  * with the reason; what the table does not know is an effect, not -1.
  */
-int	jh_shell_effects(struct jh_effects *, const struct jh_effctx *,
-	    const struct jh_sh_script *, struct jh_err *);
+int	jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
+	    const struct jh_sh_script *sh, struct jh_err *e);
 
 /* The table's entry for a program (basename, versions stripped). */
-const struct jh_cmddef *jh_cmd_lookup(const char *);
+const struct jh_cmddef *jh_cmd_lookup(const char *name);
 
 /* Whether a path is a file some program of the table executes. */
-int	jh_path_executed(const char *);
+int	jh_path_executed(const char *path);
 
 /* Entries looked at under a path a find -name filter may reach. */
 #define JH_ONLYSCAN	20000
 
-int	jh_only_reaches(const char *, const char *, int, const char *);
+int	jh_only_reaches(const char *tree, const char *only, int fold,
+	    const char *p);
 
 #endif

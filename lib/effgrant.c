@@ -25,9 +25,13 @@
 #include <jansson.h>
 
 #include "jh.h"
-#include "cmdtab.h"
+#include "cbor.h"
+#include "decide.h"
 #include "effects.h"
 #include "effgrant.h"
+#include "paths.h"
+#include "shellcheck.h"
+#include "shellparse.h"
 
 static int
 text_eq(const struct jh_cbor *v, const char *s)

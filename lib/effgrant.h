@@ -24,18 +24,18 @@ struct jh_grant;
 struct jh_action;
 struct jh_cbor;
 
-int	jh_effects_caps(struct jh_effck *, const struct jh_grant *,
-	    const struct jh_action *, const struct jh_sh_script *,
-	    const struct jh_effects *);
-int	jh_when_effect_keys(const struct jh_cbor *);
-int	jh_when_effects(const struct jh_cbor *, const struct jh_action *,
-	    const struct jh_effects *, const struct jh_effect **);
-int	jh_effects_protected(char *, size_t, char *const *, size_t,
-	    const char *, const struct jh_effects *);
-int	jh_action_effects(struct jh_effects *, const struct jh_action *,
-	    struct jh_err *);
-json_t	*jh_effects_json(const struct jh_effects *, int);
-void	jh_effect_text(char *, size_t, const struct jh_effect *);
-void	jh_action_hint(char *, size_t, const struct jh_action *);
+int	jh_effects_caps(struct jh_effck *r, const struct jh_grant *g,
+	    const struct jh_action *act, const struct jh_sh_script *sh,
+	    const struct jh_effects *ef);
+int	jh_when_effect_keys(const struct jh_cbor *w);
+int	jh_when_effects(const struct jh_cbor *w, const struct jh_action *act,
+	    const struct jh_effects *ef, const struct jh_effect **hit);
+int	jh_effects_protected(char *out, size_t sz, char *const *protect,
+	    size_t nprotect, const char *root, const struct jh_effects *ef);
+int	jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
+	    struct jh_err *e);
+json_t	*jh_effects_json(const struct jh_effects *ef, int rules);
+void	jh_effect_text(char *out, size_t sz, const struct jh_effect *e);
+void	jh_action_hint(char *out, size_t sz, const struct jh_action *act);
 
 #endif

@@ -31,6 +31,11 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "energy.h"
+#include "json.h"
+#include "ledger.h"
+#include "util.h"
 
 #define POWERCAP	"/sys/class/powercap"
 #define NVML_LIB	"libnvidia-ml.so.1"

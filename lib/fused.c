@@ -23,10 +23,16 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "chain.h"
 #include "fused.h"
 #include "gate.h"
+#include "hosts.h"
+#include "keys.h"
+#include "kinds.h"
 #include "reply.h"
 #include "result.h"
+#include "util.h"
 
 /* What the run holds: the keys, loaded once for every stage. */
 struct run {

@@ -10,10 +10,12 @@
 #define JH_FUSED_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "jh.h"
+struct jh_buf;
+struct jh_host;
 
 struct jh_fused {
 	const struct jh_host *host;

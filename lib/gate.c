@@ -29,10 +29,21 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "decide.h"
 #include "effects.h"
 #include "effgrant.h"
 #include "gate.h"
+#include "hosts.h"
+#include "json.h"
+#include "keys.h"
+#include "ledger.h"
+#include "paths.h"
+#include "shellcheck.h"
+#include "shellparse.h"
 #include "statefs.h"
+#include "util.h"
 
 #define DEFAULT_COST	100000		/* 0.1 J: a nominal surcharge */
 #define MAX_TARGETS	256

@@ -15,9 +15,17 @@
 #define JH_GATE_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "decide.h"
 #include "jh.h"
+#include "keys.h"
+#include "util.h"
+
+struct jh_buf;
 
 /*
  * A protected set holds at most JH_PROTECT_MAX paths, of which at most
@@ -32,12 +40,14 @@ struct jh_protect {
 	size_t n;
 };
 
-void	jh_protect_init(struct jh_protect *);
-int	jh_protect_add(struct jh_protect *, const char *, struct jh_err *);
-void	jh_protect_builtin(struct jh_protect *, const char *, const char *);
+void	jh_protect_init(struct jh_protect *p);
+int	jh_protect_add(struct jh_protect *p, const char *path,
+	    struct jh_err *e);
+void	jh_protect_builtin(struct jh_protect *p, const char *home,
+	    const char *statedir);
 void	jh_protect_builtin_at(struct jh_protect *p, const char *home,
 	    const char *statedir, const char *exedir);
-void	jh_protect_free(struct jh_protect *);
+void	jh_protect_free(struct jh_protect *p);
 
 /* The last grant loaded, by path: a stream of events reuses it. */
 struct jh_gcache {
@@ -48,7 +58,7 @@ struct jh_gcache {
 	struct jh_grant g;
 };
 
-void	jh_gcache_free(struct jh_gcache *);
+void	jh_gcache_free(struct jh_gcache *gc);
 
 /* What a decision is made against. */
 struct jh_gate {
@@ -93,17 +103,25 @@ struct jh_decision {
 	int nchain;
 };
 
-const char *jh_dcode_name(int);
-void	jh_decision_init(struct jh_decision *);
-void	jh_decision_free(struct jh_decision *);
-int	jh_decision_fail(struct jh_decision *, int, const char *, ...)
+const char *jh_dcode_name(int code);
+void	jh_decision_init(struct jh_decision *d);
+void	jh_decision_free(struct jh_decision *d);
+int	jh_decision_fail(struct jh_decision *d, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-json_t	*jh_decision_json(const struct jh_decision *, const json_t *);
-int	jh_grant_valid(const struct jh_grant *, const char *, const char *,
-	    uint64_t, struct jh_err *);
-int	jh_decide(struct jh_decision *, const struct jh_gate *, json_t *,
-	    uint64_t);
-void	jh_project_top(char *, size_t, const char *);
+json_t	*jh_decision_json(const struct jh_decision *d, const json_t *ev);
+int	jh_grant_valid(const struct jh_grant *g, const char *revdir,
+	    const char *host, uint64_t now_ms, struct jh_err *e);
+int	jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
+	    uint64_t now_ms);
+void	jh_project_top(char *out, size_t sz, const char *dir);
+
+/*
+ * Marks a session stopped (<statedir>/stopped/<hex of its SHA-256>): a
+ * tool ran that was not what was decided, on a host that cannot end a
+ * run then, and the gate denies the session's every later call.
+ */
+int	jh_session_stop(const char *statedir, const char *session,
+	    struct jh_err *e);
 
 /* Where a gate's files are; NULL: as jh-decide(1) says (JH_HOME, JH_STATE). */
 struct jh_gate_paths {

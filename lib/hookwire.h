@@ -27,13 +27,14 @@ struct jh_hw_frame {
  * space or NUL) into host, the payload's offset into *off; -1 when the
  * line is not a request.
  */
-int	jh_hw_request(const void *, size_t, char *, size_t, size_t *);
+int	jh_hw_request(const void *p, size_t n, char *host, size_t hostsz,
+	    size_t *off);
 
 /*
  * A frame: 0 when p holds exactly one whole frame, -1 when its header is
  * malformed or over the limits, -2 when it is well formed but cut short
  * or followed by more bytes.
  */
-int	jh_hw_frame(const void *, size_t, struct jh_hw_frame *);
+int	jh_hw_frame(const void *p, size_t n, struct jh_hw_frame *f);
 
 #endif

@@ -24,8 +24,9 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
 
 /* The canonical tools an ACP call becomes (Claude Code's, and Codex's
  * apply_patch for a change of several files). */

@@ -10,8 +10,10 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
+#include "json.h"
 
 /*
  * Claude Code 2.1.328.  Tool names are matched exactly, or by a pattern

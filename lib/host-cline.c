@@ -14,7 +14,11 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
+#include "json.h"
+#include "shellparse.h"
 
 static const struct jh_hc_event cline_events[] = {
 	{ "tool_call", "PreToolUse" },

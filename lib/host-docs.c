@@ -13,8 +13,10 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
+#include "json.h"
 
 /* A deny with the reason under every key the documentation uses. */
 static int

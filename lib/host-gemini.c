@@ -11,8 +11,9 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
 
 static const struct jh_hc_event gemini_events[] = {
 	{ "BeforeTool", "PreToolUse" },

@@ -22,8 +22,10 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
+#include "json.h"
 
 static const struct jh_hc_event oc_events[] = {
 	{ "tool.execute.before", "PreToolUse" },

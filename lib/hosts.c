@@ -16,7 +16,11 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
 #include "host.h"
+#include "hosts.h"
+#include "json.h"
+#include "util.h"
 
 static const struct jh_host *const hosts[] = {
 	&jh_host_claude_code, &jh_host_gemini_cli, &jh_host_codex,

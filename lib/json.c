@@ -15,6 +15,9 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "json.h"
 
 json_t *
 jh_json_parse(const char *s, size_t n, struct jh_err *e)

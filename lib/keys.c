@@ -30,6 +30,9 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "keys.h"
+#include "util.h"
 
 #define KEY_MAGIC	"joulehook secret key v1"
 #define KEY_FILE_MAX	4096

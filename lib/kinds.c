@@ -11,6 +11,13 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "util.h"
 
 enum ftype {
 	F_TEXT,

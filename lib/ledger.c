@@ -25,7 +25,10 @@
 #include <unistd.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "ledger.h"
 #include "statefs.h"
+#include "util.h"
 
 #define LEDGER_MAGIC	"JHLEDG1"
 

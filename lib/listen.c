@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "jh.h"
+#include "listen.h"
 
 int
 jh_listen_tcp(const char *spec, int any, char *shown, size_t sz,

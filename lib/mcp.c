@@ -21,7 +21,15 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
 #include "mcp.h"
+#include "status.h"
+#include "util.h"
+#include "verify.h"
 
 #define PAGE		100		/* resources per resources/list page */
 #define WATCH_MS	1000		/* how often idle, the list is checked */

@@ -7,7 +7,8 @@
 
 #include <stdio.h>
 
-#include "jh.h"
+struct jh_err;
+struct jh_stctx;
 
 /*
  * Serves the project's sessions (o) to requests read from fd, answering

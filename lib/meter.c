@@ -15,6 +15,8 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "energy.h"
+#include "meter.h"
 
 void
 jh_unit_init(struct jh_unit *x, const char *session, const char *source)

@@ -11,7 +11,13 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "energy.h"
+#include "hosts.h"
+#include "json.h"
+#include "ledger.h"
+#include "meter.h"
 #include "otlp.h"
+#include "util.h"
 
 /* The value object of an OTLP attribute list's key, or NULL. */
 static const json_t *

@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jh.h"
+struct jh_coeffs;
+struct jh_err;
+struct jh_unit;
 
 #define JH_OT_LOGS	1	/* the signals a request may carry */
 #define JH_OT_METRICS	2

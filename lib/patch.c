@@ -20,7 +20,6 @@
 
 #include <jansson.h>
 
-#include "jh.h"
 #include "host.h"
 
 #define MAX_PATCH_FILES	256

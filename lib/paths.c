@@ -10,11 +10,13 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "jh.h"
+#include "paths.h"
 
 int
 jh_path_resolve(char *out, size_t sz, const char *base, const char *path,

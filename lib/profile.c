@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "hosts.h"
 #include "profile.h"
 
 static const struct jh_profile profiles[] = {

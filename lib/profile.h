@@ -6,6 +6,12 @@
 #ifndef JH_PROFILE_H
 #define JH_PROFILE_H
 
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct jh_err;
+
 #define JH_PROFILE_LIMITS	6
 
 struct jh_profile {
@@ -29,12 +35,12 @@ struct jh_bound {
 	int transcript;		/* hook.conf meter=transcript */
 };
 
-const struct jh_profile *jh_profile_lookup(const char *);
-const struct jh_profile *jh_profile_at(size_t);
+const struct jh_profile *jh_profile_lookup(const char *host);
+const struct jh_profile *jh_profile_at(size_t i);
 /* Reads what the install under home bound; -1 with e on a bad record. */
-int	jh_bound_read(struct jh_bound *, const char *, const char *,
-	    struct jh_err *);
+int	jh_bound_read(struct jh_bound *b, const char *home, const char *conf,
+	    struct jh_err *e);
 /* One host's profile and binding as JSON (installed: its gate bound). */
-json_t	*jh_profile_json(const struct jh_profile *, const struct jh_bound *);
+json_t	*jh_profile_json(const struct jh_profile *p, const struct jh_bound *b);
 
 #endif

@@ -16,7 +16,7 @@
  *   lib/wire.c		the model APIs' wire formats (wire.h): SSE framing,
  *			usage, ids and error shapes
  *   lib/sealunit.c	a receipt sealed and chained in-process, its fsync
- *			shared by calls that end together (jh.h)
+ *			shared by calls that end together (sealunit.h)
  *
  * The proxy's files are in lib/ so that tests/fuzz/fuzz-sse.c links them
  * as it links the rest of the library; only jh-proxy's program links
@@ -34,11 +34,18 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <curl/curl.h>
 #include <microhttpd.h>
 
+#include "buf.h"
+#include "decide.h"
+#include "energy.h"
 #include "jh.h"
+#include "keys.h"
+#include "util.h"
 #include "wire.h"
 
 #define PROG		"jh-proxy"

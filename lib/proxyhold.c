@@ -20,9 +20,18 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "decide.h"
+#include "energy.h"
 #include "gate.h"
+#include "keys.h"
+#include "kinds.h"
+#include "ledger.h"
+#include "meter.h"
 #include "proxy.h"
+#include "sealunit.h"
 #include "statefs.h"
+#include "util.h"
+#include "wire.h"
 
 static int	ledger_settle(struct call *, uint64_t, int);
 static int	hold_receipt(struct call *, char *, size_t);

@@ -19,8 +19,14 @@
 #include <microhttpd.h>
 #include <sodium.h>
 
-#include "jh.h"
+#include "buf.h"
+#include "decide.h"
+#include "energy.h"
+#include "json.h"
+#include "keys.h"
+#include "ledger.h"
 #include "proxy.h"
+#include "wire.h"
 
 /* A body up to this is parsed whole; a larger one member by member. */
 #define SCAN_WHOLE	(1u << 20)

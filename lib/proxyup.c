@@ -15,8 +15,9 @@
 #include <curl/curl.h>
 #include <microhttpd.h>
 
-#include "jh.h"
+#include "buf.h"
 #include "proxy.h"
+#include "wire.h"
 
 #define SSE_EVENT_MAX	(4u * 1024 * 1024)
 #define COPY_MAX	(16u * 1024 * 1024)	/* a JSON answer read for usage */

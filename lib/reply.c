@@ -15,7 +15,15 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "hosts.h"
+#include "json.h"
+#include "keys.h"
 #include "reply.h"
+#include "util.h"
+#include "verify.h"
 
 #define REASON_PREFIX	"joulehook: "
 #define REASON_MAX	512

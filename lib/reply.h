@@ -7,9 +7,12 @@
 #ifndef JH_REPLY_H
 #define JH_REPLY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "jh.h"
+struct jh_buf;
+struct jh_host;
+struct jh_keyset;
 
 struct jh_reply_opts {
 	const struct jh_host *host;

@@ -30,7 +30,19 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "cose.h"
+#include "gate.h"
+#include "hosts.h"
+#include "json.h"
+#include "ledger.h"
+#include "paths.h"
 #include "result.h"
+#include "statefs.h"
+#include "util.h"
+#include "verify.h"
 
 /* One line being answered. */
 struct ctx {

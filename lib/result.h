@@ -4,7 +4,10 @@
 #ifndef JH_RESULT_H
 #define JH_RESULT_H
 
-#include "jh.h"
+#include <stddef.h>
+
+struct jh_buf;
+struct jh_keyset;
 
 struct jh_result_opts {
 	const char *statedir;		/* the logs, under <statedir>/logs */

@@ -28,7 +28,15 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "cose.h"
+#include "keys.h"
+#include "kinds.h"
+#include "sealunit.h"
 #include "statefs.h"
+#include "util.h"
 
 #define GC_LOGS	32
 

@@ -21,6 +21,11 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "cbor.h"
+#include "decide.h"
+#include "paths.h"
+#include "shellcheck.h"
+#include "shellparse.h"
 
 static int
 shfail(struct jh_shck *s, int code, const char *fmt, ...)

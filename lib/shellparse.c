@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "shellparse.h"
 
 #define SH_MAX_INPUT	(1024 * 1024)
 #define SH_MAX_DEPTH	32

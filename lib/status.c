@@ -25,7 +25,18 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "chain.h"
+#include "checkpoint.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
+#include "ledger.h"
 #include "statefs.h"
+#include "status.h"
+#include "util.h"
+#include "verify.h"
 
 #define LOCK_WAIT_MS	50	/* the longest wait for an append */
 

@@ -15,7 +15,12 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "energy.h"
+#include "json.h"
+#include "meter.h"
 #include "transcript.h"
+#include "util.h"
 
 void
 jh_transcript_init(struct jh_transcript *t)

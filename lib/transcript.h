@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jh.h"
+#include "energy.h"
+
+struct jh_err;
+struct jh_unit;
 
 #define JH_TR_NOMEM	(-2)	/* out of memory: nothing more is read */
 

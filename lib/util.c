@@ -12,6 +12,9 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "util.h"
 
 /*
  * JH_NOW and JH_NONCE exist only in a test build (-DJH_TESTING), so a

@@ -12,6 +12,14 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "util.h"
+#include "verify.h"
 
 void
 jh_verifier_init(struct jh_verifier *v, const struct jh_keyset *ks)

@@ -14,6 +14,9 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "energy.h"
+#include "json.h"
 #include "wire.h"
 
 void

@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jh.h"
+#include "buf.h"
+#include "energy.h"
 
 #define JH_API_ANTHROPIC	1	/* Messages */
 #define JH_API_CHAT		2	/* OpenAI Chat Completions */

@@ -19,6 +19,10 @@
 #include <sodium.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "util.h"
 
 struct msg {
 	uint8_t *m;

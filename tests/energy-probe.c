@@ -28,6 +28,8 @@
 #include <jansson.h>
 
 #include "jh.h"
+#include "energy.h"
+#include "json.h"
 #include "statefs.h"
 
 static void

@@ -12,7 +12,8 @@
 
 #include <jansson.h>
 
-#include "jh.h"
+#include "buf.h"
+#include "hosts.h"
 
 int
 main(int argc, char *argv[])

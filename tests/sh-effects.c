@@ -20,6 +20,7 @@
 #include "jh.h"
 #include "effects.h"
 #include "effgrant.h"
+#include "shellparse.h"
 
 static size_t
 unescape(char *s, size_t n)

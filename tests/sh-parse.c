@@ -19,6 +19,10 @@
 #include <unistd.h>
 
 #include "jh.h"
+#include "buf.h"
+#include "json.h"
+#include "shellparse.h"
+#include "util.h"
 
 #define PROG "sh-parse"
 

@@ -48,7 +48,9 @@
 
 #include <jansson.h>
 
+#include "jh.h"
 #include "acprelay.h"
+#include "json.h"
 
 #define FZ_MAXLINE	700	/* the agent's longest line, for the fuzz */
 #define FZ_GONE		0xff

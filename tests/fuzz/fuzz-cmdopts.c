@@ -10,6 +10,9 @@
  */
 #include "fuzz-common.h"
 
+#include "cmdtab.h"
+#include "shellparse.h"
+
 #define MAXW	256
 
 int

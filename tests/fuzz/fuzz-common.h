@@ -27,8 +27,9 @@
 #include <sodium.h>
 
 #include "jh.h"
-#include "cmdtab.h"
 #include "effects.h"
+#include "keys.h"
+#include "shellparse.h"
 
 #pragma weak jh_shell_effects
 #pragma weak jh_effects_init

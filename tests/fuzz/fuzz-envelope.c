@@ -22,6 +22,15 @@
 
 #include <jansson.h>
 
+#include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "json.h"
+#include "keys.h"
+#include "kinds.h"
+#include "verify.h"
+
 static struct jh_verifier fz_v;
 
 int

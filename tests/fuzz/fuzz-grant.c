@@ -23,7 +23,15 @@
 
 #include <jansson.h>
 
+#include "jh.h"
+#include "buf.h"
+#include "cbor.h"
+#include "cose.h"
+#include "decide.h"
 #include "gate.h"
+#include "json.h"
+#include "kinds.h"
+#include "ledger.h"
 #include "statefs.h"
 
 #define NOW_MS	1767225600000ULL	/* 2026-01-01, inside the seeds' */

@@ -18,7 +18,15 @@
 
 #include <jansson.h>
 
+#include "jh.h"
+#include "buf.h"
+#include "chain.h"
+#include "cose.h"
+#include "json.h"
+#include "kinds.h"
 #include "mcp.h"
+#include "status.h"
+#include "verify.h"
 
 #define SESSION		"fuzz-mcp"
 #define NOW_MS		1767225600000ULL

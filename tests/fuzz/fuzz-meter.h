@@ -21,6 +21,10 @@
 
 #include "jh.h"
 #include "aggregate.h"
+#include "energy.h"
+#include "json.h"
+#include "ledger.h"
+#include "meter.h"
 
 static struct jh_coeffs fm_coeffs;
 

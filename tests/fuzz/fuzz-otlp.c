@@ -22,6 +22,9 @@
 
 #include <sys/mman.h>
 
+#include "jh.h"
+#include "json.h"
+#include "meter.h"
 #include "otlp.h"
 #include "fuzz-meter.h"
 

@@ -30,7 +30,10 @@
 #include <fnmatch.h>
 #include <limits.h>
 
+#include "jh.h"
 #include "gate.h"
+#include "paths.h"
+#include "shellcheck.h"
 
 #define TAME_LEN	128	/* glob operands: see above */
 #define TAME_STARS	4

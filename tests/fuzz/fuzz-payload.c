@@ -24,6 +24,12 @@
 
 #include <jansson.h>
 
+#include "jh.h"
+#include "buf.h"
+#include "hosts.h"
+#include "json.h"
+#include "util.h"
+
 #define MAXVALUES	64
 
 static const char *const names_of_hosts[] = { "claude-code", "gemini-cli",

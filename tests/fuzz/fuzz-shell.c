@@ -5,6 +5,9 @@
  */
 #include "fuzz-common.h"
 
+#include "jh.h"
+#include "shellparse.h"
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -26,7 +26,12 @@
 
 #include <jansson.h>
 
+#include "jh.h"
+#include "buf.h"
+#include "energy.h"
+#include "json.h"
 #include "proxy.h"
+#include "wire.h"
 
 static const int apis[4] = { JH_API_ANTHROPIC, JH_API_CHAT,
     JH_API_RESPONSES, JH_API_GEMINI };

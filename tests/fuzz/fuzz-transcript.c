@@ -21,6 +21,8 @@
 
 #include <sys/mman.h>
 
+#include "jh.h"
+#include "meter.h"
 #include "transcript.h"
 #include "fuzz-meter.h"
 
