@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "energy.h"
 #include "json.h"
+#include "ledger.h"
 #include "proxy.h"
 #include "wire.h"
 
