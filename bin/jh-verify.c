@@ -598,12 +598,14 @@ replay_ledger(struct opts *o, struct tally *t)
 	jh_buf_init(&out);
 	if ((l = malloc(sizeof(*l))) == NULL)
 		errx(2, "out of memory");
-	qsort(rp->v, rp->n, sizeof(*rp->v), debit_cmp);
+	if (rp->n > 0)	/* no receipts: v is NULL, which qsort may not take */
+		qsort(rp->v, rp->n, sizeof(*rp->v), debit_cmp);
 	for (i = 0; i < rp->n; i++)
 		if (n == 0 || debit_cmp(&rp->v[n - 1], &rp->v[i]) != 0)
 			rp->v[n++] = rp->v[i];
 	rp->n = n;
-	qsort(rp->v, rp->n, sizeof(*rp->v), grant_cmp);
+	if (rp->n > 0)
+		qsort(rp->v, rp->n, sizeof(*rp->v), grant_cmp);
 	for (ns = 0; ns < rp->n && rp->v[ns].type == R_SETTLE; ns++)
 		;
 	for (i = ns; i < rp->n; i = j) {

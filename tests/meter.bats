@@ -313,7 +313,9 @@ tsv() {
 	[[ $stderr == *"run: nvml declined: GPU 0: no total-energy counter (NVML error 3"* ]]
 	run -127 --separate-stderr jh-meter run -- "$T/no-such-command"
 	# the standard output is the unit's; an interrupt ends the command only
-	run -130 --separate-stderr jh-meter run -- sh -c 'echo from-the-command; kill -INT $$'
+	# (perl puts SIGINT back to its default, which a shell started with it
+	# ignored, as in a job run in the background, could not)
+	run -130 --separate-stderr jh-meter run -- perl -e '$| = 1; print "from-the-command\n"; $SIG{INT} = "DEFAULT"; kill "INT", $$; sleep 5'
 	assert_equal "$(jq -c '[.verdict, .completed, .note]' <<<"$output")" '["error",0,"signal 2; rung time"]'
 	[[ $stderr == "from-the-command"* ]]
 	# the GPU counter did not move in so short a run: no reading, not 0 J
