@@ -348,7 +348,10 @@ conf_line(struct conf *c, const char *line, const char *v)
 
 /*
  * The config is the installer's: absolute path, a regular file owned by
- * the user and writable by nobody else, "key=value" lines.
+ * the user and writable by nobody else, "key=value" lines.  c is all
+ * zero on entry: main's, in static storage, so that the pages of its
+ * path arrays are never touched unless a line fills them (a memset here
+ * would fault in 150 KiB on every hook call, and copy them at the fork).
  */
 static int
 read_conf(struct conf *c, const char *path, char *why, size_t whysz)
@@ -358,7 +361,6 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 	FILE *f;
 	int fd, lineno = 0;
 
-	memset(c, 0, sizeof(*c));
 	c->deadline_ms = 8000;
 	c->lock_ms = 2000;
 	c->fast = 1;
@@ -1477,8 +1479,8 @@ main(int argc, char *argv[])
 	struct rlimit rl = { 0, 0 };
 	struct stages *s;
 	struct args a;
-	struct conf c;
-	struct run r;
+	static struct conf c;	/* zero, and faulted in only where used */
+	static struct run r;
 	struct jh_err e;
 	struct jh_buf none;
 	char why[1024];
@@ -1488,7 +1490,6 @@ main(int argc, char *argv[])
 	setrlimit(RLIMIT_CORE, &rl);
 	signal(SIGPIPE, SIG_IGN);
 	parse_args(&a, argc, argv);
-	memset(&r, 0, sizeof(r));
 	r.conn = -1;
 	if ((r.host = jh_host_lookup(a.host)) == NULL) {
 		fprintf(stderr, "%s: unknown host %s\n", PROG, a.host);
