@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,14 +123,12 @@ struct run {
  * and a frame that is cut short or never comes is the client's deny.
  */
 static void __attribute__((noreturn))
-finish(const struct run *r, int status)
+finish_raw(const struct run *r, int status)
 {
 	char hdr[80], buf[65536];
 	off_t len[2];
 	int fd, i;
 
-	fflush(stdout);
-	fflush(stderr);
 	if (r == NULL || r->conn == -1)
 		_exit(status);
 	for (i = 0; i < 2; i++) {
@@ -159,6 +158,15 @@ finish(const struct run *r, int status)
 	}
 	shutdown(r->conn, SHUT_WR);
 	_exit(status);
+}
+
+/* The same, once what stdio holds is written. */
+static void __attribute__((noreturn))
+finish(const struct run *r, int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	finish_raw(r, status);
 }
 
 /*
@@ -197,39 +205,50 @@ learn_event(struct run *r)
  * After a tool ran: the host's "stop the run".  At the end of a session:
  * the reason, and a status the host shows without blocking anything.
  */
+/*
+ * The host's answer to a deny for why, in b, and the status to exit
+ * with: after a tool ran, the host's "stop the run"; at the end of a
+ * session, nothing, and a status the host shows without blocking.
+ */
+static int
+deny_answer(const struct run *run, const char *why, struct jh_buf *b)
+{
+	const struct jh_host *h = run->host;
+	char r[600];
+
+	if (h == NULL)
+		return (2);
+	snprintf(r, sizeof(r), "joulehook: %s", why);
+	if (run->post != NULL) {
+		jh_host_post_answer(b, h, run->post, JH_POST_STOP, r, NULL);
+		return (0);
+	}
+	if (run->event[0] != '\0' && strcmp(run->event, JH_GATE_EVENT) != 0)
+		return (1);
+	if (jh_host_answer(b, h, JH_ANSWER_DENY, r, NULL, NULL, 0) == -1)
+		jh_buf_reset(b);
+	return (h->block_status);
+}
+
 static void __attribute__((noreturn))
 deny(const struct run *run, const char *fmt, ...)
 {
-	const struct jh_host *h = run->host;
 	struct jh_buf b;
 	char why[512];
 	va_list ap;
+	int status;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", PROG, why);
-	if (h != NULL && run->event[0] == '\0')
+	if (run->host != NULL && run->event[0] == '\0')
 		learn_event((struct run *)run);
 	jh_buf_init(&b);
-	if (h != NULL && run->post != NULL) {
-		char r[600];
-		snprintf(r, sizeof(r), "joulehook: %s", why);
-		jh_host_post_answer(&b, h, run->post, JH_POST_STOP, r, NULL);
+	status = deny_answer(run, why, &b);
+	if (b.len > 0)
 		fwrite(b.p, 1, b.len, stdout);
-		finish(run, 0);
-	}
-	if (h != NULL && run->event[0] != '\0' &&
-	    strcmp(run->event, JH_GATE_EVENT) != 0)
-		finish(run, 1);
-	if (h != NULL) {
-		char r[600];
-		snprintf(r, sizeof(r), "joulehook: %s", why);
-		if (jh_host_answer(&b, h, JH_ANSWER_DENY, r, NULL, NULL,
-		    0) != -1)
-			fwrite(b.p, 1, b.len, stdout);
-	}
-	finish(run, h != NULL ? h->block_status : 2);
+	finish(run, status);
 }
 
 static void
@@ -932,25 +951,19 @@ fault(int stage, void *arg)
 
 	if (stage != c->fault_stage)
 		return;
-	fflush(stdout);
 	if (c->fault_sig == 0)
 		for (;;)
 			pause();
-	raise(c->fault_sig);
+	kill(getpid(), c->fault_sig);	/* the worker: its own pid */
 }
 #endif
 
-/*
- * The fused path (fast=1): in the forked child, the stages as library
- * calls (jh_fused), the answer on the pipe and the reply stage's status
- * as the child's.
- */
-static void __attribute__((noreturn))
-fused_child(const struct run *r, const struct conf *c)
+/* The stages as library calls (jh_fused): the answer in out, and the
+ * reply stage's status. */
+static int
+fused_stages(const struct run *r, const struct conf *c, struct jh_buf *out)
 {
 	struct jh_fused f;
-	struct jh_buf out;
-	int status;
 
 	memset(&f, 0, sizeof(f));
 	f.host = r->host;
@@ -971,12 +984,164 @@ fused_child(const struct run *r, const struct conf *c)
 		f.arg = (void *)c;
 	}
 #endif
-	jh_buf_init(&out);
-	status = jh_fused(&out, stderr, &f, r->payload.p, r->payload.len);
+	jh_buf_init(out);
+	return (jh_fused(out, stderr, &f, r->payload.p, r->payload.len));
+}
+
+/*
+ * The fused path in a forked child, where clone(2) cannot make the
+ * worker below: the answer on the pipe and the reply stage's status as
+ * the child's.
+ */
+static void __attribute__((noreturn))
+fused_child(const struct run *r, const struct conf *c)
+{
+	struct jh_buf out;
+	int status;
+
+	status = fused_stages(r, c, &out);
 	if (out.len > 0 && jh_write_all(STDOUT_FILENO, out.p, out.len) == -1)
 		status = 127;
 	fflush(stderr);
 	_exit(status);
+}
+
+/*
+ * The fused path (fast=1).  The stages run in a worker that is a process
+ * of its own, so that its crash, a SIGKILL or SIGSTOP of it, or a wait
+ * past the deadline is this process's deny, as a forked child's would
+ * be; but the worker shares this process's memory (clone(2), CLONE_VM):
+ * nothing is copied when it starts, and it leaves its answer in w.out.
+ * A fork here cost more than all the stages together: the page tables
+ * copied, and every page either process wrote afterwards copied again.
+ *
+ * While the worker runs, this process only waits, on its own stack.  A
+ * worker that ended any other way than by returning may have left the
+ * heap or stdio mid-update, so the answer to that end is made before it
+ * starts and written with write(2) alone.  Where clone(2) fails, or the
+ * sanitizers watch (they follow one stack per thread), the worker is a
+ * forked child, as it was.  (valgrind cannot run this clone(2); it runs
+ * jh-hook natively: scripts/valgrind-wrap.)
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED	1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED	0
+#endif
+#define WORKER_STACK	(8 << 20)	/* a main thread's; touched as used */
+
+struct worker {
+	const struct run *r;
+	const struct conf *c;
+	struct jh_buf out;
+	int status;
+};
+
+static int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->status = fused_stages(w->r, w->c, &w->out);
+	_exit(w->status);
+}
+
+/* The deny made in advance for an end of the worker's: bytes, status. */
+struct early {
+	struct jh_buf out;
+	int status;
+	char line[600];		/* for the standard error */
+};
+
+static void
+early_make(struct early *e, const struct run *r, const char *why)
+{
+	jh_buf_init(&e->out);
+	e->status = deny_answer(r, why, &e->out);
+	snprintf(e->line, sizeof(e->line), "%s: %s\n", PROG, why);
+}
+
+/* Writes a deny made in advance and ends, with no stdio and no heap. */
+static void __attribute__((noreturn))
+early_end(const struct run *r, const struct early *e)
+{
+	(void)jh_write_all(STDERR_FILENO, e->line, strlen(e->line));
+	if (e->out.len > 0)
+		(void)jh_write_all(STDOUT_FILENO, e->out.p, e->out.len);
+	finish_raw(r, e->status);
+}
+
+static int
+fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
+    char *pv[], char **av[])
+{
+	static struct worker w;
+	struct early late, died;
+	struct jh_buf none;
+	struct pollfd p;
+	char why[160], *stack;
+	uint64_t now;
+	int fds[2], st = 0;
+	pid_t pid = -1;
+
+	snprintf(why, sizeof(why), "the gate did not answer within %u ms",
+	    c->deadline_ms);
+	early_make(&late, r, why);
+	early_make(&died, r, "the gate's worker ended before it answered "
+	    "(killed, or a crash)");
+	w.r = r;
+	w.c = c;
+	stack = mmap(NULL, WORKER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED || pipe2(fds, O_CLOEXEC) == -1)
+		deny(r, "cannot start the gate: %s", strerror(errno));
+	/* the lowest page stays unmapped: an overflow is a crash */
+	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED)
+		pid = clone(worker_main, stack + WORKER_STACK, CLONE_VM |
+		    SIGCHLD, &w);
+	if (pid == -1) {
+		close(fds[0]);
+		close(fds[1]);
+		jh_buf_init(&none);
+		return (pipeline(r, c, pv, av, 1, &none, &r->answer, deadline,
+		    sts, fused_child));
+	}
+	close(fds[1]);	/* the worker's copy closes when it ends */
+	p.fd = fds[0];
+	p.events = POLLIN;
+	for (;;) {
+		if ((now = mono_ms()) >= deadline) {
+			kill(pid, SIGKILL);
+			early_end(r, &late);
+		}
+		p.revents = 0;
+		if (poll(&p, 1, (int)(deadline - now)) == -1 && errno != EINTR) {
+			kill(pid, SIGKILL);
+			early_end(r, &died);
+		}
+		if (p.revents != 0)
+			break;
+	}
+	/* the worker's files are closed as it exits: it is all but gone */
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			kill(pid, SIGKILL);
+			early_end(r, &died);
+		}
+	close(fds[0]);
+	if (!WIFEXITED(st))
+		early_end(r, &died);
+	jh_buf_free(&r->answer);
+	r->answer = w.out;
+	jh_buf_free(&late.out);
+	jh_buf_free(&died.out);
+	sts[0] = st;
+	return (st);
 }
 
 /*
@@ -1482,7 +1647,6 @@ main(int argc, char *argv[])
 	static struct conf c;	/* zero, and faulted in only where used */
 	static struct run r;
 	struct jh_err e;
-	struct jh_buf none;
 	char why[1024];
 	int st, sts[NSTAGES];
 	uint64_t deadline;
@@ -1529,10 +1693,8 @@ main(int argc, char *argv[])
 	deadline = mono_ms() + c.deadline_ms;
 	if (r.post == NULL && strcmp(r.event, JH_GATE_EVENT) != 0)
 		end_session(&r, &c, s, deadline);
-	jh_buf_init(&none);
 	if (fused(&r, &c))
-		st = pipeline(&r, &c, s->pv, s->av, 1, &none, &r.answer,
-		    deadline, sts, fused_child);
+		st = fused_run(&r, &c, deadline, sts, s->pv, s->av);
 	else
 		st = pipeline(&r, &c, s->pv, s->av, NSTAGES, &r.payload,
 		    &r.answer, deadline, sts, NULL);

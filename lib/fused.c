@@ -9,8 +9,8 @@
  * one before, and gets nothing when the one before failed or refused, as
  * a filter that exits gets an empty pipe: the reply stage then denies.
  * Its diagnostics go to err with the filter's name in front.  The driver
- * runs this in a child of its own and keeps the deadline, so a crash or
- * a hang here is a deny as a stage's is.
+ * runs this in a worker process of its own and keeps the deadline, so a
+ * crash or a hang here is a deny as a stage's is.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
 # jh-hook's fused path (fast=1, the default): the stages of a tool call
-# as library calls in one forked child.  It must give the host the very
+# as library calls in one worker process.  It must give the host the very
 # answer, exit status and diagnostics the five-process pipeline (fast=0)
 # gives, and leave the very same log, sidecar, index and ledger, on
-# every payload of every host we carry and on the agent corpus; a child
-# that dies or hangs at any stage is the host's deny (or its stop after
+# every payload of every host we carry and on the agent corpus; a worker
+# that dies, is stopped or hangs at any stage is the host's deny (or its stop after
 # a tool ran), as a stage of the pipeline is.  And the PostToolUse hook
 # finds the call's decision through the index, never by reading the log.
 
@@ -139,13 +139,13 @@ same() {
 	run -0 grep -c 'the payload is not JSON' "$T/err1"
 }
 
-@test "fused: a child killed, crashed or hung at any stage is the host's deny, and the log still verifies" {
+@test "fused: a worker killed, crashed, aborted or hung at any stage is the host's deny, and the log still verifies" {
 	local stage sig
 	sed -i 's/^deadline_ms=.*//' "$JH_HOME/hook.conf"
 	echo "deadline_ms=1500" >>"$JH_HOME/hook.conf"
 	echo "lock_ms=500" >>"$JH_HOME/hook.conf"
 	for stage in 0 1 2 3 4; do
-		for sig in 9 11 0; do
+		for sig in 9 11 6 0; do
 			cp "$JH_HOME/hook.conf" "$T/f.conf"
 			echo "fault=$stage:$sig" >>"$T/f.conf"
 			chmod 600 "$T/f.conf"
@@ -161,6 +161,12 @@ same() {
 	echo "fault=1:0" >>"$T/f.conf"
 	run -2 "$H/jh-hook" -c "$T/f.conf" <"$T/p.json"
 	[[ "$output" == *"did not answer within 1500 ms"* ]]
+	# so is a worker stopped (SIGSTOP) between two stages
+	cp "$JH_HOME/hook.conf" "$T/f.conf"
+	echo "fault=1:19" >>"$T/f.conf"
+	payload PreToolUse Bash '{"command":"ls"}' toolu_stopped >"$T/p.json"
+	run -2 "$H/jh-hook" -c "$T/f.conf" <"$T/p.json"
+	[[ "$output" == *"did not answer within 1500 ms"* ]]
 	# what was chained before a death is whole: the log verifies
 	run -0 jh-verify -q "$JH_STATE"/logs/*.jhl
 	# and the gate goes on answering
@@ -168,7 +174,7 @@ same() {
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
 }
 
-@test "fused: a child that dies after a tool ran stops the run" {
+@test "fused: a worker that dies after a tool ran stops the run" {
 	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
 	jq -c '.hook_event_name = "PostToolUse" | .tool_response = {stdout: "", stderr: "", interrupted: false}' \
