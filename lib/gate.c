@@ -203,12 +203,50 @@ jh_protect_builtin(struct jh_protect *p, const char *home,
 	jh_protect_builtin_at(p, home, statedir, NULL);
 }
 
+/*
+ * Every host's own configuration under the user's home, where its hooks
+ * live.  The home is resolved once: a name whose first part is not there
+ * resolves to the home and the name as they are (jh_path_resolve keeps a
+ * missing tail, and these hold no ".."), one lstat instead of a walk of
+ * the whole path; any other is resolved in full.
+ */
+static void
+protect_hosts(struct jh_protect *p, const char *uhome)
+{
+	static const char *const conf[] = { ".claude", ".claude.json",
+	    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
+	    ".config/opencode", ".opencode", NULL };
+	char home[PATH_MAX + 1], buf[2 * PATH_MAX + 2], *r;
+	struct jh_err e;
+	struct stat st;
+	size_t i, k;
+
+	if (jh_path_resolve(home, sizeof(home), "/", uhome, &e) == -1)
+		home[0] = '\0';
+	for (i = 0; conf[i] != NULL; i++) {
+		k = strcspn(conf[i], "/");
+		if (home[0] != '\0' && (size_t)snprintf(buf, sizeof(buf),
+		    "%s/%.*s", strcmp(home, "/") == 0 ? "" : home, (int)k,
+		    conf[i]) < sizeof(buf) && lstat(buf, &st) == -1 &&
+		    errno == ENOENT) {
+			snprintf(buf, sizeof(buf), "%s/%s", strcmp(home, "/") ==
+			    0 ? "" : home, conf[i]);
+			if (p->n < JH_PROTECT_MAX && strlen(buf) <= PATH_MAX &&
+			    (r = strdup(buf)) != NULL)
+				p->path[p->n++] = r;
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);
+		(void)protect_put(p, buf);
+	}
+}
+
 /* The same, with the install at exedir (NULL: this program's directory). */
 void
 jh_protect_builtin_at(struct jh_protect *p, const char *home,
     const char *statedir, const char *exedir)
 {
-	char exe[PATH_MAX], buf[PATH_MAX], *end;
+	char exe[PATH_MAX], *end;
 	const char *uhome;
 	ssize_t n;
 
@@ -223,17 +261,8 @@ jh_protect_builtin_at(struct jh_protect *p, const char *home,
 			(void)protect_put(p, exe);
 		}
 	}
-	if ((uhome = getenv("HOME")) != NULL && uhome[0] == '/') {
-		/* every host's own configuration, where its hooks live */
-		static const char *const conf[] = { ".claude", ".claude.json",
-		    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
-		    ".config/opencode", ".opencode", NULL };
-		size_t i;
-		for (i = 0; conf[i] != NULL; i++) {
-			snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);
-			(void)protect_put(p, buf);
-		}
-	}
+	if ((uhome = getenv("HOME")) != NULL && uhome[0] == '/')
+		protect_hosts(p, uhome);
 	if ((uhome = getenv("CODEX_HOME")) != NULL && uhome[0] == '/')
 		(void)protect_put(p, uhome);
 }
@@ -997,10 +1026,19 @@ apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
 	struct line ln;
 	struct jh_err e;
 	struct jh_buf b;
-	json_t *cur = json_deep_copy(in);
+	json_t *cur;
 	size_t i;
 	int changed = 0;
 
+	/* no rewrite policy: the effects are not worked out a second time */
+	for (i = 0; g->policies != NULL && i < g->policies->len; i++)
+		if (jh_cbor_get(&g->policies->v[i], "rewrite") != NULL)
+			break;
+	if (g->policies == NULL || i == g->policies->len) {
+		*out = NULL;
+		return (0);
+	}
+	cur = json_deep_copy(in);
 	jh_buf_init(&b);
 	jh_decision_init(&dl);
 	(void)line_effects(&ln, &dl, gt, act, in, cwd);
