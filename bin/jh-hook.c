@@ -1015,7 +1015,10 @@ fused_child(const struct run *r, const struct conf *c)
  * A fork here cost more than all the stages together: the page tables
  * copied, and every page either process wrote afterwards copied again.
  *
- * While the worker runs, this process only waits, on its own stack.  A
+ * The stages never fork or start a thread: either would rewrite the
+ * thread data the two processes share (lib/ has no fork, exec or
+ * pthread_create).  While the worker runs, this process only waits, on
+ * its own stack.  A
  * worker that ended any other way than by returning may have left the
  * heap or stdio mid-update, so the answer to that end is made before it
  * starts and written with write(2) alone.  Where clone(2) fails, or the
