@@ -201,11 +201,6 @@ learn_event(struct run *r)
 }
 
 /*
- * The host's deny, on stdout, with the reason on stderr; exit blocking.
- * After a tool ran: the host's "stop the run".  At the end of a session:
- * the reason, and a status the host shows without blocking anything.
- */
-/*
  * The host's answer to a deny for why, in b, and the status to exit
  * with: after a tool ran, the host's "stop the run"; at the end of a
  * session, nothing, and a status the host shows without blocking.
@@ -230,6 +225,7 @@ deny_answer(const struct run *run, const char *why, struct jh_buf *b)
 	return (h->block_status);
 }
 
+/* The host's deny, on stdout, with the reason on stderr; and the end. */
 static void __attribute__((noreturn))
 deny(const struct run *run, const char *fmt, ...)
 {
@@ -958,8 +954,10 @@ fault(int stage, void *arg)
 }
 #endif
 
-/* The stages as library calls (jh_fused): the answer in out, and the
- * reply stage's status. */
+/*
+ * The stages as library calls (jh_fused): the answer in out, and the
+ * reply stage's status.
+ */
 static int
 fused_stages(const struct run *r, const struct conf *c, struct jh_buf *out)
 {
@@ -1018,10 +1016,9 @@ fused_child(const struct run *r, const struct conf *c)
  * The stages never fork or start a thread: either would rewrite the
  * thread data the two processes share (lib/ has no fork, exec or
  * pthread_create).  While the worker runs, this process only waits, on
- * its own stack.  A
- * worker that ended any other way than by returning may have left the
- * heap or stdio mid-update, so the answer to that end is made before it
- * starts and written with write(2) alone.  Where clone(2) fails, or the
+ * its own stack.  A worker that ended any other way than by returning
+ * may have left the heap or stdio mid-update, so the answer to that end
+ * is made before it starts and written with write(2) alone.  Where clone(2) fails, or the
  * sanitizers watch (they follow one stack per thread), the worker is a
  * forked child, as it was.  (valgrind cannot run this clone(2); it runs
  * jh-hook natively: scripts/valgrind-wrap.)
@@ -1041,17 +1038,16 @@ fused_child(const struct run *r, const struct conf *c)
 struct worker {
 	const struct run *r;
 	const struct conf *c;
-	struct jh_buf out;
-	int status;
+	struct jh_buf out;	/* the answer, read once the worker exited */
 };
 
+/* The worker: the stages, and the reply stage's status as its own. */
 static int
 worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	w->status = fused_stages(w->r, w->c, &w->out);
-	_exit(w->status);
+	_exit(fused_stages(w->r, w->c, &w->out));
 }
 
 /* The deny made in advance for an end of the worker's: bytes, status. */

@@ -156,6 +156,17 @@ jh_protect_free(struct jh_protect *p)
 	strs_free(p->path, &p->n);
 }
 
+/* Keeps a path already resolved; there is no room past JH_PROTECT_MAX. */
+static int
+protect_keep(struct jh_protect *p, const char *resolved)
+{
+	if (p->n >= JH_PROTECT_MAX ||
+	    (p->path[p->n] = strdup(resolved)) == NULL)
+		return (-1);
+	p->n++;
+	return (0);
+}
+
 /* Adds a path, resolved; there is no room past JH_PROTECT_MAX. */
 static int
 protect_put(struct jh_protect *p, const char *path)
@@ -167,10 +178,7 @@ protect_put(struct jh_protect *p, const char *path)
 		return (-1);
 	if (jh_path_resolve(r, sizeof(r), "/", path, &e) == -1)
 		return (-1);
-	if ((p->path[p->n] = strdup(r)) == NULL)
-		return (-1);
-	p->n++;
-	return (0);
+	return (protect_keep(p, r));
 }
 
 /*
@@ -216,24 +224,23 @@ protect_hosts(struct jh_protect *p, const char *uhome)
 	static const char *const conf[] = { ".claude", ".claude.json",
 	    ".codex", ".gemini", ".cline", ".cursor", ".codeium",
 	    ".config/opencode", ".opencode", NULL };
-	char home[PATH_MAX + 1], buf[2 * PATH_MAX + 2], *r;
+	char home[PATH_MAX + 1], buf[2 * PATH_MAX + 2];
+	const char *h;
 	struct jh_err e;
 	struct stat st;
 	size_t i, k;
 
 	if (jh_path_resolve(home, sizeof(home), "/", uhome, &e) == -1)
 		home[0] = '\0';
+	h = strcmp(home, "/") == 0 ? "" : home;
 	for (i = 0; conf[i] != NULL; i++) {
 		k = strcspn(conf[i], "/");
 		if (home[0] != '\0' && (size_t)snprintf(buf, sizeof(buf),
-		    "%s/%.*s", strcmp(home, "/") == 0 ? "" : home, (int)k,
-		    conf[i]) < sizeof(buf) && lstat(buf, &st) == -1 &&
-		    errno == ENOENT) {
-			snprintf(buf, sizeof(buf), "%s/%s", strcmp(home, "/") ==
-			    0 ? "" : home, conf[i]);
-			if (p->n < JH_PROTECT_MAX && strlen(buf) <= PATH_MAX &&
-			    (r = strdup(buf)) != NULL)
-				p->path[p->n++] = r;
+		    "%s/%.*s", h, (int)k, conf[i]) < sizeof(buf) &&
+		    lstat(buf, &st) == -1 && errno == ENOENT) {
+			snprintf(buf, sizeof(buf), "%s/%s", h, conf[i]);
+			if (strlen(buf) <= PATH_MAX)
+				(void)protect_keep(p, buf);
 			continue;
 		}
 		snprintf(buf, sizeof(buf), "%s/%s", uhome, conf[i]);
