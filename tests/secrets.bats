@@ -157,17 +157,26 @@ payload() {
 	assert_output '0 0'
 }
 
-# core_limit CMD...: the core file size limit of CMD while it runs (it
-# waits on its standard input, a pipe kept open), as /proc shows it.
+# core_limit CMD...: the core file size limit of CMD while it runs, as
+# /proc shows it. CMD waits on its standard input, a pipe kept open; the
+# limit is read once it is blocked there (read(2) of fd 0, or poll(2)), so
+# past its start-up: an exec'd image that has not reached main yet (a slow
+# sanitizer start, say) still has the limit it inherited.
 core_limit() {
-	local pid k lim=
+	local pid k lim= sc
 	mkfifo "$T/hold.$$"
 	"$@" <"$T/hold.$$" >/dev/null 2>&1 3>&- &
 	pid=$!
 	exec 4>"$T/hold.$$"
-	for ((k = 0; k < 100; k++)); do
-		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$1")" ] &&
-		    lim=$(awk '/^Max core file size/ {print $5, $6}' "/proc/$pid/limits") && break
+	for ((k = 0; k < 200; k++)); do
+		if [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$1")" ]; then
+			sc=$(cut -d' ' -f1,2 "/proc/$pid/syscall" 2>/dev/null) || sc=
+			case $sc in
+			'0 0x0' | '7 '* | '271 '*)
+				lim=$(awk '/^Max core file size/ {print $5, $6}' "/proc/$pid/limits") && break
+				;;
+			esac
+		fi
 		sleep 0.05
 	done
 	exec 4>&-
