@@ -159,23 +159,20 @@ payload() {
 
 # core_limit CMD...: the core file size limit of CMD while it runs, as
 # /proc shows it. CMD waits on its standard input, a pipe kept open; the
-# limit is read once it is blocked there (read(2) of fd 0, or poll(2)), so
+# limit is read once its image is CMD's and it sleeps there (state S), so
 # past its start-up: an exec'd image that has not reached main yet (a slow
-# sanitizer start, say) still has the limit it inherited.
+# sanitizer start, say) still has the limit it inherited, and never sleeps.
 core_limit() {
-	local pid k lim= sc
+	local pid k lim= st
 	mkfifo "$T/hold.$$"
 	"$@" <"$T/hold.$$" >/dev/null 2>&1 3>&- &
 	pid=$!
 	exec 4>"$T/hold.$$"
 	for ((k = 0; k < 200; k++)); do
-		if [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$1")" ]; then
-			sc=$(cut -d' ' -f1,2 "/proc/$pid/syscall" 2>/dev/null) || sc=
-			case $sc in
-			'0 0x0' | '7 '* | '271 '*)
-				lim=$(awk '/^Max core file size/ {print $5, $6}' "/proc/$pid/limits") && break
-				;;
-			esac
+		st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		if [ "$st" = S ] &&
+		    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$1")" ]; then
+			lim=$(awk '/^Max core file size/ {print $5, $6}' "/proc/$pid/limits") && break
 		fi
 		sleep 0.05
 	done
