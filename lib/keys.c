@@ -278,12 +278,17 @@ jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
 		return (jh_errf(e, "%s: %s", path, strerror(errno)));
 	if (key_file_ok(fd, path, e) == -1)
 		goto out;
-	if ((txt = sodium_malloc(KEY_FILE_MAX + 1)) == NULL ||
-	    (seed = sodium_malloc(JH_SEED_LEN)) == NULL ||
+	/*
+	 * The file's text and the seed share one secure region: each
+	 * sodium_malloc is an mmap, guard pages, mlock and their undoing,
+	 * about ten system calls on every hook call.
+	 */
+	if ((txt = sodium_malloc(KEY_FILE_MAX + 1 + JH_SEED_LEN)) == NULL ||
 	    (k->sk = sodium_malloc(JH_SK_LEN)) == NULL) {
 		jh_errf(e, "out of secure memory");
 		goto out;
 	}
+	seed = (uint8_t *)txt + KEY_FILE_MAX + 1;
 	vl = 0;
 	while ((r = read(fd, txt + vl, KEY_FILE_MAX - vl)) > 0)
 		vl += (size_t)r;
@@ -339,8 +344,7 @@ jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
 out:
 	if (fd != -1)
 		close(fd);
-	sodium_free(txt);
-	sodium_free(seed);
+	sodium_free(txt);	/* and the seed in it: zeroed, then freed */
 	if (rc == -1) {
 		sodium_free(k->sk);
 		k->sk = NULL;
