@@ -58,6 +58,7 @@ LIBSRC	= acprelay.c \
 	  patch.c \
 	  paths.c \
 	  profile.c \
+	  protect.c \
 	  proxyhold.c \
 	  proxyserve.c \
 	  proxyup.c \

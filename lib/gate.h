@@ -8,8 +8,8 @@
  * is decided again), budget -> debit.  The context, struct jh_gate, is
  * the caller's; the grant cache in it is the only part jh_decide()
  * changes.  jh_grant_valid() is the revocation, audience and validity
- * part alone, which jh-proxy makes too; jh_protect_*() build the set of
- * paths no grant can allow.
+ * part alone, which jh-proxy makes too.  The set of paths no grant can
+ * allow is protect.h's.
  */
 #ifndef JH_GATE_H
 #define JH_GATE_H
@@ -23,31 +23,10 @@
 #include "decide.h"
 #include "jh.h"
 #include "keys.h"
+#include "protect.h"
 #include "util.h"
 
 struct jh_buf;
-
-/*
- * A protected set holds at most JH_PROTECT_MAX paths, of which at most
- * JH_PROTECT_ARGS are the caller's own (-P): the rest is kept for the
- * built-in ones, which a long -P list must never crowd out.
- */
-#define JH_PROTECT_MAX	48
-#define JH_PROTECT_ARGS	32
-
-struct jh_protect {
-	char *path[JH_PROTECT_MAX];	/* resolved, absolute */
-	size_t n;
-};
-
-void	jh_protect_init(struct jh_protect *p);
-int	jh_protect_add(struct jh_protect *p, const char *path,
-	    struct jh_err *e);
-void	jh_protect_builtin(struct jh_protect *p, const char *home,
-	    const char *statedir);
-void	jh_protect_builtin_at(struct jh_protect *p, const char *home,
-	    const char *statedir, const char *exedir);
-void	jh_protect_free(struct jh_protect *p);
 
 /* The last grant loaded, by path: a stream of events reuses it. */
 struct jh_gcache {
