@@ -150,10 +150,13 @@ $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 # LD_PRELOAD a project's settings inject, never runs before its main
 # (jh-hook(1), SECURITY CONSIDERATIONS); so is jh-status, which Claude
 # Code runs through a shell as its status line.  Sanitizer builds cannot
-# be static.
+# be static.  jh-hook's parts beside jh-hook.c share bin/hook.h.
+HOOKOBJ	= $(O)/bin/hook-conf.o $(O)/bin/hook-run.o $(O)/bin/hook-sock.o
+$(OUTBIN)/jh-hook: $(HOOKOBJ)
 $(OUTBIN)/jh-hook $(OUTBIN)/jh-status: $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(JH_LDFLAGS) $(if $(NOSTATIC),,-static) -o $@ $< $(LIBA) \
+	$(CC) $(CFLAGS) $(JH_LDFLAGS) $(if $(NOSTATIC),,-static) -o $@ \
+	    $(filter %.o,$^) $(LIBA) \
 	    $(shell pkg-config $(if $(NOSTATIC),,--static) --libs libsodium jansson) -lm
 
 $(O)/tests/libcbor-regress: tests/libcbor-regress.c
@@ -192,7 +195,7 @@ $(O)/tests/faultinject.so: tests/faultinject.c
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC \
 	    -shared -o $@ $< -ldl
 
--include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d)
+-include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d) $(HOOKOBJ:.o=.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
 # library or tool is missing; a no-op otherwise.

@@ -23,25 +23,23 @@
  * transport; -a is the server, started per connection by the system's
  * socket activation as the gate's own user, which checks the caller's
  * uid (SO_PEERCRED) and runs the same pipeline.
+ *
+ * This file is the driver; the config, the stages' supervision and the
+ * socket are files of their own beside it (bin/hook.h names them).
  */
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -50,69 +48,13 @@
 #include "jh.h"
 #include "buf.h"
 #include "chain.h"
-#include "fused.h"
-#include "gate.h"
 #include "hookwire.h"
 #include "hosts.h"
 #include "json.h"
 #include "statefs.h"
 #include "util.h"
 
-#define PROG		"jh-hook"
-#define NSTAGES		5
-#define MAX_ANSWER	(1024 * 1024)
-_Static_assert(MAX_ANSWER <= JH_HW_MAX_OUT, "a frame carries every answer");
-#define CONF_DEVELOPERS	16
-/*
- * A config's protect lines (jh-hook(1): up to 16), each passed on as a
- * -P; jh-decide takes up to JH_PROTECT_ARGS of them (lib/gate.h).
- */
-#define CONF_PROTECT	16
-_Static_assert(CONF_PROTECT <= JH_PROTECT_ARGS,
-    "jh-decide must take every protect line as a -P");
-
-struct conf {
-	char bindir[PATH_MAX];
-	char home[PATH_MAX];
-	char state[PATH_MAX];
-	char user_home[PATH_MAX];
-	char protect[CONF_PROTECT][PATH_MAX];
-	int nprotect;
-	unsigned deadline_ms;
-	unsigned lock_ms;
-	int answer_allow;
-	char sink[PATH_MAX];	/* checkpoints are appended here */
-	int readable;		/* readable=1: records 0644 (hardened) */
-	struct {
-		uid_t uid;
-		char home[PATH_MAX];
-	} dev[CONF_DEVELOPERS];	/* developer=: who -a serves */
-	int ndev;
-	int meter;		/* meter=transcript: observe at Stop */
-	int fast;		/* fast=1: the stages in one process */
-#ifdef JH_TESTING
-	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
-	int fault_stage;	/* fault=N:SIG: the fused child raises SIG */
-	int fault_sig;		/* after stage N (0-4); SIG 0: it hangs */
-	char now[32];		/* now=, nonce=: JH_NOW and JH_NONCE */
-	char nonce[32];		/* for the stages, so runs compare */
-#endif
-};
-
-struct run {
-	const struct jh_host *host;
-	const char *post;	/* the post-tool event, when it is one */
-	char event[64];
-	char transcript[PATH_MAX];	/* the host's, at Stop */
-	char prompt[128];		/* the host's id of the user's prompt */
-	struct jh_buf payload;
-	struct jh_buf answer;
-	char session[JH_SESSION_MAX + 1];
-	char call[256];
-	char digest[JH_ID_LEN];
-	int conn;		/* -a: the connection; else -1 */
-	char uid[16];		/* -a: the caller's uid, for jh-decide -u */
-};
+#include "hook.h"
 
 /*
  * Ends the run with status.  Under -a the standard output and error are
@@ -122,7 +64,7 @@ struct run {
  *
  * and a frame that is cut short or never comes is the client's deny.
  */
-static void __attribute__((noreturn))
+void
 finish_raw(const struct run *r, int status)
 {
 	char hdr[80], buf[65536];
@@ -161,7 +103,7 @@ finish_raw(const struct run *r, int status)
 }
 
 /* The same, once what stdio holds is written. */
-static void __attribute__((noreturn))
+void
 finish(const struct run *r, int status)
 {
 	fflush(stdout);
@@ -205,7 +147,7 @@ learn_event(struct run *r)
  * with: after a tool ran, the host's "stop the run"; at the end of a
  * session, nothing, and a status the host shows without blocking.
  */
-static int
+int
 deny_answer(const struct run *run, const char *why, struct jh_buf *b)
 {
 	const struct jh_host *h = run->host;
@@ -226,7 +168,7 @@ deny_answer(const struct run *run, const char *why, struct jh_buf *b)
 }
 
 /* The host's deny, on stdout, with the reason on stderr; and the end. */
-static void __attribute__((noreturn))
+void
 deny(const struct run *run, const char *fmt, ...)
 {
 	struct jh_buf b;
@@ -255,174 +197,6 @@ usage(void)
 	exit(2);
 }
 
-static int
-set_path(char *dst, const char *v)
-{
-	if (v[0] != '/' || strlen(v) >= PATH_MAX)
-		return (-1);
-	strcpy(dst, v);
-	return (0);
-}
-
-/*
- * developer=UID or developer=UID:HOME, the callers -a serves: a decimal
- * uid, and the home their "~" means (else user_home).
- */
-static int
-add_developer(struct conf *c, const char *v)
-{
-	unsigned long u;
-	char *end;
-
-	if (c->ndev >= CONF_DEVELOPERS || v[0] < '0' || v[0] > '9')
-		return (-1);
-	errno = 0;
-	u = strtoul(v, &end, 10);
-	if (errno != 0 || u >= (uid_t)-1 || (*end != '\0' && *end != ':'))
-		return (-1);
-	c->dev[c->ndev].uid = (uid_t)u;
-	c->dev[c->ndev].home[0] = '\0';
-	if (*end == ':' && set_path(c->dev[c->ndev].home, end + 1) == -1)
-		return (-1);
-	c->ndev++;
-	return (0);
-}
-
-/* One key=value line of the config; -1 for a key or value it refuses. */
-static int
-conf_line(struct conf *c, const char *line, const char *v)
-{
-	if (strcmp(line, "bindir") == 0) {
-		if (set_path(c->bindir, v) == -1)
-			return (-1);
-	} else if (strcmp(line, "home") == 0) {
-		if (set_path(c->home, v) == -1)
-			return (-1);
-	} else if (strcmp(line, "state") == 0) {
-		if (set_path(c->state, v) == -1)
-			return (-1);
-	} else if (strcmp(line, "user_home") == 0) {
-		if (set_path(c->user_home, v) == -1)
-			return (-1);
-	} else if (strcmp(line, "protect") == 0) {
-		if (c->nprotect >= CONF_PROTECT ||
-		    set_path(c->protect[c->nprotect++], v) == -1)
-			return (-1);
-	} else if (strcmp(line, "deadline_ms") == 0) {
-		c->deadline_ms = (unsigned)strtoul(v, NULL, 10);
-		if (c->deadline_ms < 100 || c->deadline_ms > 600000)
-			return (-1);
-	} else if (strcmp(line, "lock_ms") == 0) {
-		c->lock_ms = (unsigned)strtoul(v, NULL, 10);
-		if (c->lock_ms > 600000)
-			return (-1);
-	} else if (strcmp(line, "answer_allow") == 0)
-		c->answer_allow = strcmp(v, "1") == 0;
-	else if (strcmp(line, "meter") == 0) {
-		if (strcmp(v, "transcript") == 0)
-			c->meter = 1;
-		else if (strcmp(v, "none") != 0)
-			return (-1);
-	} else if (strcmp(line, "sink") == 0) {
-		if (set_path(c->sink, v) == -1)
-			return (-1);
-	} else if (strcmp(line, "readable") == 0)
-		c->readable = strcmp(v, "1") == 0;
-	else if (strcmp(line, "fast") == 0) {
-		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-			return (-1);
-		c->fast = v[0] == '1';
-	} else if (strcmp(line, "developer") == 0) {
-		if (add_developer(c, v) == -1)
-			return (-1);
-	}
-#ifdef JH_TESTING
-	else if (strncmp(line, "stage", 5) == 0 && line[5] >= '0' &&
-	    line[5] < '0' + NSTAGES && line[6] == '\0') {
-		if (set_path(c->stage[line[5] - '0'], v) == -1)
-			return (-1);
-	} else if (strcmp(line, "now") == 0 || strcmp(line,
-	    "nonce") == 0) {
-		char *dst = strcmp(line, "now") == 0 ? c->now :
-		    c->nonce;
-		if (strlen(v) >= sizeof(c->now))
-			return (-1);
-		strcpy(dst, v);
-	} else if (strcmp(line, "fault") == 0) {
-		if (sscanf(v, "%d:%d", &c->fault_stage,
-		    &c->fault_sig) != 2 || c->fault_stage < 0 ||
-		    c->fault_stage >= NSTAGES || c->fault_sig < 0 ||
-		    c->fault_sig >= NSIG)
-			return (-1);
-	}
-#endif
-	else
-		return (-1);
-	return (0);
-}
-
-/*
- * The config is the installer's: absolute path, a regular file owned by
- * the user and writable by nobody else, "key=value" lines.  c is all
- * zero on entry: main's, in static storage, so that the pages of its
- * path arrays are never touched unless a line fills them (a memset here
- * would fault in 150 KiB on every hook call, and copy them at the fork).
- */
-static int
-read_conf(struct conf *c, const char *path, char *why, size_t whysz)
-{
-	struct stat st;
-	char line[PATH_MAX + 64], *eq;
-	FILE *f;
-	int fd, lineno = 0;
-
-	c->deadline_ms = 8000;
-	c->lock_ms = 2000;
-	c->fast = 1;
-#ifdef JH_TESTING
-	c->fault_stage = -1;
-#endif
-	if (path[0] != '/')
-		return (snprintf(why, whysz, "config path %s is not absolute",
-		    path), -1);
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-	    O_NONBLOCK)) == -1)
-		return (snprintf(why, whysz, "%s: %s", path, strerror(errno)),
-		    -1);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return (snprintf(why, whysz, "%s: not a regular file of the "
-		    "user's that only the user can write", path), -1);
-	}
-	if ((f = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return (snprintf(why, whysz, "%s: %s", path, strerror(errno)),
-		    -1);
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if ((eq = strchr(line, '=')) == NULL)
-			goto bad;
-		*eq = '\0';
-		if (conf_line(c, line, eq + 1) == -1)
-			goto bad;
-	}
-	fclose(f);
-	if (c->bindir[0] == '\0' || c->home[0] == '\0' || c->state[0] == '\0')
-		return (snprintf(why, whysz, "%s: needs bindir, home and "
-		    "state", path), -1);
-	if (c->lock_ms >= c->deadline_ms)
-		return (snprintf(why, whysz, "%s: lock_ms must be below "
-		    "deadline_ms", path), -1);
-	return (0);
-bad:
-	fclose(f);
-	return (snprintf(why, whysz, "%s:%d: bad line", path, lineno), -1);
-}
 
 /*
  * Whether a is shaped like b: the same keys, a string where b has one,
@@ -472,7 +246,7 @@ is_stop(const struct jh_host *h, const char *event, const json_t *j)
 }
 
 /* The call's binding for the reply stage, from the host's payload. */
-static int
+int
 bind_call(struct run *r, char *why, size_t whysz)
 {
 	struct jh_err e;
@@ -547,207 +321,6 @@ out:
 	return (rc);
 }
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-static void
-stage_path(char *out, const struct conf *c, int i, const char *name)
-{
-#ifdef JH_TESTING
-	if (i >= 0 && c->stage[i][0] != '\0') {
-		strcpy(out, c->stage[i]);
-		return;
-	}
-#else
-	(void)i;
-#endif
-	if ((size_t)snprintf(out, PATH_MAX, "%s/%s", c->bindir, name) >=
-	    PATH_MAX)
-		out[0] = '\0';	/* execve then fails: a deny */
-}
-
-/* A stage run in the forked child itself, not exec'd: it never returns. */
-typedef void (*inproc_fn)(const struct run *, const struct conf *);
-
-/*
- * Runs n stages as one pipeline in one process group: feeds in, collects
- * the last stage's output into out, under the deadline.  Returns the last
- * stage's wait status, and each stage's in st[]; a stage past the
- * deadline is a deny.  With inproc, the one stage is that function in a
- * child of this process (the fused path), supervised the same way.
- */
-/* A running pipeline: its processes, and the two ends kept. */
-struct pipe_run {
-	pid_t pid[NSTAGES];
-	pid_t pgid;
-	int n;
-	int ifd;		/* the first stage's input, or -1 once closed */
-	int ofd;		/* the last stage's output */
-};
-
-/* Kills the group and denies; the deadline's and every error's end. */
-static void __attribute__((noreturn))
-kill_deny(struct run *r, pid_t pgid, const char *why, unsigned ms)
-{
-	kill(-pgid, SIGKILL);
-	while (waitpid(-pgid, NULL, 0) > 0)
-		;
-	if (ms > 0)
-		deny(r, "the gate did not answer within %u ms", ms);
-	deny(r, "%s", why);
-}
-
-/* Forks the n stages into one process group, joined by pipes. */
-static void
-spawn(struct pipe_run *pr, struct run *r, const struct conf *c,
-    char *paths[], char **args[], inproc_fn inproc)
-{
-	int fds[NSTAGES + 1][2], i;
-
-	for (i = 0; i <= pr->n; i++)
-		if (pipe2(fds[i], O_CLOEXEC) == -1)
-			deny(r, "pipe: %s", strerror(errno));
-	for (i = 0; i < pr->n; i++) {
-		if ((pr->pid[i] = fork()) == -1) {
-			if (pr->pgid > 0)
-				kill(-pr->pgid, SIGKILL);
-			deny(r, "fork: %s", strerror(errno));
-		}
-		if (pr->pid[i] == 0) {
-			setpgid(0, pr->pgid);
-			if (dup2(fds[i][0], STDIN_FILENO) == -1 ||
-			    dup2(fds[i + 1][1], STDOUT_FILENO) == -1)
-				_exit(127);
-			if (inproc != NULL)
-				inproc(r, c);
-			execve(paths[i], args[i], environ);
-			fprintf(stderr, "%s: %s: %s\n", PROG, paths[i],
-			    strerror(errno));
-			_exit(127);
-		}
-		if (pr->pgid == 0)
-			pr->pgid = pr->pid[i];
-		setpgid(pr->pid[i], pr->pgid);
-	}
-	/* Keep only our ends: the first stage's input, the last's output. */
-	for (i = 0; i <= pr->n; i++) {
-		if (i != pr->n)
-			close(fds[i][0]);
-		if (i != 0)
-			close(fds[i][1]);
-	}
-	pr->ifd = fds[0][1];
-	pr->ofd = fds[pr->n][0];
-	fcntl(pr->ifd, F_SETFL, O_NONBLOCK);
-}
-
-/* Feeds in and reads out until the last stage's output ends. */
-static void
-pump(struct pipe_run *pr, struct run *r, const struct conf *c,
-    const struct jh_buf *in, struct jh_buf *out, uint64_t deadline)
-{
-	struct pollfd p[2];
-	size_t written = 0;
-	ssize_t w, x;
-	uint64_t now;
-	int np;
-
-	for (;;) {
-		if ((now = mono_ms()) >= deadline)
-			kill_deny(r, pr->pgid, NULL, c->deadline_ms);
-		np = 0;
-		p[np].fd = pr->ofd;
-		p[np++].events = POLLIN;
-		if (pr->ifd != -1) {
-			p[np].fd = pr->ifd;
-			p[np++].events = POLLOUT;
-		}
-		if (poll(p, (nfds_t)np, (int)(deadline - now)) == -1) {
-			if (errno == EINTR)
-				continue;
-			kill_deny(r, pr->pgid, errno == ENOMEM ? "poll: out "
-			    "of memory" : "poll failed", 0);
-		}
-		if (pr->ifd != -1 && p[1].revents) {
-			w = write(pr->ifd, in->p + written, in->len - written);
-			if (w > 0)
-				written += (size_t)w;
-			if (w == -1 && errno != EAGAIN && errno != EINTR)
-				written = in->len;
-			if (written == in->len) {
-				close(pr->ifd);
-				pr->ifd = -1;
-			}
-		}
-		if (!p[0].revents)
-			continue;
-		if (jh_buf_reserve(out, 65536) == -1)
-			kill_deny(r, pr->pgid, "out of memory", 0);
-		x = read(pr->ofd, out->p + out->len, out->cap - out->len);
-		if (x == 0)
-			return;
-		if (x > 0 && (out->len += (size_t)x) > MAX_ANSWER)
-			kill_deny(r, pr->pgid, "the answer is too large", 0);
-		if (x == -1 && errno != EINTR && errno != EAGAIN)
-			kill_deny(r, pr->pgid, strerror(errno), 0);
-	}
-}
-
-/* Reaps the stages into st[]; what is left at the deadline is killed. */
-static int
-reap(struct pipe_run *pr, struct run *r, const struct conf *c,
-    uint64_t deadline, int st[])
-{
-	int i, status = -1;
-	pid_t w;
-
-	for (i = 0; i < pr->n; i++) {
-		for (;;) {
-			if ((w = waitpid(pr->pid[i], &status, WNOHANG)) ==
-			    pr->pid[i])
-				break;
-			if (w == -1 && errno != EINTR) {
-				status = -1;
-				break;
-			}
-			if (mono_ms() >= deadline) {
-				kill(-pr->pgid, SIGKILL);
-				waitpid(pr->pid[i], &status, 0);
-				if (i == pr->n - 1)
-					deny(r, "the gate did not finish "
-					    "within %u ms", c->deadline_ms);
-				break;
-			}
-			usleep(1000);
-		}
-		st[i] = status;
-	}
-	kill(-pr->pgid, SIGKILL);
-	return (st[pr->n - 1]);
-}
-
-static int
-pipeline(struct run *r, const struct conf *c, char *paths[], char **args[],
-    int n, const struct jh_buf *in, struct jh_buf *out, uint64_t deadline,
-    int st[], inproc_fn inproc)
-{
-	struct pipe_run pr;
-
-	memset(&pr, 0, sizeof(pr));
-	pr.n = n;
-	spawn(&pr, r, c, paths, args, inproc);
-	pump(&pr, r, c, in, out, deadline);
-	if (pr.ifd != -1)
-		close(pr.ifd);
-	close(pr.ofd);
-	return (reap(&pr, r, c, deadline, st));
-}
 
 /*
  * Appends one checkpoint to the sink, a regular file (a FIFO or a device
@@ -938,460 +511,7 @@ meter(struct run *r, const struct conf *c, char *lockms, uint64_t deadline,
 	return (NULL);
 }
 
-#ifdef JH_TESTING
-/* fault=N:SIG: the fused child dies of SIG after stage N, or hangs. */
-static void
-fault(int stage, void *arg)
-{
-	const struct conf *c = arg;
 
-	if (stage != c->fault_stage)
-		return;
-	if (c->fault_sig == 0)
-		for (;;)
-			pause();
-	kill(getpid(), c->fault_sig);	/* the worker: its own pid */
-}
-#endif
-
-/*
- * The stages as library calls (jh_fused): the answer in out, and the
- * reply stage's status.
- */
-static int
-fused_stages(const struct run *r, const struct conf *c, struct jh_buf *out)
-{
-	struct jh_fused f;
-
-	memset(&f, 0, sizeof(f));
-	f.host = r->host;
-	f.post = r->post;
-	f.session = r->session;
-	f.call = r->call;
-	f.digest = r->digest;
-	f.lock_ms = c->lock_ms;
-	f.deadline_ms = c->deadline_ms;
-	f.answer_allow = c->answer_allow;
-	f.bindir = c->bindir;
-	f.protect = (char (*)[PATH_MAX])c->protect;
-	f.nprotect = c->nprotect;
-	f.uid = r->uid[0] != '\0' ? r->uid : NULL;
-#ifdef JH_TESTING
-	if (c->fault_stage >= 0) {
-		f.after = fault;
-		f.arg = (void *)c;
-	}
-#endif
-	jh_buf_init(out);
-	return (jh_fused(out, stderr, &f, r->payload.p, r->payload.len));
-}
-
-/*
- * The fused path in a forked child, where clone(2) cannot make the
- * worker below: the answer on the pipe and the reply stage's status as
- * the child's.
- */
-static void __attribute__((noreturn))
-fused_child(const struct run *r, const struct conf *c)
-{
-	struct jh_buf out;
-	int status;
-
-	status = fused_stages(r, c, &out);
-	if (out.len > 0 && jh_write_all(STDOUT_FILENO, out.p, out.len) == -1)
-		status = 127;
-	fflush(stderr);
-	_exit(status);
-}
-
-/*
- * The fused path (fast=1).  The stages run in a worker that is a process
- * of its own, so that its crash, a SIGKILL or SIGSTOP of it, or a wait
- * past the deadline is this process's deny, as a forked child's would
- * be; but the worker shares this process's memory (clone(2), CLONE_VM):
- * nothing is copied when it starts, and it leaves its answer in w.out.
- * A fork here cost more than all the stages together: the page tables
- * copied, and every page either process wrote afterwards copied again.
- *
- * The stages never fork or start a thread: either would rewrite the
- * thread data the two processes share (lib/ has no fork, exec or
- * pthread_create).  While the worker runs, this process only waits, on
- * its own stack.  A worker that ended any other way than by returning
- * may have left the heap or stdio mid-update, so the answer to that end
- * is made before it starts and written with write(2) alone.  Where clone(2) fails, or the
- * sanitizers watch (they follow one stack per thread), the worker is a
- * forked child, as it was.  (valgrind cannot run this clone(2); it runs
- * jh-hook natively: scripts/valgrind-wrap.)
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED	1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED	1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED	0
-#endif
-#define WORKER_STACK	(8 << 20)	/* a main thread's; touched as used */
-/*
- * The top of the worker's stack a gated call uses (about 120 KiB, 26
- * pages), made present in one call: a page faulted in one at a time costs
- * two to three times as much on a virtual machine.
- */
-#define WORKER_HOT	(128 << 10)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE	23	/* Linux 5.14 */
-#endif
-
-struct worker {
-	const struct run *r;
-	const struct conf *c;
-	struct jh_buf out;	/* the answer, read once the worker exited */
-};
-
-/* The worker: the stages, and the reply stage's status as its own. */
-static int
-worker_main(void *arg)
-{
-	struct worker *w = arg;
-
-	_exit(fused_stages(w->r, w->c, &w->out));
-}
-
-/* The deny made in advance for an end of the worker's: bytes, status. */
-struct early {
-	struct jh_buf out;
-	int status;
-	char line[600];		/* for the standard error */
-};
-
-static void
-early_make(struct early *e, const struct run *r, const char *why)
-{
-	jh_buf_init(&e->out);
-	e->status = deny_answer(r, why, &e->out);
-	snprintf(e->line, sizeof(e->line), "%s: %s\n", PROG, why);
-}
-
-/* Writes a deny made in advance and ends, with no stdio and no heap. */
-static void __attribute__((noreturn))
-early_end(const struct run *r, const struct early *e)
-{
-	(void)jh_write_all(STDERR_FILENO, e->line, strlen(e->line));
-	if (e->out.len > 0)
-		(void)jh_write_all(STDOUT_FILENO, e->out.p, e->out.len);
-	finish_raw(r, e->status);
-}
-
-static int
-fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
-    char *pv[], char **av[])
-{
-	static struct worker w;
-	struct early late, died;
-	struct jh_buf none;
-	struct pollfd p;
-	char why[160], *stack;
-	uint64_t now;
-	int fds[2], st = 0;
-	pid_t pid = -1;
-
-	snprintf(why, sizeof(why), "the gate did not answer within %u ms",
-	    c->deadline_ms);
-	early_make(&late, r, why);
-	early_make(&died, r, "the gate's worker ended before it answered "
-	    "(killed, or a crash)");
-	w.r = r;
-	w.c = c;
-	stack = mmap(NULL, WORKER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-	    MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED || pipe2(fds, O_CLOEXEC) == -1)
-		deny(r, "cannot start the gate: %s", strerror(errno));
-	/* an older kernel faults the pages in as they are touched */
-	(void)madvise(stack + WORKER_STACK - WORKER_HOT, WORKER_HOT,
-	    MADV_POPULATE_WRITE);
-	/* the lowest page stays unmapped: an overflow is a crash */
-	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED)
-		pid = clone(worker_main, stack + WORKER_STACK, CLONE_VM |
-		    SIGCHLD, &w);
-	if (pid == -1) {
-		close(fds[0]);
-		close(fds[1]);
-		jh_buf_init(&none);
-		return (pipeline(r, c, pv, av, 1, &none, &r->answer, deadline,
-		    sts, fused_child));
-	}
-	close(fds[1]);	/* the worker's copy closes when it ends */
-	p.fd = fds[0];
-	p.events = POLLIN;
-	for (;;) {
-		if ((now = mono_ms()) >= deadline) {
-			kill(pid, SIGKILL);
-			early_end(r, &late);
-		}
-		p.revents = 0;
-		if (poll(&p, 1, (int)(deadline - now)) == -1 && errno != EINTR) {
-			kill(pid, SIGKILL);
-			early_end(r, &died);
-		}
-		if (p.revents != 0)
-			break;
-	}
-	/* the worker's files are closed as it exits: it is all but gone */
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR) {
-			kill(pid, SIGKILL);
-			early_end(r, &died);
-		}
-	close(fds[0]);
-	if (!WIFEXITED(st))
-		early_end(r, &died);
-	jh_buf_free(&r->answer);
-	r->answer = w.out;
-	jh_buf_free(&late.out);
-	jh_buf_free(&died.out);
-	sts[0] = st;
-	return (st);
-}
-
-/*
- * Whether this call takes the fused path: fast=1, a tool call (before or
- * after it ran), one JSON value, and in a test build no stage stand-in.
- */
-static int
-fused(const struct run *r, const struct conf *c)
-{
-#ifdef JH_TESTING
-	int i;
-
-	for (i = 0; i < NSTAGES; i++)
-		if (c->stage[i][0] != '\0')
-			return (0);
-#endif
-	if (!c->fast || (r->post == NULL && strcmp(r->event,
-	    JH_GATE_EVENT) != 0))
-		return (0);
-	return (jh_fused_fits(r->payload.p, r->payload.len));
-}
-
-/* Sets a socket's send and receive timeouts to ms. */
-static void
-sock_timeouts(int fd, uint64_t ms)
-{
-	struct timeval tv;
-
-	if (ms == 0)
-		ms = 1;
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/*
- * -s: the hardened client, run by the host as the developer.  It sends
- * "jh-hook/1 HOST\n" and the payload to the gate's server, half-closes,
- * and replays the server's frame: the answer on stdout, the diagnostics
- * on stderr, the status as its own.  No socket, a refused connection, a
- * server that dies, a frame cut short or malformed, or the deadline:
- * each is the host's deny.
- */
-static void __attribute__((noreturn))
-client(struct run *r, const char *sock, unsigned ms)
-{
-	struct sockaddr_un sa;
-	struct jh_buf req, reply;
-	struct jh_hw_frame f;
-	struct jh_err e;
-	char why[1024];
-	uint64_t deadline = mono_ms() + ms, now;
-	size_t sent = 0;
-	int fd, wdone = 0, rc;
-
-	jh_buf_init(&r->payload);
-	jh_buf_init(&req);
-	jh_buf_init(&reply);
-	if (jh_read_all(&r->payload, STDIN_FILENO, JH_MAX_RECORD, &e) == -1)
-		deny(r, "reading the payload: %s", e.msg);
-	/* Only for the shape of our own deny; the server decides. */
-	(void)bind_call(r, why, sizeof(why));
-	if (sock[0] != '/' || strlen(sock) >= sizeof(sa.sun_path))
-		deny(r, "%s: not an absolute socket path that fits", sock);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		deny(r, "socket: %s", strerror(errno));
-	sock_timeouts(fd, ms);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
-		deny(r, "cannot reach the gate's server at %s: %s (hardened "
-		    "mode: the joulehook-hook socket must be listening; "
-		    "joulehook failed closed, so the call is blocked; tell "
-		    "the user)", sock, strerror(errno));
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	jh_buf_addf(&req, "%s %s\n", JH_HW_MAGIC, r->host->name);
-	jh_buf_add(&req, r->payload.p, r->payload.len);
-	if (req.oom)
-		deny(r, "out of memory");
-	for (;;) {
-		struct pollfd pf;
-		ssize_t n;
-
-		if ((now = mono_ms()) >= deadline)
-			deny(r, "the gate's server did not answer within %u "
-			    "ms (joulehook failed closed, so the call is "
-			    "blocked; tell the user)", ms);
-		pf.fd = fd;
-		pf.events = POLLIN | (wdone ? 0 : POLLOUT);
-		if (poll(&pf, 1, (int)(deadline - now)) == -1) {
-			if (errno == EINTR)
-				continue;
-			deny(r, "poll: %s", strerror(errno));
-		}
-		if (!wdone && (pf.revents & (POLLOUT | POLLERR | POLLHUP))) {
-			n = write(fd, req.p + sent, req.len - sent);
-			if (n > 0)
-				sent += (size_t)n;
-			/* A server that refused early still sends a frame. */
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				sent = req.len;
-			if (sent == req.len) {
-				shutdown(fd, SHUT_WR);
-				wdone = 1;
-			}
-		}
-		if (pf.revents & (POLLIN | POLLHUP | POLLERR)) {
-			if (jh_buf_reserve(&reply, 65536) == -1)
-				deny(r, "out of memory");
-			n = read(fd, reply.p + reply.len, reply.cap - reply.len);
-			if (n == 0)
-				break;
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				deny(r, "reading the gate's answer: %s (joulehook "
-				    "failed closed, so the call is blocked; tell "
-				    "the user)", strerror(errno));
-			if (n > 0 && (reply.len += (size_t)n) >
-			    JH_HW_MAX_OUT + JH_HW_MAX_DIAG + JH_HW_HEAD_MAX)
-				deny(r, "the gate's answer is too large");
-		}
-	}
-	close(fd);
-	if (reply.len == 0)
-		deny(r, "the gate's server closed the connection without an "
-		    "answer (it failed or was killed; joulehook failed "
-		    "closed, so the call is blocked; tell the user)");
-	if ((rc = jh_hw_frame(reply.p, reply.len, &f)) == -1)
-		deny(r, "the gate's server's answer is malformed (joulehook "
-		    "failed closed, so the call is blocked; tell the user)");
-	if (rc == -2)
-		deny(r, "the gate's server's answer was cut short (joulehook "
-		    "failed closed, so the call is blocked; tell the user)");
-	if (fwrite(reply.p + f.hlen + f.out, 1, f.err, stderr) != f.err ||
-	    fwrite(reply.p + f.hlen, 1, f.out, stdout) != f.out ||
-	    fflush(stdout) == EOF)
-		deny(r, "cannot write the answer");
-	_exit((int)f.status);
-}
-
-/*
- * -a: the connection systemd (Accept=yes) or systemd-socket-activate
- * --accept handed over, as fd 3 under LISTEN_FDS=1 for this pid, or as
- * the standard input (inetd style).  -1 if neither is a socket.
- */
-static int
-accepted(void)
-{
-	const char *n = getenv("LISTEN_FDS"), *p = getenv("LISTEN_PID");
-	struct stat st;
-	int fd = -1, dup;
-
-	if (n != NULL && strcmp(n, "1") == 0 && p != NULL &&
-	    strtol(p, NULL, 10) == (long)getpid())
-		fd = 3;
-	else if (fstat(STDIN_FILENO, &st) == 0 && S_ISSOCK(st.st_mode))
-		fd = STDIN_FILENO;
-	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
-		return (-1);
-	/* No stage may hold the connection open past the server. */
-	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 10)) != -1 && fd != STDIN_FILENO)
-		close(fd);
-	return (dup);
-}
-
-/*
- * -a: the request, "jh-hook/1 HOST\n" and the payload, read to the
- * client's half-close; sets the host and the payload.
- */
-static void
-read_request(struct run *r)
-{
-	struct jh_buf raw;
-	struct jh_err e;
-	char name[64];
-	size_t off;
-
-	jh_buf_init(&raw);
-	if (jh_read_all(&raw, r->conn, JH_MAX_RECORD + JH_HW_HEAD_MAX,
-	    &e) == -1)
-		deny(r, "reading the request: %s", e.msg);
-	if (jh_hw_request(raw.p, raw.len, name, sizeof(name), &off) == -1)
-		deny(r, "the request is not a %s request", JH_HW_MAGIC);
-	if ((r->host = jh_host_lookup(name)) == NULL)
-		deny(r, "the request names an unknown host");
-	jh_buf_add(&r->payload, raw.p + off, raw.len - off);
-	if (r->payload.oom)
-		deny(r, "out of memory");
-	jh_buf_free(&raw);
-}
-
-/*
- * -a: who asked.  The kernel's word for the caller's uid (SO_PEERCRED)
- * must be a developer= of the config; it goes into the decision (jh-decide
- * -u) and picks the home "~" means.
- */
-static void
-check_peer(struct run *r, struct conf *c, const char *cfg)
-{
-	struct ucred cr;
-	socklen_t cl = sizeof(cr);
-	int i;
-
-	if (getsockopt(r->conn, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == -1)
-		deny(r, "cannot tell who is asking: %s", strerror(errno));
-	for (i = 0; i < c->ndev; i++)
-		if (c->dev[i].uid == cr.uid)
-			break;
-	if (i == c->ndev)
-		deny(r, "uid %u (pid %d) is not a developer this gate serves "
-		    "(the developer= lines of %s); nothing was decided",
-		    (unsigned)cr.uid, (int)cr.pid, cfg);
-	snprintf(r->uid, sizeof(r->uid), "%u", (unsigned)cr.uid);
-	if (c->dev[i].home[0] != '\0')
-		strcpy(c->user_home, c->dev[i].home);
-}
-
-/*
- * -a: the standard output and error become memory files, sent back as
- * one frame when the run ends (finish); the standard input is nothing.
- */
-static int
-serve_setup(void)
-{
-	int o, x, n;
-
-	if ((o = memfd_create("jh-hook-out", MFD_CLOEXEC)) == -1 ||
-	    (x = memfd_create("jh-hook-err", MFD_CLOEXEC)) == -1 ||
-	    (n = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	if (dup2(n, STDIN_FILENO) == -1 || dup2(o, STDOUT_FILENO) == -1 ||
-	    dup2(x, STDERR_FILENO) == -1)
-		return (-1);
-	close(o);
-	close(x);
-	close(n);
-	return (0);
-}
 
 /* The stages' command lines, by absolute path. */
 struct stages {
@@ -1609,23 +729,6 @@ parse_args(struct args *a, int argc, char *argv[])
 	}
 }
 
-/* -a: the connection, taken before the environment goes. */
-static void
-serve_start(struct run *r)
-{
-	/* Before clearenv: LISTEN_FDS and LISTEN_PID say where. */
-	if ((r->conn = accepted()) == -1) {
-		fprintf(stderr, "%s: -a: no connection was handed over "
-		    "(LISTEN_FDS=1 or a socket on the standard input)\n", PROG);
-		_exit(2);
-	}
-	r->host = NULL;	/* the client names it */
-	sock_timeouts(r->conn, 10000);
-	if (serve_setup() == -1) {
-		fprintf(stderr, "%s: -a: %s\n", PROG, strerror(errno));
-		_exit(2);
-	}
-}
 
 /* The only environment the stages get (jh-hook(1), step 4). */
 static void
@@ -1711,3 +814,4 @@ main(int argc, char *argv[])
 		    &r.answer, deadline, sts, NULL);
 	answer(&r, st);
 }
+
