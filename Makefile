@@ -141,9 +141,13 @@ $(LIBA): $(LIBOBJ)
 	@rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 
+# jh-meter's parts beside jh-meter.c share bin/metercmd.h.
+METEROBJ = $(O)/bin/meter-otel.o $(O)/bin/meter-hw.o $(O)/bin/meter-agg.o
+$(OUTBIN)/jh-meter: $(METEROBJ)
+
 $(OUTBIN)/%: $(O)/bin/%.o $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(JH_LDFLAGS) -o $@ $< $(LIBA) \
+	$(CC) $(CFLAGS) $(JH_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBA) \
 	    $(shell pkg-config --libs $(PKG_$*)) -lm
 
 # The hook driver is linked statically, so the dynamic loader, and any
@@ -195,7 +199,8 @@ $(O)/tests/faultinject.so: tests/faultinject.c
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC \
 	    -shared -o $@ $< -ldl
 
--include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d) $(HOOKOBJ:.o=.d)
+-include $(LIBOBJ:.o=.d) $(PROGS:%=$(O)/bin/%.d) $(HOOKOBJ:.o=.d) \
+	$(METEROBJ:.o=.d)
 
 # Installs the Debian/Ubuntu packages the build and the tests need when a
 # library or tool is missing; a no-op otherwise.

@@ -317,7 +317,7 @@ profile_text(struct jh_buf *b, const json_t *o)
 /*
  * -P: for every host the install bound (with -a every host joulehook
  * knows), its profile, the seams bound, whether the ceiling is enforced
- * or observed, and what the adapter cannot see (spec 6, 7).
+ * or observed, and what the adapter cannot see (jh-status(1), Profiles).
  */
 static int
 profile_mode(struct opts *o)

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +88,17 @@ jh_listen_tcp(const char *spec, int any, char *shown, size_t sz,
 		snprintf(shown, sz, "%s:%u", h, ntohs(((struct sockaddr_in *)
 		    &ss)->sin_port));
 	return (fd);
+}
+
+void
+jh_listen_msg(char *m, size_t sz, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (sz == 0)
+		return;
+	vsnprintf(m, sz, fmt, ap);
+	n = strlen(m);
+	while (n > 0 && m[n - 1] == '\n')
+		m[--n] = '\0';
 }

@@ -6,6 +6,7 @@
 #ifndef JH_LISTEN_H
 #define JH_LISTEN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct jh_err;
@@ -18,5 +19,11 @@ struct jh_err;
  */
 int	jh_listen_tcp(const char *spec, int any, char *shown, size_t sz,
 	    struct jh_err *e);
+
+/*
+ * A message of the HTTP server's (libmicrohttpd's log callback: fmt and
+ * ap) as one line in m[0..sz), its trailing newlines dropped.
+ */
+void	jh_listen_msg(char *m, size_t sz, const char *fmt, va_list ap);
 
 #endif /* JH_LISTEN_H */

@@ -25,6 +25,7 @@
 #include "json.h"
 #include "keys.h"
 #include "ledger.h"
+#include "listen.h"
 #include "proxy.h"
 #include "wire.h"
 
@@ -1046,13 +1047,9 @@ void
 jh_px_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char m[512];
-	size_t n;
 
 	(void)cls;
-	vsnprintf(m, sizeof(m), fmt, ap);
-	n = strlen(m);
-	while (n > 0 && m[n - 1] == '\n')
-		m[--n] = '\0';
+	jh_listen_msg(m, sizeof(m), fmt, ap);
 	jh_px_log("libmicrohttpd: %s", m);
 }
 

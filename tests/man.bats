@@ -58,8 +58,9 @@ statuses_of() {
 	esac
 }
 
-# The option string a program passes to getopt(3), from its source; for
-# the installer, the string of its getopts line.
+# The option string a program passes to getopt(3), from its sources
+# (bin/jh-x.c and its parts, bin/x-*.c); for the installer, the string
+# of its getopts line.
 getopt_string() {
 	case $1 in
 	jh-install | jh-grant)
@@ -67,7 +68,8 @@ getopt_string() {
 		    "$PROJECT_ROOT/scripts/$1" | tr -d '\n' ;;
 	*)
 		sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' \
-		    "$PROJECT_ROOT/bin/$1.c" ;;
+		    "$PROJECT_ROOT/bin/$1.c" \
+		    $(ls "$PROJECT_ROOT/bin/${1#jh-}"-*.c 2>/dev/null) ;;
 	esac
 }
 
