@@ -16,22 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "fused.h"
 #include "hook.h"
 #include "util.h"
-
-uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
 
 void
 stage_path(char *out, const struct conf *c, int i, const char *name)
@@ -126,7 +116,7 @@ pump(struct pipe_run *pr, struct run *r, const struct conf *c,
 	int np;
 
 	for (;;) {
-		if ((now = mono_ms()) >= deadline)
+		if ((now = jh_mono_ms()) >= deadline)
 			kill_deny(r, pr->pgid, NULL, c->deadline_ms);
 		np = 0;
 		p[np].fd = pr->ofd;
@@ -183,7 +173,7 @@ reap(struct pipe_run *pr, struct run *r, const struct conf *c,
 				status = -1;
 				break;
 			}
-			if (mono_ms() >= deadline) {
+			if (jh_mono_ms() >= deadline) {
 				kill(-pr->pgid, SIGKILL);
 				waitpid(pr->pid[i], &status, 0);
 				if (i == pr->n - 1)
@@ -386,13 +376,17 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
 	    MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED || pipe2(fds, O_CLOEXEC) == -1)
 		deny(r, "cannot start the gate: %s", strerror(errno));
-	/* an older kernel faults the pages in as they are touched */
-	(void)madvise(stack + WORKER_STACK - WORKER_HOT, WORKER_HOT,
-	    MADV_POPULATE_WRITE);
-	/* the lowest page stays unmapped: an overflow is a crash */
-	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED)
+	/*
+	 * The lowest page stays unmapped: an overflow is a crash.  The hot
+	 * top is made present only for the worker that will use it (an
+	 * older kernel faults it in as it is touched).
+	 */
+	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED) {
+		(void)madvise(stack + WORKER_STACK - WORKER_HOT, WORKER_HOT,
+		    MADV_POPULATE_WRITE);
 		pid = clone(worker_main, stack + WORKER_STACK, CLONE_VM |
 		    SIGCHLD, &w);
+	}
 	if (pid == -1) {
 		close(fds[0]);
 		close(fds[1]);
@@ -404,7 +398,7 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
 	p.fd = fds[0];
 	p.events = POLLIN;
 	for (;;) {
-		if ((now = mono_ms()) >= deadline) {
+		if ((now = jh_mono_ms()) >= deadline) {
 			kill(pid, SIGKILL);
 			early_end(r, &late);
 		}

@@ -54,7 +54,7 @@ client(struct run *r, const char *sock, unsigned ms)
 	struct jh_hw_frame f;
 	struct jh_err e;
 	char why[1024];
-	uint64_t deadline = mono_ms() + ms, now;
+	uint64_t deadline = jh_mono_ms() + ms, now;
 	size_t sent = 0;
 	int fd, wdone = 0, rc;
 
@@ -87,7 +87,7 @@ client(struct run *r, const char *sock, unsigned ms)
 		struct pollfd pf;
 		ssize_t n;
 
-		if ((now = mono_ms()) >= deadline)
+		if ((now = jh_mono_ms()) >= deadline)
 			deny(r, "the gate's server did not answer within %u "
 			    "ms (joulehook failed closed, so the call is "
 			    "blocked; tell the user)", ms);

@@ -100,7 +100,6 @@ int	bind_call(struct run *r, char *why, size_t whysz);
 int	read_conf(struct conf *c, const char *path, char *why, size_t whysz);
 
 /* hook-run.c */
-uint64_t mono_ms(void);
 void	stage_path(char *out, const struct conf *c, int i, const char *name);
 /*
  * Runs n stages as one pipeline in one process group: feeds in, collects

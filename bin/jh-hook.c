@@ -417,11 +417,11 @@ settle_file(const char *path, uint64_t deadline)
 {
 	struct stat st;
 	off_t last = -1;
-	uint64_t until = mono_ms() + 1000, quiet = 0;
+	uint64_t until = jh_mono_ms() + 1000, quiet = 0;
 
 	if (until > deadline)
 		until = deadline;
-	while (mono_ms() < until) {
+	while (jh_mono_ms() < until) {
 		if (stat(path, &st) == -1)
 			return;
 		if (st.st_size == last) {
@@ -804,7 +804,7 @@ main(int argc, char *argv[])
 	if ((s = malloc(sizeof(*s))) == NULL)
 		deny(&r, "out of memory");
 	stages_make(s, &r, &c);
-	deadline = mono_ms() + c.deadline_ms;
+	deadline = jh_mono_ms() + c.deadline_ms;
 	if (r.post == NULL && strcmp(r.event, JH_GATE_EVENT) != 0)
 		end_session(&r, &c, s, deadline);
 	if (fused(&r, &c))

@@ -431,7 +431,7 @@ load(struct jh_px *px)
 	snprintf(o->session, sizeof(o->session), "jh-proxy-%ld-%llu",
 	    (long)getpid(), (unsigned long long)jh_now_ms());
 	px->bucket = 1;
-	px->bucket_ms = jh_px_mono_ms();
+	px->bucket_ms = jh_mono_ms();
 	jh_px_admit(px, o->session);
 	px->bucket = o->newlogs;
 }

@@ -99,15 +99,6 @@ struct rxreq {
 	int done;
 };
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
 /*
  * A session this receiver has not sealed into yet is a new log: at most
  * RX_NEWLOGS a minute (a token bucket), so no exporter floods the state
@@ -116,7 +107,7 @@ mono_ms(void)
 static int
 admit(struct rx *rx, const char *session)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = jh_mono_ms();
 
 	if (jh_strs_has(&rx->seen, session))
 		return (1);
@@ -392,7 +383,7 @@ rx_new(const struct jh_otlp *tmpl, size_t maxbody)
 	rx->maxbody = maxbody;
 	rx->wait_ms = 5000;
 	rx->bucket = RX_NEWLOGS;
-	rx->bucket_ms = mono_ms();
+	rx->bucket_ms = jh_mono_ms();
 	if (sodium_init() < 0)
 		errx(2, "libsodium failed to initialise");
 	if (jh_home(home, sizeof(home)) == NULL ||

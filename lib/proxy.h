@@ -225,7 +225,6 @@ struct jh_px {
 };
 
 /* proxyhold.c */
-uint64_t jh_px_mono_ms(void);
 void	jh_px_log(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2)));
 const char *jh_px_joules(char *buf, size_t sz, uint64_t uj);

@@ -36,15 +36,6 @@
 static int	ledger_settle(struct call *, uint64_t, int);
 static int	hold_receipt(struct call *, char *, size_t);
 
-uint64_t
-jh_px_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
 /* One line to stderr, whole (stdio's lock keeps lines apart). */
 void
 jh_px_log(const char *fmt, ...)
@@ -540,7 +531,7 @@ jh_px_finish(struct call *c, const char *verdict)
 		return;
 	c->finished = 1;
 	memset(&t, 0, sizeof(t));
-	t.dur = jh_px_mono_ms() - c->t0;
+	t.dur = jh_mono_ms() - c->t0;
 	t.en.provenance = "Estimator";
 	t.en.method = "tokens";
 	if (c->metered && c->forwarded) {

@@ -27,6 +27,7 @@
 #include "ledger.h"
 #include "listen.h"
 #include "proxy.h"
+#include "util.h"
 #include "wire.h"
 
 /* A body up to this is parsed whole; a larger one member by member. */
@@ -203,7 +204,7 @@ int
 jh_px_admit(struct jh_px *px, const char *session)
 {
 	uint8_t h[16];
-	uint64_t now = jh_px_mono_ms();
+	uint64_t now = jh_mono_ms();
 	size_t i;
 	int ok = 0;
 
@@ -650,7 +651,7 @@ forward(struct call *c)
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	c->client_fd = ci ? ci->connect_fd : -1;
 	c->watch_client = c->client_fd >= 0;
-	c->last_data = jh_px_mono_ms();
+	c->last_data = jh_mono_ms();
 	if (jh_px_pump(c, 1) == -1) {
 		jh_px_finish(c, NULL);
 		return (MHD_NO);
@@ -743,7 +744,7 @@ dispatch(struct call *c)
 	if (px->o.ladder)
 		jh_ladder_sample(&px->o.lad, &c->s0);
 	else
-		c->s0.t_ns = jh_px_mono_ms() * 1000000;
+		c->s0.t_ns = jh_mono_ms() * 1000000;
 	return (forward(c));
 }
 
@@ -867,7 +868,7 @@ static enum MHD_Result
 unauthorized(struct call *c, const char *method)
 {
 	struct jh_px *px = c->px;
-	uint64_t now = jh_px_mono_ms();
+	uint64_t now = jh_mono_ms();
 	int log = 0;
 
 	pthread_mutex_lock(&px->mu);
@@ -1007,7 +1008,7 @@ jh_px_on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	}
 	c->px = cls;
 	c->con = con;
-	c->t0 = jh_px_mono_ms();
+	c->t0 = jh_mono_ms();
 	c->client_fd = -1;
 	jh_buf_init(&c->body);
 	jh_buf_init(&c->out);

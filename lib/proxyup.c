@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "proxy.h"
+#include "util.h"
 #include "wire.h"
 
 #define SSE_EVENT_MAX	(4u * 1024 * 1024)
@@ -128,7 +129,7 @@ jh_px_on_header(char *p, size_t sz, size_t nm, void *cls)
 	const char *colon, *v;
 	struct rhdr *r;
 
-	c->last_data = jh_px_mono_ms();
+	c->last_data = jh_mono_ms();
 	while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
 		n--;
 	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
@@ -267,7 +268,7 @@ jh_px_on_body(char *p, size_t sz, size_t nm, void *cls)
 		c->paused = 1;
 		return (CURL_WRITEFUNC_PAUSE);
 	}
-	c->last_data = jh_px_mono_ms();
+	c->last_data = jh_mono_ms();
 	if (!c->metered)
 		jh_buf_add(&c->out, p, n);
 	else if (c->sse && c->w.hide_usage) {
@@ -319,7 +320,7 @@ jh_px_pump(struct call *c, int for_headers)
 			c->cut = 1;
 			return (-1);
 		}
-		if (c->px->o.idle_ms > 0 && jh_px_mono_ms() - c->last_data >
+		if (c->px->o.idle_ms > 0 && jh_mono_ms() - c->last_data >
 		    c->px->o.idle_ms) {
 			c->idle = 1;
 			return (-1);

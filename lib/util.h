@@ -22,6 +22,8 @@
 struct jh_err;
 
 uint64_t jh_now_ms(void);
+/* A monotonic clock in milliseconds, for deadlines (never JH_NOW). */
+uint64_t jh_mono_ms(void);
 void	jh_nonce(uint8_t *n);			/* JH_NONCE_LEN bytes */
 /* All of fd (at most max bytes) appended to b. */
 int	jh_read_all(struct jh_buf *b, int fd, size_t max, struct jh_err *e);
