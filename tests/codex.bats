@@ -560,7 +560,6 @@ probe_hook() {
 # project's .codex/) could unhook the gate, so no grant may allow it.
 # bats test_tags=host
 @test "9. whatever the grant, apply_patch and the shell cannot write Codex's configuration (~/.codex, <project>/.codex)" {
-	skip "core: jh_protect_builtin_at (lib/protect.c) protects \$HOME/.codex and \$CODEX_HOME but not <root>/.codex, the project's own Codex configuration (its hooks.json); with caps write path /** an apply_patch adding <root>/.codex/hooks.json is allowed"
 	need_core
 	codex_install
 	grant '[{"class": "shell", "command": ["touch *", "echo *"]},
