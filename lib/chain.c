@@ -739,7 +739,7 @@ chainable(const struct jh_chainer *c, struct jh_env *env,
 	jh_didkey_enc(did, sizeof(did), env->kid);
 	if (!jh_keyset_has(c->keys, env->kid, JH_ROLE_STEWARD))
 		return (jh_errf(e, "signed by %s, not a trusted steward", did));
-	if (jh_env_verify_sig(env, e) == -1 ||
+	if (jh_env_check_sig(env, c->own, p, n, e) == -1 ||
 	    jh_kind_check(env->core, kid, e) == -1)
 		return (-1);
 	if (!jh_cbor_text_is(jh_cbor_get(env->core, "steward"), did))

@@ -16,6 +16,7 @@ struct jh_cbor;
 struct jh_err;
 struct jh_key;
 struct jh_keyset;
+struct jh_sealed;
 
 #define JH_SESSION_MAX	16384		/* the longest session id, in bytes */
 #define JH_LOG_NAME	(64 + 4 + 1)	/* hex digest + ".jhl" + NUL */
@@ -116,6 +117,7 @@ struct jh_chainer {
 	const char *logfile;		/* this one log */
 	unsigned wait_ms;		/* for the log's lock */
 	uint64_t deadline_ms;	/* how far a receipt may predate the head */
+	const struct jh_sealed *own;	/* sealed here: not checked again */
 };
 
 /*

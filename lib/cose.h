@@ -49,4 +49,29 @@ int	jh_env_parse(struct jh_env *env, struct jh_arena *a, const uint8_t *p,
 	    size_t n, struct jh_err *e);
 int	jh_env_verify_sig(const struct jh_env *env, struct jh_err *e);
 
+/*
+ * The envelopes one process sealed itself, to hand on to its own later
+ * checks (the fused hook: seal, chain, reply): an envelope whose bytes
+ * are exactly one of these carries a signature this process made with a
+ * key whose public half was checked against its secret when it was
+ * loaded, so checking it again cannot fail.  Every other check of the
+ * envelope (its kid trusted for its role, its kind's fields) still runs.
+ * The set keeps a copy of each; one it has no room or memory for is
+ * checked in full.  Zeroed to start, jh_sealed_free to end.
+ */
+#define JH_SEALED_MAX	4
+struct jh_sealed {
+	size_t n;
+	uint8_t *p[JH_SEALED_MAX];
+	size_t len[JH_SEALED_MAX];
+};
+void	jh_sealed_add(struct jh_sealed *s, const uint8_t *p, size_t len);
+void	jh_sealed_free(struct jh_sealed *s);
+/*
+ * jh_env_verify_sig, skipped where the envelope's bytes p[0..n) are one
+ * of own's (own may be NULL: every signature is checked).
+ */
+int	jh_env_check_sig(const struct jh_env *env, const struct jh_sealed *own,
+	    const uint8_t *p, size_t n, struct jh_err *e);
+
 #endif /* JH_COSE_H */

@@ -25,6 +25,7 @@
 #include "jh.h"
 #include "buf.h"
 #include "chain.h"
+#include "cose.h"
 #include "fused.h"
 #include "gate.h"
 #include "hosts.h"
@@ -48,6 +49,7 @@ struct run {
 	struct jh_keyset stewards;	/* JH_HOME/stewards, for jh-result and the reply */
 	int have_stewards;
 	char stewwhy[320];
+	struct jh_sealed own;	/* the receipt and entry sealed here */
 };
 
 static void
@@ -237,6 +239,7 @@ chain(struct jh_buf *entry, const struct run *r, const struct jh_buf *env)
 	struct jh_chainer c;
 	struct jh_keyset ks;
 	struct jh_err e, note;
+	size_t i;
 	int x;
 
 	if (!r->have_key) {
@@ -248,11 +251,17 @@ chain(struct jh_buf *entry, const struct run *r, const struct jh_buf *env)
 		    "steward key", r->keyfile, jh_role_name(r->key.role));
 		return;
 	}
-	/* Receipts are accepted from our own key and the listed stewards. */
+	/*
+	 * Receipts are accepted from our own key and the listed stewards:
+	 * the list keys() read, or where it could not, the file read again
+	 * for the reason (none there: our own key alone).
+	 */
 	jh_keyset_init(&ks);
 	jh_keyset_add(&ks, r->key.pk, JH_ROLE_STEWARD);
-	if (access(r->stewfile, F_OK) == 0 && jh_keyset_load(&ks, r->stewfile,
-	    JH_ROLE_STEWARD, &e) == -1) {
+	for (i = 0; r->have_stewards && i < r->stewards.n; i++)
+		jh_keyset_add(&ks, r->stewards.pk[i], r->stewards.roles[i]);
+	if (!r->have_stewards && access(r->stewfile, F_OK) == 0 &&
+	    jh_keyset_load(&ks, r->stewfile, JH_ROLE_STEWARD, &e) == -1) {
 		say(r, "jh-chain", "%s", e.msg);
 		jh_keyset_free(&ks);
 		return;
@@ -264,6 +273,7 @@ chain(struct jh_buf *entry, const struct run *r, const struct jh_buf *env)
 		c.state = r->state;
 		c.wait_ms = r->f->lock_ms;
 		c.deadline_ms = 60000;	/* jh-chain's -d, not given */
+		c.own = &r->own;
 		x = jh_chain_receipt(entry, &c, env->p, env->len, &note, &e);
 		if (note.msg[0] != '\0')
 			say(r, "jh-chain", "%s", note.msg);
@@ -293,6 +303,7 @@ reply(struct jh_buf *out, const struct run *r, const struct jh_buf *entry)
 	ro.event = r->f->post;
 	ro.deadline_ms = r->f->deadline_ms;
 	ro.replace = r->f->answer_allow;
+	ro.own = &r->own;
 	jh_buf_init(&why);
 	status = jh_reply(out, &why, &ro, &r->stewards, entry->p, entry->len,
 	    r->have_stewards ? NULL : r->stewwhy);
@@ -372,15 +383,18 @@ jh_fused(struct jh_buf *out, FILE *err, const struct jh_fused *f,
 		result(&rec, r, &ev);
 	after(f, 1);
 	seal(&env, r, f->post == NULL ? "decision/1" : "result/1", &rec);
+	jh_sealed_add(&r->own, env.p, env.len);
 	after(f, 2);
 	if (r->state[0] != '\0')
 		chain(&entry, r, &env);
+	jh_sealed_add(&r->own, entry.p, entry.len);
 	after(f, 3);
 	status = reply(out, r, &entry);
 	after(f, 4);
 	if (r->have_key)
 		jh_key_wipe(&r->key);
 	jh_keyset_free(&r->stewards);
+	jh_sealed_free(&r->own);
 	jh_buf_free(&ev);
 	jh_buf_free(&rec);
 	jh_buf_free(&env);

@@ -237,6 +237,7 @@ judge(const struct jh_reply_opts *o, const struct jh_keyset *ks,
 
 	jh_arena_init(&ar);
 	jh_verifier_init(&v, ks);
+	v.own = o->own;
 	if (envelopes(o, &v, &ar, p, n, &ent, &in, a) == -1 ||
 	    bound(o, &ent, &in, a) == -1)
 		goto out;

@@ -13,6 +13,7 @@
 struct jh_buf;
 struct jh_host;
 struct jh_keyset;
+struct jh_sealed;
 
 struct jh_reply_opts {
 	const struct jh_host *host;
@@ -22,6 +23,7 @@ struct jh_reply_opts {
 	const char *event;	/* the post-tool event answered, or NULL */
 	uint64_t deadline_ms;	/* how old the receipt may be */
 	int replace;		/* the grant replaces the host's prompt (-A) */
+	const struct jh_sealed *own;	/* sealed here: not checked again */
 };
 
 /*

@@ -60,7 +60,7 @@ jh_verify_env(struct jh_verifier *v, struct jh_env *env, struct jh_arena *a,
 	    JH_ROLE_ISSUER))
 		return (jh_errf(e, "untrusted kid %s (not a trusted key)",
 		    did));
-	if (jh_env_verify_sig(env, e) == -1)
+	if (jh_env_check_sig(env, v->own, p, n, e) == -1)
 		return (-1);
 	if ((kid = jh_kind_lookup(env->kind)) == 0)
 		return (jh_errf(e, "unknown kind %s", env->kind));

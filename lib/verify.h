@@ -19,11 +19,13 @@ struct jh_buf;
 struct jh_env;
 struct jh_keyset;
 struct jh_reader;
+struct jh_sealed;
 
 struct jh_verifier {
 	const struct jh_keyset *keys;
 	uint8_t last_kid[JH_PK_LEN];	/* base58 is slow; kids repeat */
 	char last_did[JH_DIDKEY_MAX];
+	const struct jh_sealed *own;	/* sealed here: not checked again */
 };
 
 struct jh_lv {			/* the state of one log being verified */
