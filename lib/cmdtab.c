@@ -173,14 +173,15 @@
 #define PIP3(n, o, a, t, f, s) \
 	{ "pip3 " n, o PIP_G, a, PIP_RUNS, t, JH_CT_ABBREV | (f), s }
 
-/* uv's global options. */
+/* uv's global options; an upgrade brings in new code, as an install. */
 #define UV_G " --directory=c --project=c --config-file=f --cache-dir=w" \
 	" -p,--python=x --color=i --allow-insecure-host=n --index=n" \
 	" --default-index=n -i,--index-url=n --extra-index-url=n" \
 	" -f,--find-links=u --group=i --extra=i --package=i" \
 	" -C,--config-setting=u --exclude-newer=i --link-mode=i" \
 	" --resolution=i --prerelease=i --index-strategy=i" \
-	" --keyring-provider=i -P,--upgrade-package=i --reinstall-package=i" \
+	" --keyring-provider=i -U,--upgrade:install" \
+	" -P,--upgrade-package=i:install --reinstall-package=i" \
 	" --refresh-package=i --no-binary-package=i --no-build-package=i" \
 	" --no-build-isolation-package=i --python-platform=i -*"
 #define UV_RUNS "pyproject.toml,uv.toml,**/pyproject.toml,setup.py," \
@@ -471,8 +472,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "cargo-tree(1)"),
 	CARGO("uninstall", "--root=w --bin=i -p,--package=i -*", "i*",
 	    NULL, 0, "cargo-uninstall(1)"),
-	CARGO("update", "-p,--package=i --precise=i -*", "i*", "net", 0,
-	    "cargo-update(1)"),
+	/* new locked versions: code the next build runs, as npm update */
+	CARGO("update", "-p,--package=i --precise=i -*", "i*", "install,net",
+	    0, "cargo-update(1)"),
 	CARGO("vendor", "-s,--sync=f -*", "w", "net", 0, "cargo-vendor(1)"),
 	CARGO("version", "-*", "", NULL, 0, "cargo-version(1)"),
 	{ "cat", "-*", "r*", NULL, NULL, GFILT, "cat --help" },
