@@ -1815,8 +1815,12 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_SUB | JH_CT_ABBREV, "npm(1)" },
 	NPM("add", "", "r*", "install,net", 0, "npm-install(1)"),
 	/* audit fix installs. */
-	NPM("audit", "--audit-level=i", "i*", "install,net", 0,
+	/* audit reports; audit fix installs what it reports */
+	NPM("audit", "--audit-level=i", "s", "net", JH_CT_SUB,
 	    "npm-audit(1)"),
+	NPM("audit fix", "--audit-level=i", "", "install,net", 0,
+	    "npm-audit(1)"),
+	NPM("audit signatures", "", "", "net", 0, "npm-audit(1)"),
 	NPM("cache", "", "i*", "net", 0, "npm-cache(1)"),
 	NPM("ci", "", "", "install,net", 0, "npm-ci(1)"),
 	NPM("config", "", "s", NULL, JH_CT_SUB, "npm-config(1)"),
@@ -2022,7 +2026,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  NULL, JH_CT_RUNS | JH_CT_SUB, "pnpm --help" },
 	PNPM("add", "--registry=n", "r*", "install,net", 0,
 	    "pnpm add --help"),
-	PNPM("audit", "", "i*", "install,net", 0, "pnpm audit --help"),
+	PNPM("audit", "--audit-level=i --fix:install", "", "net", 0,
+	    "pnpm audit --help"),
 	PNPM("create", "", "i,A*", "install,net", 0, "pnpm create --help"),
 	PNPM("dlx", "--package=i -c,--shell-mode:unknown", "P", "install,net",
 	    JH_CT_POSIX, "pnpm dlx --help"),
