@@ -352,6 +352,31 @@ early_end(const struct run *r, const struct early *e)
 	finish_raw(r, e->status);
 }
 
+/*
+ * Keeps this process, and so the worker it starts, on the CPU it runs
+ * on.  The two never run at once: this one sleeps while the worker
+ * works.  Left free, the kernel starts the worker on an idle CPU and
+ * wakes this one on another when the worker ends, and on a virtual
+ * machine each wake of an idle CPU costs tens to hundreds of
+ * microseconds: in alternated loops a pinned call took 4 to 10% less
+ * time.  The process lives a few milliseconds and starts nothing else
+ * on this path; where the pin cannot be set nothing changes.  The mask
+ * it had is kept in *old, to be put back if the worker cannot start.
+ */
+static int
+pin_here(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu;
+
+	if ((cpu = sched_getcpu()) == -1 || cpu >= CPU_SETSIZE ||
+	    sched_getaffinity(0, sizeof(*old), old) == -1)
+		return (0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return (sched_setaffinity(0, sizeof(one), &one) == 0);
+}
+
 int
 fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
     char *pv[], char **av[])
@@ -360,9 +385,10 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
 	struct early late, died;
 	struct jh_buf none;
 	struct pollfd p;
+	cpu_set_t mask;
 	char why[160], *stack;
 	uint64_t now;
-	int fds[2], st = 0;
+	int fds[2], st = 0, pinned = 0;
 	pid_t pid = -1;
 
 	snprintf(why, sizeof(why), "the gate did not answer within %u ms",
@@ -384,10 +410,13 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
 	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED) {
 		(void)madvise(stack + WORKER_STACK - WORKER_HOT, WORKER_HOT,
 		    MADV_POPULATE_WRITE);
+		pinned = pin_here(&mask);
 		pid = clone(worker_main, stack + WORKER_STACK, CLONE_VM |
 		    SIGCHLD, &w);
 	}
 	if (pid == -1) {
+		if (pinned)
+			(void)sched_setaffinity(0, sizeof(mask), &mask);
 		close(fds[0]);
 		close(fds[1]);
 		jh_buf_init(&none);
