@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +313,14 @@ fused_child(const struct run *r, const struct conf *c)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE	23	/* Linux 5.14 */
 #endif
+/*
+ * The heap a gated call's stages use beyond what this process used
+ * before the worker starts (about 180 KiB: the gate's context, the
+ * effects', the ledger's and the log's, the decoders' arenas), made
+ * present in one call for the same reason.  Measured with rusage: 43
+ * of a call's faults, 3 to 9% of its time.
+ */
+#define WORKER_HEAP	(192 << 10)
 
 struct worker {
 	const struct run *r;
@@ -363,6 +373,30 @@ early_end(const struct run *r, const struct early *e)
  * on this path; where the pin cannot be set nothing changes.  The mask
  * it had is kept in *old, to be put back if the worker cannot start.
  */
+/*
+ * Grows the heap by WORKER_HEAP and makes it present.  The allocator is
+ * told to keep what is freed at its top and to serve blocks of up to
+ * 1 MiB from the heap rather than from mmap(2) (whose pages would fault
+ * anew); this process ends with the call.  Best effort: on any failure
+ * the pages fault in as they are touched, as before.
+ */
+static void
+heap_ready(void)
+{
+	void *volatile big;	/* not to be elided with its free() */
+	uintptr_t lo, hi;
+
+	if (mallopt(M_TRIM_THRESHOLD, 1 << 20) == 0 ||
+	    mallopt(M_MMAP_THRESHOLD, 1 << 20) == 0 ||
+	    (big = malloc(WORKER_HEAP)) == NULL)
+		return;
+	lo = ((uintptr_t)big + 4095) & ~(uintptr_t)4095;
+	free(big);
+	hi = (uintptr_t)sbrk(0) & ~(uintptr_t)4095;
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
 static int
 pin_here(cpu_set_t *old)
 {
@@ -410,6 +444,7 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
 	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED) {
 		(void)madvise(stack + WORKER_STACK - WORKER_HOT, WORKER_HOT,
 		    MADV_POPULATE_WRITE);
+		heap_ready();
 		pinned = pin_here(&mask);
 		pid = clone(worker_main, stack + WORKER_STACK, CLONE_VM |
 		    SIGCHLD, &w);
