@@ -28,7 +28,8 @@ enum jh_role {
 struct jh_key {
 	enum jh_role role;
 	uint8_t pk[JH_PK_LEN];
-	uint8_t *sk;		/* sodium_malloc'd, JH_SK_LEN */
+	uint8_t *sk;		/* JH_SK_LEN, at the start of mem */
+	void *mem;		/* sodium_malloc'd; jh_key_wipe frees it */
 	char did[JH_DIDKEY_MAX];
 };
 
