@@ -412,9 +412,11 @@ pin_here(cpu_set_t *old)
 }
 
 int
-fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[],
-    char *pv[], char **av[])
+fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[])
 {
+	/* the fallback's one stage is fused_child, never exec'd: its name */
+	static char name[] = PROG;
+	char *pv[1] = { name }, *a0[2] = { name, NULL }, **av[1] = { a0 };
 	static struct worker w;
 	struct early late, died;
 	struct jh_buf none;

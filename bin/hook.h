@@ -114,7 +114,7 @@ int	pipeline(struct run *r, const struct conf *c, char *paths[],
 /* Whether this call takes the fused path; and the path itself. */
 int	fused(const struct run *r, const struct conf *c);
 int	fused_run(struct run *r, const struct conf *c, uint64_t deadline,
-	    int sts[], char *pv[], char **av[]);
+	    int sts[]);
 
 /* hook-sock.c */
 void	sock_timeouts(int fd, uint64_t ms);

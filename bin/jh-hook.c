@@ -801,17 +801,19 @@ main(int argc, char *argv[])
 		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
-	if ((s = malloc(sizeof(*s))) == NULL)
-		deny(&r, "out of memory");
-	stages_make(s, &r, &c);
 	deadline = jh_mono_ms() + c.deadline_ms;
-	if (r.post == NULL && strcmp(r.event, JH_GATE_EVENT) != 0)
-		end_session(&r, &c, s, deadline);
 	if (fused(&r, &c))
-		st = fused_run(&r, &c, deadline, sts, s->pv, s->av);
-	else
+		st = fused_run(&r, &c, deadline, sts);
+	else {
+		/* the programs' command lines: the fused path needs none */
+		if ((s = malloc(sizeof(*s))) == NULL)
+			deny(&r, "out of memory");
+		stages_make(s, &r, &c);
+		if (r.post == NULL && strcmp(r.event, JH_GATE_EVENT) != 0)
+			end_session(&r, &c, s, deadline);
 		st = pipeline(&r, &c, s->pv, s->av, NSTAGES, &r.payload,
 		    &r.answer, deadline, sts, NULL);
+	}
 	answer(&r, st);
 }
 
