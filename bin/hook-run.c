@@ -363,17 +363,6 @@ early_end(const struct run *r, const struct early *e)
 }
 
 /*
- * Keeps this process, and so the worker it starts, on the CPU it runs
- * on.  The two never run at once: this one sleeps while the worker
- * works.  Left free, the kernel starts the worker on an idle CPU and
- * wakes this one on another when the worker ends, and on a virtual
- * machine each wake of an idle CPU costs tens to hundreds of
- * microseconds: in alternated loops a pinned call took 4 to 10% less
- * time.  The process lives a few milliseconds and starts nothing else
- * on this path; where the pin cannot be set nothing changes.  The mask
- * it had is kept in *old, to be put back if the worker cannot start.
- */
-/*
  * Grows the heap by WORKER_HEAP and makes it present.  The allocator is
  * told to keep what is freed at its top and to serve blocks of up to
  * 1 MiB from the heap rather than from mmap(2) (whose pages would fault
@@ -397,6 +386,17 @@ heap_ready(void)
 		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
+/*
+ * Keeps this process, and so the worker it starts, on the CPU it runs
+ * on.  The two never run at once: this one sleeps while the worker
+ * works.  Left free, the kernel starts the worker on an idle CPU and
+ * wakes this one on another when the worker ends, and on a virtual
+ * machine each wake of an idle CPU costs tens to hundreds of
+ * microseconds: in alternated loops a pinned call took 4 to 10% less
+ * time.  The process lives a few milliseconds and starts nothing else
+ * on this path; where the pin cannot be set nothing changes.  The mask
+ * it had is kept in *old, to be put back if the worker cannot start.
+ */
 static int
 pin_here(cpu_set_t *old)
 {
