@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hook.h"
+#include "util.h"
 
 static int
 set_path(char *dst, const char *v)
@@ -128,12 +129,18 @@ conf_line(struct conf *c, const char *line, const char *v)
  * path arrays are never touched unless a line fills them (a memset here
  * would fault in 150 KiB on every hook call, and copy them at the fork).
  */
+/* The config's size at most: every line it may hold, with room. */
+#define CONF_MAX	((CONF_PROTECT + CONF_DEVELOPERS + 32) * (PATH_MAX + 64))
+
 int
 read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 {
 	struct stat st;
+	struct jh_buf b;
+	struct jh_err e;
 	char line[PATH_MAX + 64], *eq;
-	FILE *f;
+	const char *p, *end, *nl;
+	size_t n;
 	int fd, lineno = 0;
 
 	c->deadline_ms = 8000;
@@ -155,14 +162,23 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 		return (snprintf(why, whysz, "%s: not a regular file of the "
 		    "user's that only the user can write", path), -1);
 	}
-	if ((f = fdopen(fd, "r")) == NULL) {
+	/* read whole with read(2): stdio's buffer and code cost page faults */
+	jh_buf_init(&b);
+	if (jh_read_all(&b, fd, CONF_MAX, &e) == -1) {
 		close(fd);
-		return (snprintf(why, whysz, "%s: %s", path, strerror(errno)),
-		    -1);
+		jh_buf_free(&b);
+		return (snprintf(why, whysz, "%s: %s", path, e.msg), -1);
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
+	close(fd);
+	for (p = (const char *)b.p, end = p + b.len; p < end; p = nl + 1) {
 		lineno++;
-		line[strcspn(line, "\n")] = '\0';
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((n = (size_t)(nl - p)) >= sizeof(line) ||
+		    memchr(p, '\0', n) != NULL)
+			goto bad;
+		memcpy(line, p, n);
+		line[n] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
 		if ((eq = strchr(line, '=')) == NULL)
@@ -171,7 +187,7 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 		if (conf_line(c, line, eq + 1) == -1)
 			goto bad;
 	}
-	fclose(f);
+	jh_buf_free(&b);
 	if (c->bindir[0] == '\0' || c->home[0] == '\0' || c->state[0] == '\0')
 		return (snprintf(why, whysz, "%s: needs bindir, home and "
 		    "state", path), -1);
@@ -180,6 +196,6 @@ read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 		    "deadline_ms", path), -1);
 	return (0);
 bad:
-	fclose(f);
+	jh_buf_free(&b);
 	return (snprintf(why, whysz, "%s:%d: bad line", path, lineno), -1);
 }

@@ -268,3 +268,34 @@ PY
 	check 2 "not-allowed deny"
 	check 1 "match allow"
 }
+
+@test "config: a line it cannot take is the host's deny, naming the file and the line, and nothing is decided" {
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	local bad k=0 n
+	for bad in 'no equals sign' 'colour=blue' 'deadline_ms=5' 'bindir=relative/path' \
+	    "protect=/$(printf 'x%.0s' $(seq 5000))"; do
+		k=$((k + 1))
+		cp "$JH_HOME/hook.conf" "$T/c$k.conf"
+		printf '%s\n' "$bad" >>"$T/c$k.conf"
+		chmod 600 "$T/c$k.conf"
+		n=$(wc -l <"$T/c$k.conf")
+		run -2 --separate-stderr "$H/jh-hook" -c "$T/c$k.conf" <"$T/p.json"
+		run -0 jq -r .hookSpecificOutput.permissionDecision <<<"$output"
+		assert_output deny
+		[[ "$stderr" == *"$T/c$k.conf:$n: bad line"* ]] || { echo "$bad: want line $n of $T/c$k.conf: $stderr"; false; }
+	done
+	# a NUL inside a line is a bad line too, not the line cut short
+	cp "$JH_HOME/hook.conf" "$T/nul.conf"
+	printf 'fast=1\000junk\n' >>"$T/nul.conf"
+	chmod 600 "$T/nul.conf"
+	run -2 --separate-stderr "$H/jh-hook" -c "$T/nul.conf" <"$T/p.json"
+	[[ "$stderr" == *"bad line"* ]]
+	# a last line without its newline is read; comments and blank lines are skipped
+	cp "$JH_HOME/hook.conf" "$T/ok.conf"
+	printf '# a comment\n\nfast=1' >>"$T/ok.conf"
+	chmod 600 "$T/ok.conf"
+	run -0 "$H/jh-hook" -c "$T/ok.conf" <"$T/p.json"
+	# nothing was decided on a bad config: one decision, the good run's
+	run -0 sh -c "jh-verify '$JH_STATE'/logs/*.jhl | jq -r 'select(.kind == \"decision/1\") | .core.verdict'"
+	assert_output allow
+}
