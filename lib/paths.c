@@ -26,9 +26,10 @@
  * FIFO) and names what it found through /proc/self/fd.  realpath(3)
  * reads each component's link in turn, five to ten calls for a path in a
  * project.  The library's walk stays the answer where /proc is not
- * mounted, and where the name found is not a plain absolute one: a file
- * unlinked between the open and the read is named with " (deleted)"
- * after it, which realpath(3) would not say.
+ * mounted, where no descriptor is left for the open, and where the name
+ * found is not a plain absolute one: a file unlinked between the open
+ * and the read is named with " (deleted)" after it, which realpath(3)
+ * would not say.
  */
 static char *
 real(const char *path, char res[PATH_MAX])
@@ -39,7 +40,8 @@ real(const char *path, char res[PATH_MAX])
 	int fd, err;
 
 	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
-		return (NULL);
+		return (errno == EMFILE || errno == ENFILE ? realpath(path,
+		    res) : NULL);
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, res, PATH_MAX);
 	err = errno;
