@@ -122,6 +122,9 @@ conf_line(struct conf *c, const char *line, const char *v)
 	return (0);
 }
 
+/* The config's size at most: every line it may hold, with room. */
+#define CONF_MAX	((CONF_PROTECT + CONF_DEVELOPERS + 32) * (PATH_MAX + 64))
+
 /*
  * The config is the installer's: absolute path, a regular file owned by
  * the user and writable by nobody else, "key=value" lines.  c is all
@@ -129,9 +132,6 @@ conf_line(struct conf *c, const char *line, const char *v)
  * path arrays are never touched unless a line fills them (a memset here
  * would fault in 150 KiB on every hook call, and copy them at the fork).
  */
-/* The config's size at most: every line it may hold, with room. */
-#define CONF_MAX	((CONF_PROTECT + CONF_DEVELOPERS + 32) * (PATH_MAX + 64))
-
 int
 read_conf(struct conf *c, const char *path, char *why, size_t whysz)
 {
