@@ -37,14 +37,13 @@ real(const char *path, char res[PATH_MAX])
 	static const char gone[] = " (deleted)";
 	char link[32];
 	ssize_t n;
-	int fd, err;
+	int fd;
 
 	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
 		return (errno == EMFILE || errno == ENFILE ? realpath(path,
 		    res) : NULL);
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, res, PATH_MAX);
-	err = errno;
 	(void)close(fd);
 	if (n > 0 && n < PATH_MAX && res[0] == '/' && ((size_t)n <
 	    sizeof(gone) || memcmp(res + n - (sizeof(gone) - 1), gone,
@@ -52,8 +51,7 @@ real(const char *path, char res[PATH_MAX])
 		res[n] = '\0';
 		return (res);
 	}
-	errno = err;
-	return (realpath(path, res));
+	return (realpath(path, res));	/* which sets errno if it fails */
 }
 
 int
