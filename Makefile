@@ -1,7 +1,8 @@
 # joulehook: build, install, check, demo, bench.
 #
 #   make                  release programs in bin/ (JH_NOW/JH_NONCE ignored)
-#   make check            test build in build/test/, every suite, man lint
+#   make check            test build in build/test/, every suite, man lint;
+#                         the suites run JOBS at a time (default: the CPUs)
 #   make check-asan       the sanitizer tier: ASAN_SUITES (the suites that
 #                         drive the C code) on an ASan+UBSan build, less
 #                         the tests tagged host; make check has the rest
@@ -222,7 +223,8 @@ check-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) BUILD=asan BATS_TAGS='!host' \
-	    SUITES='$(ASAN_SUITES:%=tests/%.bats)' test-suites
+	    SUITES='$(filter $(ASAN_SUITES:%=tests/%.bats),$(ALL_SUITES))' \
+	    test-suites
 
 check-valgrind: deps
 	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
@@ -249,12 +251,25 @@ JH_BIN	?= $(CURDIR)/$(OUTBIN)
 ASAN_SUITES = chain cmdtab conformance decide delegate effects energy \
 	grant hooksock hostile hosts libcbor meter normalize proxy result \
 	review seal secrets shard shellparse ship verify
-SUITES	?= tests/
+# Suites run side by side (scripts/check-suites, JOBS at a time, default
+# the CPUs), the longest first so that none is left running alone at the
+# end: SLOW is their order by time on a two-CPU machine, slowest first
+# (make check's own summary prints the times again); every other suite
+# follows in name order.  A suite marked "# check: alone" (it writes /etc,
+# which every real Claude Code or Codex reads) runs after the rest, by
+# itself.  SUITES=tests/x.bats runs the ones named.
+SLOW	= fuzz cline gemini-cli opencode corpus status-cc chain acp proxy \
+	status fused faults claude-code codex man meter-otel decide \
+	claude-harness claude-session shell-diff hostile grant onegrant
+ALL_SUITES = $(SLOW:%=tests/%.bats) \
+	$(filter-out $(SLOW:%=tests/%.bats),$(sort $(wildcard tests/*.bats)))
+SUITES	?= $(ALL_SUITES)
+JOBS	?=
 
 test-suites: lint-man
 	JH_BIN=$(JH_BIN) JH_TESTBIN=$(CURDIR)/$(O)/tests \
-	    bats --print-output-on-failure \
-	    $(if $(BATS_TAGS),--filter-tags '$(BATS_TAGS)') $(SUITES)
+	    sh scripts/check-suites $(if $(JOBS),-j $(JOBS)) \
+	    $(if $(BATS_TAGS),-t '$(BATS_TAGS)') $(SUITES)
 	JH_BIN=$(JH_BIN) sh conformance/run
 
 lint-man:

@@ -204,6 +204,39 @@ payload() {
 	assert_output --partial "does not verify"
 }
 
+@test "check-suites: usage 2, a failed suite 1 (and the others still run), all passed 0" {
+	# a bats of its own, out of this one's environment and its PATH
+	local p cs
+	p=$(printf '%s' "$PATH" | tr : '\n' | grep -v bats-core | paste -sd:)
+	cs="env -i PATH=$p HOME=$HOME sh $PROJECT_ROOT/scripts/check-suites"
+	run -2 $cs
+	assert_output --partial "usage: check-suites"
+	run -2 $cs -j 0 "$T"
+	run -2 $cs -q "$T"
+	run -2 $cs "$T/missing.bats"
+	assert_output --partial "missing.bats: no such suite"
+	mkdir "$T/s"
+	run -2 $cs "$T/s"
+	assert_output --partial "no suites to run"
+	printf '@test "passes" {\n\ttrue\n}\n' >"$T/s/a.bats"
+	printf '@test "fails" {\n\tfalse\n}\n' >"$T/s/b.bats"
+	printf '# bats test_tags=slow\n@test "tagged" {\n\ttrue\n}\n@test "untagged" {\n\tfalse\n}\n' >"$T/s/c.bats"
+	printf '# check: alone\n@test "alone" {\n\ttrue\n}\n' >"$T/s/d.bats"
+	run -1 --separate-stderr $cs -j 3 "$T/s"
+	assert_line --regexp "^== $T/s/b\.bats: exit 1, [0-9]+ s\$"
+	assert_line "ok 1 passes"
+	assert_line "not ok 1 fails"
+	assert_line "ok 1 alone"
+	assert_line "== 2 of 4 suites failed"
+	[ "$stderr" = "check-suites: $T/s/b.bats failed"$'\n'"check-suites: $T/s/c.bats failed" ]
+	# the suite marked alone runs after the others
+	printf '%s\n' "$output" | grep '^== /' | tail -n1 | grep -q "^== $T/s/d\.bats: exit 0,"
+	run -0 $cs -t slow "$T/s/c.bats" "$T/s/a.bats"
+	assert_line "ok 1 tagged"
+	refute_line --partial "untagged"
+	assert_line "== 0 of 2 suites failed"
+}
+
 @test "jh-meter: usage 2, a refused line 1, an unreadable file 2, metered 0" {
 	run -2 jh-meter -Z
 	run -2 jh-meter tokens -Q

@@ -1,4 +1,6 @@
 #!/usr/bin/env bats
+# check: alone (it writes /etc/codex, which every real Codex reads: make
+# check runs it after the other suites, by itself)
 # Hardened mode (-U) for hosts other than Claude Code, as root (CI runs as
 # root): a gate user and an unprivileged developer are made here (and
 # removed after), and the REAL host runs AS THE DEVELOPER (runuser -u),

@@ -1,4 +1,6 @@
 #!/usr/bin/env bats
+# check: alone (it writes /etc/claude-code, which every real Claude Code
+# reads: make check runs it after the other suites, by itself)
 # Hardened mode end to end, as root (CI runs as root): a gate user and an
 # unprivileged developer are made here (and removed after); the
 # developer's single-user install spends a little, `jh-install -U` carries

@@ -1,4 +1,6 @@
 #!/usr/bin/env bats
+# check: alone (it writes /etc/claude-code, which every real Claude Code
+# reads: make check runs it after the other suites, by itself)
 # Claude Code 2.1.328's MANAGED settings on Linux, observed with the REAL
 # binary offline (tests/helpers/claude.bash, tests/mock/anthropic-mock.py):
 # what joulehook's hardened mode rests on when it puts its hook in
