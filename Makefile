@@ -208,15 +208,18 @@ $(O)/tests/faultinject.so: tests/faultinject.c
 deps:
 	@sh scripts/deps -q
 
+# The test builds compile one file per CPU unless make was given -j.
+BUILD_J	= $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+
 check: deps
-	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
+	$(MAKE) $(BUILD_J) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
 	    build/test/tests/host-answer build/test/tests/faultinject.so
 	$(MAKE) BUILD=test test-suites
 
 check-asan: deps
-	$(MAKE) BUILD=asan all build/asan/tests/libcbor-regress \
+	$(MAKE) $(BUILD_J) BUILD=asan all build/asan/tests/libcbor-regress \
 	    build/asan/tests/sh-parse build/asan/tests/sh-effects \
 	    build/asan/tests/energy-probe build/asan/tests/cmdtab-lint \
 	    build/asan/tests/host-answer build/asan/tests/faultinject.so
@@ -227,7 +230,7 @@ check-asan: deps
 	    test-suites
 
 check-valgrind: deps
-	$(MAKE) BUILD=test all build/test/tests/libcbor-regress \
+	$(MAKE) $(BUILD_J) BUILD=test all build/test/tests/libcbor-regress \
 	    build/test/tests/sh-parse build/test/tests/sh-effects \
 	    build/test/tests/energy-probe build/test/tests/cmdtab-lint \
 	    build/test/tests/host-answer build/test/tests/faultinject.so
