@@ -181,7 +181,7 @@ logof() {
 }
 
 @test "kill -9 during appends: the next append recovers and nothing acknowledged is lost" {
-	for i in $(seq 0 199); do decision_json | jq -c --arg i "toolu_$i" '.tool_use_id=$i'; done >"$T/stream.json"
+	decision_json | jq -c 'range(200) as $i | .tool_use_id = "toolu_\($i)"' >"$T/stream.json"
 	for round in 1 2 3 4 5 6 7 8; do
 		# fresh receipts each round: the same ones twice would be a replay
 		jh-seal "$T/stream.json" >"$T/stream$round.cbor"
@@ -199,16 +199,10 @@ logof() {
 	# the last append also cuts a torn tail, if the kill left one
 	decision_json | jh-seal | jh-chain >/dev/null
 	run -0 jh-verify -q "$(logof)"
-	# the log in hex once, not once per acknowledged entry
-	xxd -p "$(logof)" | tr -d '\n' >"$T/log.hex"
+	# every entry acknowledged in any round is in the log, byte for byte
 	for round in 1 2 3 4 5 6 7 8; do
-		mkdir "$T/a$round"
-		$SEQ split "$T/ack$round" "$T/a$round"
-		for f in "$T/a$round"/*; do
-			[ -e "$f" ] || continue
-			grep -qF "$(xxd -p "$f" | tr -d '\n' | cut -c1-400)" "$T/log.hex" ||
-			    fail "acknowledged entry $f missing from the log"
-		done
+		run -0 $SEQ missing "$T/ack$round" "$(logof)"
+		[ -z "$output" ] || fail "round $round: acknowledged entries $output missing from the log"
 	done
 }
 

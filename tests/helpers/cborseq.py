@@ -6,6 +6,8 @@
   cborseq.py receipt ENTRYFILE    the receipt bytes embedded in a chain/1 entry
   cborseq.py droplast FILE OUT    FILE less its last item, to OUT (a log cut
                                   short by one entry)
+  cborseq.py missing FILE LOG     the index of each complete item of FILE
+                                  whose bytes are nowhere in LOG, one a line
 """
 import io
 import sys
@@ -38,6 +40,11 @@ def main():
     elif cmd == "droplast":
         with open(sys.argv[3], "wb") as f:
             f.write(b"".join(items(data)[:-1]))
+    elif cmd == "missing":
+        log = open(sys.argv[3], "rb").read()
+        for i, it in enumerate(items(data)):
+            if it not in log:
+                print(i)
     elif cmd == "receipt":
         env = cbor2.loads(data)
         core = cbor2.loads(env.value[2])
