@@ -417,25 +417,28 @@ drive() {
 		[ -n "$why" ] || why=$(head -n1 "$T/hook.err")
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$proj" "$want" "$got" \
 		    "$(printf '%s' "$why" | tr '\t\n' '  ' | cut -c1-200)" "$in" >>"$out"
-		explain_agrees "$id" "$payload" "$got"
 	done <"$T/payloads-$2"
 	[ "$(wc -l <"$out")" -eq "$(wc -l <"$T/payloads-$2")" ]
+	explain_agrees "$2"
+}
+
+# explain_agrees NAME: the verdict jh-decide -x gives each payload (the
+# same decision, nothing debited), all in one pipeline after the hook
+# has decided every line, is the hook's.
+explain_agrees() {
+	cut -f5 "$T/payloads-$1" | env -i HOME="$HOME" JH_HOME="$JH_HOME" \
+	    JH_STATE="$JH_STATE" sh -c '"$JH_HOME/bin/jh-normalize" -H claude-code |
+	    "$JH_HOME/bin/jh-decide" -x -j -' | jq -r .verdict >"$T/explain-$1"
+	[ "$(wc -l <"$T/explain-$1")" -eq "$(wc -l <"$T/payloads-$1")" ] ||
+	    { echo "jh-decide -x answered $(wc -l <"$T/explain-$1") of $(wc -l <"$T/payloads-$1") lines" >&2; return 1; }
+	paste "$T/corpus-$1.tsv" "$T/explain-$1" |
+	    awk -F'\t' '$4 != $7 { printf "%s\texplain %s\thook %s\t%s\n", $1, $7, $4, $6 }' \
+	    >"$T/explain-mismatch"
 	if [ -s "$T/explain-mismatch" ]; then
 		echo "jh-decide -x and the hook disagree:" >&2
 		cat "$T/explain-mismatch" >&2
 		return 1
 	fi
-}
-
-# explain_agrees ID PAYLOAD GOT: the verdict jh-decide -x gives the same
-# payload (the same decision, nothing debited) is the hook's.
-explain_agrees() {
-	local x
-	x=$(printf '%s\n' "$2" | env -i HOME="$HOME" JH_HOME="$JH_HOME" \
-	    JH_STATE="$JH_STATE" sh -c '"$JH_HOME/bin/jh-normalize" -H claude-code |
-	    "$JH_HOME/bin/jh-decide" -x -j -' | jq -r .verdict)
-	[ "$x" = "$3" ] || printf '%s\texplain %s\thook %s\t%s\n' "$1" "$x" \
-	    "$3" "$(jq -c .tool_input <<<"$2")" >>"$T/explain-mismatch"
 }
 
 # report NAME: the report of $T/corpus-NAME.tsv, on stdout.
