@@ -27,7 +27,6 @@
 #include "hosts.h"
 #include "json.h"
 #include "ledger.h"
-#include "meter.h"
 #include "shellparse.h"
 #include "util.h"
 
@@ -322,7 +321,7 @@ static uint64_t
 replay_spent(const char *path, const char *ledger)
 {
 	struct jh_err e;
-	json_t *o, *l;
+	json_t *o, *l, *r;
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
@@ -338,11 +337,15 @@ replay_spent(const char *path, const char *ledger)
 		if ((o = jh_json_parse(line, (size_t)n, &e)) == NULL)
 			continue;
 		l = json_object_get(o, "ledger");
+		r = json_object_get(l, "rebuilt_uj");
+		/* microjoules, not a token count: any amount a ledger holds */
 		if (json_is_string(json_object_get(l, "grant")) &&
 		    strcmp(json_string_value(json_object_get(l, "grant")),
-		    ledger) == 0 && jh_json_uint(&v, json_object_get(l,
-		    "rebuilt_uj")) == 0)
+		    ledger) == 0 && json_is_integer(r) &&
+		    json_integer_value(r) >= 0) {
+			v = (uint64_t)json_integer_value(r);
 			found = 1;
+		}
 		json_decref(o);
 	}
 	if (ferror(f))

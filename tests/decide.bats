@@ -209,6 +209,23 @@ table() {
 	assert_output 19999996000000
 }
 
+@test "-r restores a ledger that spent more than a token count could hold (1 kJ and up)" {
+	hex=$(ls "$JH_STATE/ledger")
+	rm "$JH_STATE/ledger/$hex"
+	# 5 kJ: about 2,500 shell calls at the test grant's costs
+	printf '{"ledger":{"grant":"sha256:%s","rebuilt_uj":5000000000}}\n' "$hex" >"$T/replay.json"
+	run -0 jh-decide -I -g "$JH_HOME/grant" -r "$T/replay.json"
+	assert_output "jh-decide: ledger for grant sha256:$hex restored, 5000000000 uJ spent"
+	run sh -c "$(declare -f ev); R='$R'; ev Bash shell '{\"command\":\"npm test\"}' | jh-decide | jq -r .remaining_uj"
+	assert_output $((20000000000000 - 5000000000 - 2000000))
+	# a figure that is not a whole number of microjoules restores nothing
+	rm "$JH_STATE/ledger/$hex"
+	printf '{"ledger":{"grant":"sha256:%s","rebuilt_uj":-1}}\n{"ledger":{"grant":"sha256:%s","rebuilt_uj":"5"}}\n' "$hex" "$hex" >"$T/bad.json"
+	run -1 jh-decide -I -g "$JH_HOME/grant" -r "$T/bad.json"
+	assert_output --partial "no rebuilt figure for ledger sha256:$hex"
+	assert_file_not_exist "$JH_STATE/ledger/$hex"
+}
+
 @test "the project root is pinned at the session's first event, never the later cwd" {
 	jq -c 'del(.root)' "$T/grant.json" >"$T/g.json"
 	seal_grant "$T/g.json"
