@@ -413,7 +413,9 @@ drive() {
 		ans=$(printf '%s' "$payload" |
 		    "$JH_HOME/bin/jh-hook" -c "$JH_HOME/hook.conf" 2>"$T/hook.err") || rc=$?
 		got=$(verdict "$rc" "$ans")
-		why=$(printf '%s' "$ans" | sed -n 's/.*"permissionDecisionReason":"\(.*\)"}}.*/\1/p')
+		why=
+		[ -z "$ans" ] || why=$(printf '%s' "$ans" |
+		    jq -r '.hookSpecificOutput.permissionDecisionReason // empty' 2>/dev/null) || why=
 		[ -n "$why" ] || why=$(head -n1 "$T/hook.err")
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$proj" "$want" "$got" \
 		    "$(printf '%s' "$why" | tr '\t\n' '  ' | cut -c1-200)" "$in" >>"$out"
