@@ -70,12 +70,11 @@ conf_line(struct conf *c, const char *line, const char *v)
 		    set_path(c->protect[c->nprotect++], v) == -1)
 			return (-1);
 	} else if (strcmp(line, "deadline_ms") == 0) {
-		c->deadline_ms = (unsigned)strtoul(v, NULL, 10);
-		if (c->deadline_ms < 100 || c->deadline_ms > 600000)
+		if (jh_parse_ms(&c->deadline_ms, v) == -1 ||
+		    c->deadline_ms < 100 || c->deadline_ms > 600000)
 			return (-1);
 	} else if (strcmp(line, "lock_ms") == 0) {
-		c->lock_ms = (unsigned)strtoul(v, NULL, 10);
-		if (c->lock_ms > 600000)
+		if (jh_parse_ms(&c->lock_ms, v) == -1 || c->lock_ms > 600000)
 			return (-1);
 	} else if (strcmp(line, "answer_allow") == 0)
 		c->answer_allow = strcmp(v, "1") == 0;

@@ -136,8 +136,16 @@ client(struct run *r, const char *sock, unsigned ms)
 	if (rc == -2)
 		deny(r, "the gate's server's answer was cut short (joulehook "
 		    "failed closed, so the call is blocked; tell the user)");
-	if (fwrite(reply.p + f.hlen + f.out, 1, f.err, stderr) != f.err ||
-	    fwrite(reply.p + f.hlen, 1, f.out, stdout) != f.out ||
+	if (fwrite(reply.p + f.hlen + f.out, 1, f.err, stderr) != f.err)
+		deny(r, "cannot write the answer");
+	/* A server that failed before it knew the host answers nothing. */
+	if (f.status != 0 && !answer_readable(r, (int)f.status,
+	    reply.p + f.hlen, f.out))
+		deny(r, "the gate's server refused the call (status %d) "
+		    "without an answer %s can read (joulehook failed closed, "
+		    "so the call is blocked; tell the user)", (int)f.status,
+		    r->host->name);
+	if (fwrite(reply.p + f.hlen, 1, f.out, stdout) != f.out ||
 	    fflush(stdout) == EOF)
 		deny(r, "cannot write the answer");
 	_exit((int)f.status);

@@ -92,6 +92,8 @@ void	finish_raw(const struct run *r, int status)
 	    __attribute__((noreturn));
 void	finish(const struct run *r, int status) __attribute__((noreturn));
 int	deny_answer(const struct run *run, const char *why, struct jh_buf *b);
+int	answer_readable(const struct run *r, int status, const uint8_t *out,
+	    size_t n);
 void	deny(const struct run *run, const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 2, 3)));
 int	bind_call(struct run *r, char *why, size_t whysz);

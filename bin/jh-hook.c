@@ -167,6 +167,37 @@ deny_answer(const struct run *run, const char *why, struct jh_buf *b)
 	return (h->block_status);
 }
 
+/*
+ * Whether a blocking status and its answer are what the host acts on:
+ * one JSON object, or nothing where the host's own answer to a deny at
+ * this event is nothing with the same status (Windsurf's pre-tool deny,
+ * a session event's status).  Cline and Antigravity read no exit status:
+ * an empty answer there is a "go ahead", and so is Codex's exit 2 at
+ * Stop.  A stage or a server that failed before it knew the host leaves
+ * exactly that.
+ */
+int
+answer_readable(const struct run *r, int status, const uint8_t *out,
+    size_t n)
+{
+	struct jh_buf b;
+	struct jh_err e;
+	json_t *j;
+	int ok, want;
+
+	if (n > 0) {
+		j = jh_json_parse((const char *)out, n, &e);
+		ok = json_is_object(j);
+		json_decref(j);
+		return (ok);
+	}
+	jh_buf_init(&b);
+	want = deny_answer(r, "", &b);
+	ok = b.len == 0 && !b.oom && want == status;
+	jh_buf_free(&b);
+	return (ok);
+}
+
 /* The host's deny, on stdout, with the reason on stderr; and the end. */
 void
 deny(const struct run *run, const char *fmt, ...)
@@ -663,6 +694,10 @@ answer(struct run *r, int st)
 		    "was killed" : "failed");
 	if (r->post == NULL && WEXITSTATUS(st) == r->host->block_status) {
 		/* A deny: the stage wrote the host's JSON and the reason. */
+		if (!answer_readable(r, WEXITSTATUS(st), r->answer.p,
+		    r->answer.len))
+			deny(r, "the reply stage blocked the call without an "
+			    "answer %s can read", r->host->name);
 		fwrite(r->answer.p, 1, r->answer.len, stdout);
 		finish(r, r->host->block_status);
 	}
@@ -697,7 +732,6 @@ struct args {
 static void
 parse_args(struct args *a, int argc, char *argv[])
 {
-	char *end;
 	int ch;
 
 	memset(a, 0, sizeof(*a));
@@ -718,8 +752,8 @@ parse_args(struct args *a, int argc, char *argv[])
 			a->sock = optarg;
 			break;
 		case 't':
-			a->client_ms = (unsigned)strtoul(optarg, &end, 10);
-			if (*end != '\0' || a->client_ms < 100 ||
+			if (jh_parse_ms(&a->client_ms, optarg) == -1 ||
+			    a->client_ms < 100 ||
 			    a->client_ms > 600000)
 				usage();
 			break;

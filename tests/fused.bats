@@ -174,6 +174,47 @@ same() {
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
 }
 
+@test "a reply stage that blocks with no answer the host can read is the host's own deny, for every host" {
+	# The test build's stage4= puts a stand-in for the reply stage that
+	# exits with the blocking status and prints nothing, as jh-normalize
+	# does when it runs out of memory.  Cline and Antigravity read no
+	# exit status: an empty answer there would let the tool run.
+	printf '#!/bin/sh\ncat >/dev/null\necho "jh-normalize: out of memory" >&2\nexit 2\n' >"$T/mute.sh"
+	chmod 755 "$T/mute.sh"
+	cp "$JH_HOME/hook.conf" "$T/m.conf"
+	echo "stage4=$T/mute.sh" >>"$T/m.conf"
+	chmod 600 "$T/m.conf"
+	local d f host n=0
+	for d in "$PROJECT_ROOT"/tests/hosts/*/; do
+		host=$(basename "$d")
+		for f in "$d"*.json; do
+			[ "$(jq -r .event "${f%.json}.event")" = PreToolUse ] || continue
+			sed -e "s|/home/dev/project|$P|g" "$f" >"$T/p.json"
+			run --separate-stderr "$H/jh-hook" -c "$T/m.conf" -H "$host" <"$T/p.json"
+			if [ "$host" = windsurf ]; then
+				# its deny is exit 2 and nothing on stdout
+				[ "$status" -eq 2 ] && [ -z "$output" ] ||
+				    { echo "$f: exit $status: $output"; false; }
+			else
+				[ -n "$output" ] || { echo "$f: an empty answer (exit $status)"; false; }
+				run -0 jq -e 'tostring | test("allow") | not' <<<"$output"
+			fi
+			# (a payload refused before the stages is denied as ever)
+			[[ $stderr == *"without an answer $host can read"* ]] &&
+			    n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 20 ]
+	# Cline's and Antigravity's own words for a deny
+	sed -e "s|/home/dev/project|$P|g" "$PROJECT_ROOT"/tests/hosts/cline/PreToolUse-tool_call-read_files.json >"$T/p.json"
+	run --separate-stderr "$H/jh-hook" -c "$T/m.conf" -H cline <"$T/p.json"
+	assert_equal "$(jq -r .cancel <<<"$output")" true
+	f=$(ls "$PROJECT_ROOT"/tests/hosts/antigravity/PreToolUse-*.json | head -n 1)
+	sed -e "s|/home/dev/project|$P|g" "$f" >"$T/p.json"
+	run --separate-stderr "$H/jh-hook" -c "$T/m.conf" -H antigravity <"$T/p.json"
+	assert_equal "$(jq -r .decision <<<"$output")" deny
+}
+
 @test "fused: a worker that dies after a tool ran stops the run" {
 	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
@@ -273,7 +314,8 @@ PY
 	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
 	local bad k=0 n
 	for bad in 'no equals sign' 'colour=blue' 'deadline_ms=5' 'bindir=relative/path' \
-	    "protect=/$(printf 'x%.0s' $(seq 5000))"; do
+	    "protect=/$(printf 'x%.0s' $(seq 5000))" 'deadline_ms=8000xyz' \
+	    'deadline_ms=4294967396' 'lock_ms=abc' 'lock_ms=-1' 'deadline_ms= 8000'; do
 		k=$((k + 1))
 		cp "$JH_HOME/hook.conf" "$T/c$k.conf"
 		printf '%s\n' "$bad" >>"$T/c$k.conf"
