@@ -86,15 +86,40 @@ static const struct jh_host_tool cursor_tools[] = {
 	{ NULL, NULL, NULL }
 };
 
+/*
+ * A Shell call's working directory: the reference names working_directory,
+ * Cursor was seen sending cwd, often "" (the workspace).  An empty one
+ * gives way to the other, whichever key comes first: the one to keep is
+ * returned (borrowed), or NULL where there is nothing to choose.  Two that
+ * differ leave no way to tell where the command runs: a defect (a deny),
+ * never the later key's pick.
+ */
+static json_t *
+cursor_shell_dir(const json_t *in, char *why, size_t whysz)
+{
+	json_t *wd = json_object_get(in, "working_directory");
+	json_t *cw = json_object_get(in, "cwd");
+
+	if (wd == NULL || cw == NULL)
+		return (NULL);
+	if (json_is_string(cw) && json_string_length(cw) == 0)
+		return (wd);
+	if (json_is_string(wd) && json_string_length(wd) == 0)
+		return (cw);
+	if (!json_equal(wd, cw))
+		snprintf(why, whysz, "the Shell call names two working "
+		    "directories (working_directory and cwd differ), so where "
+		    "it runs cannot be told");
+	return (NULL);
+}
+
 static json_t *
 cursor_canon(const json_t *p, char *why, size_t whysz)
 {
-	json_t *c = json_deep_copy(p), *in = NULL, *v;
+	json_t *c = json_deep_copy(p), *in = NULL, *v, *dir = NULL;
 	const char *ev, *tool = NULL, *srv;
 	char *mcp = NULL;
 
-	(void)why;
-	(void)whysz;
 	if (c == NULL)
 		return (NULL);
 	jh_hc_move(c, "conversation_id", JH_HK_SESSION);
@@ -120,8 +145,11 @@ cursor_canon(const json_t *p, char *why, size_t whysz)
 		if (srv != NULL && tool != NULL)
 			tool = mcp = jh_hc_mcp_name(srv, tool);
 	} else if ((tool = json_string_value(json_object_get(c,
-	    JH_HK_TOOL))) != NULL)
+	    JH_HK_TOOL))) != NULL) {
 		in = jh_hc_unstring(json_object_get(c, JH_HK_INPUT));
+		if (strcmp(tool, "Shell") == 0 && json_is_object(in))
+			dir = cursor_shell_dir(in, why, whysz);
+	}
 	jh_hc_event(c, JH_HK_EVENT, cursor_events);
 	cwd_from_roots(c, "workspace_roots");
 	if (tool != NULL && json_is_object(in)) {
@@ -135,6 +163,13 @@ cursor_canon(const json_t *p, char *why, size_t whysz)
 			return (NULL);
 		}
 		free(t);
+		if (dir != NULL && json_object_set(json_object_get(c,
+		    JH_HK_INPUT), "workdir", dir) == -1) {
+			free(mcp);
+			json_decref(in);
+			json_decref(c);
+			return (NULL);
+		}
 	}
 	free(mcp);
 	json_decref(in);
