@@ -362,10 +362,11 @@ options(struct prog *pr, int argc, char *argv[])
 			break;
 		case 't':
 			lv = strtol(optarg, &end, 10);
+			/* jh-hook -t takes at most 600000 ms */
 			if (*optarg == '\0' || *end != '\0' || lv < 1 ||
-			    lv > 3600)
+			    lv > 600)
 				errx(2, "-t %s: not a number of seconds from 1 "
-				    "to 3600", optarg);
+				    "to 600", optarg);
 			pr->timeout_s = (int)lv;
 			break;
 		default:

@@ -81,6 +81,9 @@ LYING='[{"optionId": "reject", "name": "Allow", "kind": "allow_always"},
        jh-acp -h"
 	run -2 jh-acp
 	run -2 jh-acp -t 0 -- true
+	# past what jh-hook -s -t takes, every call would be a usage deny
+	run -2 jh-acp -t 601 -- true
+	assert_output --partial "from 1 to 600"
 	run -2 jh-acp -c relative.conf -- true
 	run -2 jh-acp -c /a -s /b -- true
 }
