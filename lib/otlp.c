@@ -386,7 +386,12 @@ otel_point(struct jh_otlp *o, const json_t *dp, const json_t *res, int cum)
 			break;
 	if ((v = json_object_get(dp, "asInt")) == NULL)
 		v = json_object_get(dp, "asDouble");
-	if (ti == 4 || v == NULL || jh_json_uint(&val, v) == -1 ||
+	/*
+	 * A cumulative point is the session's running total, which a long
+	 * session takes past one call's JH_TOKENS_MAX (cache reads first).
+	 */
+	if (ti == 4 || v == NULL || jh_json_count(&val, v, cum ?
+	    (uint64_t)INT64_MAX : JH_TOKENS_MAX) == -1 ||
 	    (sess = session_of(o, at, res)) == NULL) {
 		refuse(o, "a claude_code.token.usage point without a known "
 		    "type, a count or a session.id: skipped");

@@ -190,6 +190,32 @@ tsv() {
 	[[ $stderr == *"from 3 exports, token.usage metrics of sessions with api_request events not counted again: observed, not enforced" ]]
 }
 
+@test "otel: a cumulative series is a session's running total, taken past one call's 10^9 tokens" {
+	# cache reads of a long session: 0.9 then 1.2 billion, as Claude Code
+	# exports its cumulative claude_code.token.usage
+	point() {	# TEMPORALITY TIME VALUE
+		jq -nc --argjson t "$1" --arg time "$2" --arg v "$3" '{resourceMetrics: [{resource: {attributes: [
+		    {key: "service.name", value: {stringValue: "claude-code"}}]},
+		  scopeMetrics: [{scope: {name: "com.anthropic.claude_code"}, metrics: [{
+		    name: "claude_code.token.usage", unit: "tokens",
+		    sum: {aggregationTemporality: $t, isMonotonic: true, dataPoints: [{
+		      attributes: [{key: "session.id", value: {stringValue: "s-long"}},
+		        {key: "model", value: {stringValue: "claude-opus-5-5"}},
+		        {key: "type", value: {stringValue: "cacheRead"}}],
+		      startTimeUnixNano: "1796012400000000000", timeUnixNano: $time,
+		      asInt: $v}]}}]}]}]}'
+	}
+	{ point 2 1796012460000000000 900000000; point 2 1796012520000000000 1200000000; } >"$T/cum.jsonl"
+	run -0 --separate-stderr jh-meter otel "$T/cum.jsonl"
+	assert_equal "$(jq -r .tokens_cache_read <<<"$output")" 1200000000
+	[[ $stderr != *skipped* ]]
+	# a delta point is what one export interval added: a billion more
+	# tokens in it is refused, as one call's would be
+	point 1 1796012460000000000 1200000000 >"$T/delta.jsonl"
+	run -1 --separate-stderr jh-meter otel "$T/delta.jsonl"
+	[[ $stderr == *"without a known type, a count or a session.id: skipped"* ]]
+}
+
 @test "otel: GenAI spans: input includes the cache, errors are not completed, other spans are not calls" {
 	run -0 --separate-stderr jh-meter otel "$FX/otel-spans.json"
 	run jq -r '[.unit, .session, .model, .tokens_in, .tokens_out, .tokens_cache_read, .duration_ms, .verdict, .completed, .accepted_tokens] | @tsv' <<<"$output"
