@@ -46,55 +46,33 @@ int
 jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
     struct jh_err *e)
 {
-	struct jh_buf b;
+	struct jh_reader rd;
 	struct jh_arena a;
 	struct jh_env env;
 	const struct jh_cbor *ss, *c, *h;
+	const uint8_t *item;
 	struct jh_cp *cp;
-	size_t off = 0, len;
+	char m[sizeof(e->msg)];
+	size_t len;
+	uint64_t off = 0;
 	int fd, x, rc = -1;
 
 	memset(s, 0, sizeof(*s));
-	jh_buf_init(&b);
 	jh_arena_init(&a);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		jh_arena_free(&a);
 		jh_errf(e, "%s: %s", path, strerror(errno));
-		rc = -2;
-		goto out;
+		return (-2);
 	}
-	if (jh_read_all(&b, fd, JH_MAX_RECORD, e) == -1) {
-		char m[sizeof(e->msg)];
-		memcpy(m, e->msg, sizeof(m));
-		jh_errf(e, "%s: %s", path, m);
-		close(fd);
-		rc = -2;
-		goto out;
-	}
-	close(fd);
-	if (b.len == 0) {
-		jh_errf(e, "%s: no checkpoint", path);
-		goto out;
-	}
-	while (off < b.len) {
-		x = jh_cbor_item_len(&len, b.p + off, b.len - off, e);
-		if (x == JH_CBOR_TRUNCATED && s->n > 0 && b.p[off] == 0xd2) {
-			s->torn = b.len - off;
-			break;
-		}
-		if (x == JH_CBOR_TRUNCATED) {
-			jh_errf(e, "%s: checkpoint %zu is cut short (%zu bytes "
-			    "at offset %zu)", path, s->n + 1, b.len - off, off);
-			goto out;
-		}
-		if (x != JH_CBOR_OK) {
-			char m[sizeof(e->msg)];
-			memcpy(m, e->msg, sizeof(m));
-			jh_errf(e, "%s: checkpoint %zu: %s", path, s->n + 1, m);
-			goto out;
-		}
+	/*
+	 * A sink grows by one checkpoint a Stop, for every session, for as
+	 * long as it is kept: it is read an item at a time, each at most
+	 * JH_MAX_RECORD bytes, never whole.
+	 */
+	jh_reader_init(&rd, fd);
+	while ((x = jh_reader_cbor(&rd, &item, &len, e)) == 1) {
 		jh_arena_reset(&a);
-		if (jh_verify_env(v, &env, &a, b.p + off, len, e) == -1) {
-			char m[sizeof(e->msg)];
+		if (jh_verify_env(v, &env, &a, item, len, e) == -1) {
 			memcpy(m, e->msg, sizeof(m));
 			jh_errf(e, "%s: checkpoint %zu does not verify: %s",
 			    path, s->n + 1, m);
@@ -127,12 +105,34 @@ jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
 		memcpy(cp->head, h->p, JH_HASH_LEN);
 		off += len;
 	}
+	if (rd.err != 0) {
+		jh_errf(e, "%s: %s", path, strerror(rd.err));
+		rc = -2;
+		goto out;
+	}
+	if (x == 0 && s->n == 0) {
+		jh_errf(e, "%s: no checkpoint", path);
+		goto out;
+	}
+	if (x == JH_CBOR_TRUNCATED && s->n > 0 && rd.b.p[rd.pos] == 0xd2)
+		s->torn = rd.b.len - rd.pos;
+	else if (x == JH_CBOR_TRUNCATED) {
+		jh_errf(e, "%s: checkpoint %zu is cut short (%zu bytes at "
+		    "offset %llu)", path, s->n + 1, rd.b.len - rd.pos,
+		    (unsigned long long)off);
+		goto out;
+	} else if (x != 0) {
+		memcpy(m, e->msg, sizeof(m));
+		jh_errf(e, "%s: checkpoint %zu: %s", path, s->n + 1, m);
+		goto out;
+	}
 	rc = 0;
 out:
 	if (rc != 0)
 		jh_cps_free(s);
+	jh_reader_free(&rd);
+	close(fd);
 	jh_arena_free(&a);
-	jh_buf_free(&b);
 	return (rc);
 }
 

@@ -163,6 +163,25 @@ logof() {
 	run -1 jh-verify -c "$T/cp9" "$(logof)"
 }
 
+@test "a checkpoint sink past 16 MiB (a year of Stops) is still read, and still catches a cut log" {
+	chain_n 4
+	jh-chain -c -i s1 >"$T/cp"
+	# a sink is every Stop of every session, appended for as long as it
+	# is kept: 17 MiB of the same whole checkpoint
+	/usr/bin/python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(d * (17 * 1024 * 1024 // len(d) + 1))' "$T/cp" "$T/sink"
+	[ "$(stat -c %s "$T/sink")" -gt $((16 * 1024 * 1024)) ]
+	run -0 jh-verify -c "$T/sink" "$(logof)"
+	assert_output --partial '"extent":"matches the checkpoint"'
+	mkdir "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	cat "$T/e/0" "$T/e/1" "$T/e/2" >"$T/short"
+	run -1 jh-verify -c "$T/sink" "$T/short"
+	assert_output --partial "truncated: the checkpoint has 4 entries, the log 3"
+	# a torn last append is still only a torn tail
+	head -c 100 "$T/cp" >>"$T/sink"
+	run -0 jh-verify -c "$T/sink" "$(logof)"
+}
+
 @test "50 concurrent writers: one log, 50 entries, seq 0..49, no interleaving" {
 	for i in $(seq 0 49); do
 		decision_json | jq -c --arg i "toolu_$i" '.tool_use_id=$i' | jh-seal >"$T/r$i.cbor"
