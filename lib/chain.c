@@ -561,6 +561,21 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
 	*cutbytes = 0;
 	if (fstat(l->fd, &st) == -1)
 		return (jh_errf(e, "%s: %s", l->name, strerror(errno)));
+	/*
+	 * The sidecar is written only after an append is durable, so it
+	 * never runs ahead of the log: a log shorter than the entries its
+	 * sidecar acknowledged was cut, not torn by a crash.  An appender
+	 * does not start it over (which would hide the cut) but refuses.
+	 */
+	if (cut && jh_head_read(&h, l->hfd) == 0 && h.count > 0 &&
+	    h.end > (uint64_t)st.st_size)
+		return (jh_errf(e, "%s: cut below the %llu entries (%llu "
+		    "bytes) its .head acknowledged, to %llu: not a crash; "
+		    "nothing is appended.  Check it (jh-verify -c), move it "
+		    "and its .head aside to go on",
+		    l->name,
+		    (unsigned long long)h.count, (unsigned long long)h.end,
+		    (unsigned long long)st.st_size));
 	if (st.st_size == 0) {
 		memset(&l->head, 0, sizeof(l->head));
 		l->slen = 0;

@@ -241,6 +241,32 @@ logof() {
 	assert_equal "$(stat -c %s "$(logof)")" "$size"
 }
 
+@test "a log cut below the entries it acknowledged is never started over: appends are refused, saying why" {
+	chain_n 3
+	local log
+	log=$(logof)
+	# cut inside the first entry: it would pass for a torn tail, and
+	# the log would start again from seq 0
+	for size in 1000 0; do
+		cp "$log" "$T/whole"
+		truncate -s "$size" "$log"
+		run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+		assert_output ""
+		[[ "$stderr" == *"cut below the 3 entries ("*" bytes) its .head acknowledged, to $size: not a crash"* ]] || { echo "$stderr"; false; }
+		[[ "$stderr" == *"move it and its .head aside to go on"* ]] || { echo "$stderr"; false; }
+		assert_equal "$(stat -c %s "$log")" "$size"
+		cp "$T/whole" "$log"
+	done
+	# the whole log goes on as ever
+	run -0 jh-chain < <(decision_json | jq -c '.tool_use_id="toolu_9"' | jh-seal)
+	run -0 jh-verify "$log"
+	# moved aside, as the message says: a new log starts
+	mv "$log" "$T/cut.jhl"
+	mv "$log.head" "$T/cut.jhl.head"
+	run -0 jh-chain < <(decision_json | jh-seal)
+	run -0 jh-verify "$log"
+}
+
 @test "a stale, missing or corrupt sidecar is rebuilt from the log" {
 	chain_n 3
 	rm "$(logof).head"
