@@ -7,6 +7,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "jh.h"
 #include "energy.h"
+#include "ledger.h"
 #include "meter.h"
 #include "util.h"
 
@@ -160,35 +162,102 @@ rungs(const char **state, char why[][288], const struct jh_ladder *l,
 }
 
 /*
+ * A RAPL counter wraps at its max_energy_range_uj, about 262 kJ a package:
+ * under ten minutes at 500 W.  While a command runs the counters are read
+ * every RAPL_TICK_MS and each step's rise added up, so that a wrap is
+ * never missed, nor one counted for several.
+ */
+#define RAPL_TICK_MS	10000
+
+struct follow {
+	const struct jh_ladder *l;
+	struct jh_sample last;		/* the latest sample */
+	uint64_t rose[JH_RAPL_MAX];	/* each package's rise since the start */
+	int ok;				/* every package read at every step */
+};
+
+static void
+follow_step(struct follow *f)
+{
+	struct jh_sample s;
+	size_t i;
+
+	jh_ladder_sample(f->l, &s);
+	if (!s.rapl_ok || !f->last.rapl_ok)
+		f->ok = 0;
+	else
+		for (i = 0; i < f->l->npkg; i++)
+			f->rose[i] = jh_add_sat(f->rose[i], jh_rapl_delta(
+			    f->last.pkg[i], s.pkg[i], f->l->range[i]));
+	f->last = s;
+}
+
+/*
+ * The end sample of a followed run, its package counters set to where
+ * they would stand had they never wrapped (start + every rise), so that
+ * the interval from a to it is what the steps added up; a package missed
+ * at any step is no reading.
+ */
+static void
+follow_end(struct follow *f, const struct jh_sample *a, struct jh_sample *b)
+{
+	size_t i;
+
+	follow_step(f);
+	*b = f->last;
+	if (!f->ok || !a->rapl_ok) {
+		b->rapl_ok = 0;
+		return;
+	}
+	for (i = 0; i < f->l->npkg; i++)
+		b->pkg[i] = jh_add_sat(a->pkg[i], f->rose[i]);
+}
+
+/*
  * The command, waited for; its wait status.  As time(1) does, the meter
  * outlives an interrupt the command gets, so the unit is still printed;
  * and the standard output is the units', so the command writes its own
- * to the standard error.
+ * to the standard error.  While it runs, f steps every tick_ms.
  */
 static int
-run_command(char **argv)
+run_command(char **argv, struct follow *f, unsigned tick_ms)
 {
 	void (*sigint)(int), (*sigquit)(int);
-	pid_t pid;
+	struct timespec tick;
+	sigset_t chld, old;
+	pid_t pid, w;
 	int st;
 
 	sigint = signal(SIGINT, SIG_IGN);
 	sigquit = signal(SIGQUIT, SIG_IGN);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	if ((pid = fork()) == -1)
 		err(2, "fork");
 	if (pid == 0) {
 		/* No library calls here: NVML may hold threads and locks. */
 		signal(SIGINT, sigint);
 		signal(SIGQUIT, sigquit);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
 			_exit(126);
 		execvp(argv[0], argv);
 		warn("%s", argv[0]);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
+	tick.tv_sec = tick_ms / 1000;
+	tick.tv_nsec = (long)(tick_ms % 1000) * 1000000;
+	for (;;) {
+		if ((w = waitpid(pid, &st, WNOHANG)) == pid)
+			break;
+		if (w == -1 && errno != EINTR)
 			err(2, "waitpid");
+		if (w == 0 && sigtimedwait(&chld, NULL, &tick) == -1 &&
+		    errno == EAGAIN)
+			follow_step(f);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	signal(SIGINT, sigint);
 	signal(SIGQUIT, sigquit);
 	return (st);
@@ -223,6 +292,7 @@ cmd_run(struct meter *mt, int argc, char **argv)
 	struct jh_sample a, b;
 	struct jh_unit x;
 	struct jh_energy en;
+	struct follow fl;
 	struct moved mv;
 	struct total t;
 	struct opts op;
@@ -230,6 +300,7 @@ cmd_run(struct meter *mt, int argc, char **argv)
 	const char *state[JH_RUNGS], *session, *unit;
 	char why[JH_RUNGS][288], name[JH_UNIT_ID_MAX + 64], note[160];
 	uint64_t mw;
+	unsigned tick;
 	int ch, st, sel, code;
 
 	memset(&t, 0, sizeof(t));
@@ -248,8 +319,17 @@ cmd_run(struct meter *mt, int argc, char **argv)
 	fflush(stdout);
 	fflush(stderr);
 	jh_ladder_sample(&l, &a);
-	st = run_command(argv);
-	jh_ladder_sample(&l, &b);
+	memset(&fl, 0, sizeof(fl));
+	fl.l = &l;
+	fl.last = a;
+	fl.ok = 1;
+	tick = RAPL_TICK_MS;
+#ifdef JH_TESTING
+	if (getenv("JH_RAPL_TICK_MS") != NULL)
+		tick = (unsigned)strtoul(getenv("JH_RAPL_TICK_MS"), NULL, 10);
+#endif
+	st = run_command(argv, &fl, tick);
+	follow_end(&fl, &a, &b);
 	moved(&mv, &l, &a, &b);
 	/* A still counter is no reading: sampled as unread at the end. */
 	if (mv.rapl_still)

@@ -284,6 +284,23 @@ tsv() {
 	assert_equal "$(jq .energy.measured_uj <<<"$output")" 500000
 }
 
+@test "run: a long command whose counter wraps more than once is followed, every wrap counted" {
+	zone "$T/pc" 0 262143000000 262143328850
+	export JH_POWERCAP_ROOT="$T/pc" JH_NVML_LIB="$T/none.so"
+	# the test build reads the counters every 50 ms while it runs (the
+	# release, every 10 s: a wrap takes ten minutes at 500 W)
+	export JH_RAPL_TICK_MS=50
+	E="$T/pc/intel-rapl:0/energy_uj"
+	run -0 --separate-stderr jh-meter run -- sh -c "echo 200000 >'$E'; sleep 0.4; echo 262143000000 >'$E'; sleep 0.4; echo 100000 >'$E'; sleep 0.2"
+	# wrap (328850 + 200000), a rise, wrap (328850 + 100000); the two
+	# ends alone would give 428850
+	assert_equal "$(jq .energy.measured_uj <<<"$output")" $((328850 + 200000 + 262142800000 + 328850 + 100000))
+	assert_equal "$(jq -r .energy.provenance <<<"$output")" HwShunt
+	# a package that could not be read at some step is no reading
+	run -0 --separate-stderr jh-meter run -- sh -c "rm '$E'; sleep 0.3; echo 5 >'$E'"
+	assert_equal "$(jq -r '.energy | has("measured_uj")' <<<"$output")" false
+}
+
 @test "run: stale, missing and unreadable counters are declined with the reason; no measured_uj" {
 	zone "$T/pc" 0 1000 262143328850
 	export JH_POWERCAP_ROOT="$T/pc" JH_NVML_LIB="$T/none.so"
