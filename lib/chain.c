@@ -556,7 +556,7 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
 	struct stat st;
 	uint8_t *buf;
 	uint8_t hash[JH_HASH_LEN];
-	int ok = 0;
+	int ok = 0, have;
 
 	*cutbytes = 0;
 	if (fstat(l->fd, &st) == -1)
@@ -567,8 +567,8 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
 	 * sidecar acknowledged was cut, not torn by a crash.  An appender
 	 * does not start it over (which would hide the cut) but refuses.
 	 */
-	if (cut && jh_head_read(&h, l->hfd) == 0 && h.count > 0 &&
-	    h.end > (uint64_t)st.st_size)
+	have = jh_head_read(&h, l->hfd) == 0;
+	if (cut && have && h.count > 0 && h.end > (uint64_t)st.st_size)
 		return (jh_errf(e, "%s: cut below the %llu entries (%llu "
 		    "bytes) its .head acknowledged, to %llu: not a crash; "
 		    "nothing is appended.  Check it (jh-verify -c), move it "
@@ -582,7 +582,7 @@ jh_log_head(struct jh_log *l, const struct jh_keyset *ks, int cut,
 		l->have_session = 0;
 		return (0);
 	}
-	if (jh_head_read(&h, l->hfd) == 0 && h.count > 0 &&
+	if (have && h.count > 0 &&
 	    h.end == (uint64_t)st.st_size && h.last_off < h.end &&
 	    h.end - h.last_off <= JH_MAX_RECORD) {
 		if ((buf = malloc((size_t)(h.end - h.last_off))) != NULL) {
