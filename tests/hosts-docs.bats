@@ -92,7 +92,8 @@ commands() {
 	for f in "$d"/cursor/preToolUse-*.json; do
 		n=$(basename "$f" .json)
 		n=${n#preToolUse-}
-		n=${n%-observed}
+		# a variant of a tool's payload: Shell-observed, Shell-both-dirs
+		n=${n%%-[a-z]*}
 		jq -e --arg t "$n" '.tool_name == $t or (.tool_name | startswith($t + ":"))' "$f" >/dev/null ||
 		    fail "$f: tool_name is not $n"
 	done
