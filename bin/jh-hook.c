@@ -64,6 +64,24 @@
  *
  * and a frame that is cut short or never comes is the client's deny.
  */
+/*
+ * Reads what the client sent and was not read (a refusal before the
+ * request was read), for a second at most: a socket closed with bytes
+ * unread is reset, and the client would read the reset, not the frame.
+ */
+static void
+drain(int fd, char *buf, size_t sz)
+{
+	struct timeval tv = { 1, 0 };
+	size_t total = 0;
+	ssize_t n;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (total < JH_MAX_RECORD + JH_HW_HEAD_MAX &&
+	    (n = read(fd, buf, sz)) > 0)
+		total += (size_t)n;
+}
+
 void
 finish_raw(const struct run *r, int status)
 {
@@ -99,6 +117,7 @@ finish_raw(const struct run *r, int status)
 		}
 	}
 	shutdown(r->conn, SHUT_WR);
+	drain(r->conn, buf, sizeof(buf));
 	_exit(status);
 }
 
