@@ -53,7 +53,7 @@ jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
 	const uint8_t *item;
 	struct jh_cp *cp;
 	char m[sizeof(e->msg)];
-	size_t len;
+	size_t len, cap = 0;
 	uint64_t off = 0;
 	int fd, x, rc = -1;
 
@@ -83,11 +83,16 @@ jh_cps_load(struct jh_cps *s, const char *path, struct jh_verifier *v,
 			    env.kind);
 			goto out;
 		}
-		if ((cp = realloc(s->v, (s->n + 1) * sizeof(*cp))) == NULL) {
-			jh_errf(e, "out of memory");
-			goto out;
+		/* doubled as it fills: a sink holds tens of thousands */
+		if (s->n == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			if ((cp = reallocarray(s->v, cap, sizeof(*cp))) ==
+			    NULL) {
+				jh_errf(e, "out of memory");
+				goto out;
+			}
+			s->v = cp;
 		}
-		s->v = cp;
 		cp = &s->v[s->n];
 		memset(cp, 0, sizeof(*cp));
 		ss = jh_cbor_get(env.core, "session");
