@@ -142,14 +142,19 @@ logof() {
 	assert_output --partial "receipt already chained at seq 1 (replayed)"
 }
 
+# first_three: the session's log cut to its first three entries, whole.
+first_three() {
+	mkdir -p "$T/e"
+	$SEQ split "$(logof)" "$T/e"
+	cat "$T/e/0" "$T/e/1" "$T/e/2"
+}
+
 @test "truncation of the tail: detected with a checkpoint, prefix-only without" {
 	chain_n 4
 	jh-chain -c -i s1 >"$T/cp"
 	run -0 jh-verify -c "$T/cp" "$(logof)"
 	assert_output --partial '"extent":"matches the checkpoint"'
-	mkdir "$T/e"
-	$SEQ split "$(logof)" "$T/e"
-	cat "$T/e/0" "$T/e/1" "$T/e/2" >"$T/short"
+	first_three >"$T/short"
 	run -1 jh-verify -c "$T/cp" "$T/short"
 	assert_output --partial "truncated: the checkpoint has 4 entries, the log 3"
 	run -0 jh-verify "$T/short"
@@ -172,9 +177,7 @@ logof() {
 	[ "$(stat -c %s "$T/sink")" -gt $((16 * 1024 * 1024)) ]
 	run -0 jh-verify -c "$T/sink" "$(logof)"
 	assert_output --partial '"extent":"matches the checkpoint"'
-	mkdir "$T/e"
-	$SEQ split "$(logof)" "$T/e"
-	cat "$T/e/0" "$T/e/1" "$T/e/2" >"$T/short"
+	first_three >"$T/short"
 	run -1 jh-verify -c "$T/sink" "$T/short"
 	assert_output --partial "truncated: the checkpoint has 4 entries, the log 3"
 	# a torn last append is still only a torn tail
