@@ -506,8 +506,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -output-replacements-xml", "r*", NULL, NULL,
 	  JH_CT_FILTER | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
 	  "clang-format --help" },
-	/* -D sets cache variables (CMAKE_C_COMPILER, ...): unknown.  -E
-	 * runs a command mode (cmake -E rm -rf D). */
+	/* -D sets cache variables (CMAKE_C_COMPILER, ...): unknown, but
+	 * for the settings effects.c's inert_define takes.  -E runs a
+	 * command mode (cmake -E rm -rf D). */
 	{ "cmake", "-S=r -B=w -C=f -D=u -U=i -G=i -T=i -A=i --toolchain=f"
 	  " --install-prefix=w --preset=i --build=c --install=c --prefix=w"
 	  " --config=i --target=i -t=i -j,--parallel?i --clean-first"

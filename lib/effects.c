@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <fts.h>
 
@@ -51,6 +52,170 @@ static const char *const quiet_env[] = { "NODE_ENV", "RUST_BACKTRACE",
     "PYTHONHASHSEED", "CGO_ENABLED", "GOOS", "GOARCH",
     "DEBUG", "VERBOSE", "HUSKY", "CARGO_TERM_COLOR", "JEST_WORKER_ID",
     "NO_UPDATE_NOTIFIER", "GIT_TERMINAL_PROMPT", NULL };
+
+/*
+ * A value that names no path, option or file: letters, digits and
+ * "_.+-", not starting with '-' (ON, Debug, 17, address).
+ */
+static int
+plain_value(const char *v, size_t n)
+{
+	size_t i;
+
+	if (n > 0 && v[0] == '-')
+		return (0);
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && strchr("_.+-", v[i]) ==
+		    NULL)
+			return (0);
+	return (1);
+}
+
+static int
+in_list(const char *const *l, const char *s, size_t n)
+{
+	for (; *l != NULL; l++)
+		if (strlen(*l) == n && strncmp(*l, s, n) == 0)
+			return (1);
+	return (0);
+}
+
+static int
+ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return (n >= k && strncmp(s + n - k, suf, k) == 0);
+}
+
+/* A yes or no, a feature state or a count: ON, false, enabled, 17. */
+static int
+switch_value(const char *v)
+{
+	static const char *const words[] = { "on", "off", "true", "false",
+	    "yes", "no", "y", "n", "enabled", "disabled", "auto", NULL };
+	size_t i;
+
+	for (i = 0; words[i] != NULL; i++)
+		if (strcasecmp(v, words[i]) == 0)
+			return (1);
+	for (i = 0; isdigit((unsigned char)v[i]); i++)
+		continue;
+	return (i > 0 && v[i] == '\0');
+}
+
+/* NAME of letters, digits and '_' that names no program to run. */
+static int
+option_name(const char *s, size_t n)
+{
+	static const char *const runs[] = { "EXECUTABLE", "COMMAND",
+	    "COMPILER", "LAUNCHER", "PROGRAM", "executable", "command",
+	    "compiler", "launcher", "program", NULL };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	for (i = 0; runs[i] != NULL; i++)
+		if (ends_with(s, n, runs[i]))
+			return (0);
+	return (n > 0);
+}
+
+/*
+ * A build definition that only picks among what the project's own build
+ * files offer: cmake -D NAME[:TYPE]=VALUE and meson -D NAME=VALUE.  The
+ * build system's own settings can name a compiler, a launcher, a file
+ * to include or where to install, so only those listed here are taken,
+ * with a plain value; any other (a project's option) only with a yes,
+ * a no or a count, and never one named for a program it runs
+ * (GIT_EXECUTABLE=sh would run a file of the tree).  1 when inert.
+ */
+static int
+inert_define(const char *prog, const struct jh_sh_word *w)
+{
+	static const char *const cmake_vars[] = { "CMAKE_BUILD_TYPE",
+	    "CMAKE_EXPORT_COMPILE_COMMANDS", "CMAKE_C_STANDARD",
+	    "CMAKE_CXX_STANDARD", "CMAKE_CXX_STANDARD_REQUIRED",
+	    "CMAKE_C_STANDARD_REQUIRED", "CMAKE_C_EXTENSIONS",
+	    "CMAKE_CXX_EXTENSIONS", "CMAKE_POSITION_INDEPENDENT_CODE",
+	    "CMAKE_VERBOSE_MAKEFILE", "CMAKE_COLOR_DIAGNOSTICS",
+	    "CMAKE_INTERPROCEDURAL_OPTIMIZATION", "CMAKE_UNITY_BUILD",
+	    "CMAKE_COMPILE_WARNING_AS_ERROR", "CMAKE_MESSAGE_LOG_LEVEL",
+	    NULL };
+	static const char *const meson_opts[] = { "buildtype",
+	    "optimization", "debug", "werror", "warning_level",
+	    "default_library", "b_sanitize", "b_lto", "b_ndebug",
+	    "b_coverage", "b_pie", "b_staticpic", "b_asneeded", "b_lundef",
+	    "b_colorout", "c_std", "cpp_std", "unity", "strip",
+	    "auto_features", NULL };
+	const char *const *builtin;
+	const char *s = w->s, *eq;
+	size_t n;
+
+	if (strcmp(prog, "cmake") == 0)
+		builtin = cmake_vars;
+	else if (strcmp(prog, "meson") == 0)
+		builtin = meson_opts;
+	else
+		return (0);
+	if (w->flags != 0 || (eq = strchr(s, '=')) == NULL ||
+	    !plain_value(eq + 1, strlen(eq + 1)))
+		return (0);
+	/* cmake's NAME:TYPE */
+	n = builtin == cmake_vars ? strcspn(s, ":=") : (size_t)(eq - s);
+	if (s[n] == ':' && !plain_value(s + n + 1, (size_t)(eq - s) - n - 1))
+		return (0);
+	if (in_list(builtin, s, n))
+		return (1);
+	return (option_name(s, n) && switch_value(eq + 1) &&
+	    strncmp(s, "CMAKE_", 6) != 0);
+}
+
+/*
+ * ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 and the other sanitizers'
+ * settings: inert when every flag is one that only changes what is
+ * checked and reported, with a plain value.  A log path, a symbolizer
+ * path, a suppressions or include file and a coverage directory name
+ * files, and are never taken.
+ */
+static int
+inert_sanitizer(const char *s, size_t l, const struct jh_sh_word *w)
+{
+	static const char *const vars[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS",
+	    "LSAN_OPTIONS", "TSAN_OPTIONS", "MSAN_OPTIONS", NULL };
+	static const char *const flags[] = { "abort_on_error",
+	    "allocator_may_return_null", "alloc_dealloc_mismatch",
+	    "check_initialization_order", "color", "detect_container_overflow",
+	    "detect_invalid_pointer_pairs", "detect_leaks",
+	    "detect_odr_violation", "detect_stack_use_after_return",
+	    "detect_stack_use_after_scope", "exitcode",
+	    "fast_unwind_on_malloc", "halt_on_error", "handle_abort",
+	    "handle_segv", "handle_sigbus", "handle_sigfpe", "handle_sigill",
+	    "history_size", "leak_check_at_exit", "malloc_context_size",
+	    "max_leaks", "new_delete_type_mismatch", "poison_heap",
+	    "print_stacktrace", "print_stats", "print_summary",
+	    "print_suppressions", "quarantine_size_mb", "report_globals",
+	    "report_objects", "report_signal_unsafe", "second_deadlock_stack",
+	    "silence_unsigned_overflow", "strict_init_order",
+	    "strict_string_checks", "symbolize", "use_sigaltstack",
+	    "verbosity", NULL };
+	const char *v, *eq;
+	size_t n;
+
+	if (w->flags != 0 || s[l] != '=' || !in_list(vars, s, l))
+		return (0);
+	for (v = s + l + 1; *v != '\0'; v += n + (v[n] != '\0')) {
+		n = strcspn(v, ":, ");
+		if (n == 0)
+			continue;
+		if ((eq = memchr(v, '=', n)) == NULL || !in_list(flags, v,
+		    (size_t)(eq - v)) || !plain_value(eq + 1,
+		    (size_t)(v + n - eq - 1)))
+			return (0);
+	}
+	return (1);
+}
 
 const char *
 jh_eff_name(int k)
@@ -901,6 +1066,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		/* pytest -p no:NAME only turns a plugin off */
 		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
 		    0 && strncmp(w->s, "no:", 3) == 0)
+			return (0);
+		if (!c->inops && inert_define(c->name, w))
 			return (0);
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what "
 		    "'%.100s' does for %s is only known when it runs", w->s,
@@ -1789,7 +1956,8 @@ assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 		if (strlen(quiet_env[i]) == l && strncmp(s, quiet_env[i],
 		    l) == 0)
 			break;
-	if (quiet_env[i] != NULL && !(w->flags & JH_SHW_EXPAND))
+	if ((quiet_env[i] != NULL && !(w->flags & JH_SHW_EXPAND)) ||
+	    inert_sanitizer(s, l, w))
 		return (0);
 	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
 		return (r == -1 ? -1 : 0);
