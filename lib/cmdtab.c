@@ -1599,6 +1599,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "kill", "-s,--signal=i -n=i -*", "u*", NULL, NULL, 0,
 	  "kill(1), bash(1)" },
 	{ "killall", "-*", "u*", NULL, NULL, 0, "killall(1)" },
+	/* signals every process but its own session's: never read as
+	 * killall by its version suffix */
+	{ "killall5", "-*", "", NULL, "unknown", 0, "killall5(8)" },
 	{ "kubectl", KUBE_G, "s", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_SUB, "kubectl --help" },
 	KUBE("annotate", "-f,--filename=r -l,--selector=i", "i*", NULL,

@@ -1069,6 +1069,11 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			return (0);
 		if (!c->inops && inert_define(c->name, w))
 			return (0);
+		/* kill %1, kill $!: a job this shell started itself */
+		if (c->inops && strcmp(c->name, "kill") == 0 &&
+		    ((w->flags == 0 && w->s[0] == '%') || ((w->flags &
+		    JH_SHW_EXPAND) && strcmp(w->s, "$!") == 0)))
+			return (0);
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what "
 		    "'%.100s' does for %s is only known when it runs", w->s,
 		    c->name));
@@ -1801,6 +1806,25 @@ old_style(const struct cmdst *c, struct jh_sh_word *av, size_t n,
 }
 
 /*
+ * kill -9 -1, kill -TERM -PGID: after the signal a negative number is a
+ * process group (-1 every process the user may signal), not an option.
+ */
+static int
+kill_group(struct ex *x, const struct cmdst *c, const struct jh_sh_word *av,
+    size_t n)
+{
+	size_t k;
+
+	if (strcmp(c->name, "kill") != 0)
+		return (0);
+	for (k = 2; k < n && strcmp(av[k].s, "--") != 0; k++)
+		if (av[k].s[0] == '-' && isdigit((unsigned char)av[k].s[1]))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "kill "
+			    "%.20s signals a process group", av[k].s));
+	return (0);
+}
+
+/*
  * A command word that is a path.  A file of the project (./app,
  * build/test, ./configure) is the project's code: an exec of that file,
  * its words passed to it (A).  A path elsewhere is the program the
@@ -1885,7 +1909,8 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 	} else if (!(c->def->flags & JH_CT_WRAPPER)) {
 		cmd_reset(c, c->def, c->name);
 		old_style(c, av, n, key, sizeof(key));
-		if ((r = words(x, c, av, n)) == 0)
+		if ((r = kill_group(x, c, av, n)) == 0 &&
+		    (r = words(x, c, av, n)) == 0)
 			r = entry_effects(x, c);
 	}
 	x->nest -= nest;
