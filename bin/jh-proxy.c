@@ -437,6 +437,21 @@ load(struct jh_px *px)
 }
 
 /* The listener on its socket, each callback handed the proxy's state. */
+/*
+ * How long a client connection may sit with nothing moving: never less
+ * than -i, so that a call waiting on a quiet upstream is given up by -i
+ * and settled, not cut by the listener first; with -i 0, never.
+ */
+static unsigned int
+client_timeout(const struct opts *o)
+{
+	uint64_t s = o->idle_ms / 1000;
+
+	if (o->idle_ms == 0)
+		return (0);
+	return ((unsigned int)(s + 60 > DEFAULT_IDLE ? s + 60 : DEFAULT_IDLE));
+}
+
 static struct MHD_Daemon *
 start(struct jh_px *px)
 {
@@ -457,7 +472,7 @@ start(struct jh_px *px)
 	    MHD_OPTION_URI_LOG_CALLBACK, jh_px_on_uri, px,
 	    MHD_OPTION_NOTIFY_COMPLETED, jh_px_completed, px,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)600,
+	    MHD_OPTION_CONNECTION_TIMEOUT, client_timeout(o),
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
 	    MHD_OPTION_END);
 	if (d == NULL)
