@@ -398,7 +398,8 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 	if (r != 1)
 		c->lim_key = NULL;
 	if (r == -1) {
-		snprintf(why, sz, "the output token limit is not a count");
+		snprintf(why, sz, "the output token limit is not a count "
+		    "up to %llu", (unsigned long long)JH_TOKENS_MAX);
 		return (-1);
 	}
 	if (r == 0) {

@@ -320,6 +320,11 @@ upstream_calls() {
 	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -w ' %{http_code}' \
 	    -d '{"model":"claude-opus-5-5","max_tokens":-5,"messages":[]}'
 	assert_output --partial 'the output token limit is not a count'
+	# past a billion tokens is no count a provider takes: refused, saying the bound
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -w ' %{http_code}' \
+	    -d '{"model":"claude-opus-5-5","max_tokens":1000000001,"messages":[]}'
+	assert_output --partial 'the output token limit is not a count up to 1000000000'
+	assert_output --partial ' 400'
 	head -c 5000 /dev/zero | tr '\0' 'a' | jq -Rc '{model: "m", max_tokens: 5, messages: [{role: "user", content: .}]}' >"$T/big"
 	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' --data-binary @"$T/big" -w ' %{http_code}'
 	assert_output '{"type":"error","error":{"type":"request_too_large","message":"joulehook: the request body is larger than this proxy accepts"}} 413'
@@ -331,7 +336,7 @@ upstream_calls() {
 	assert_output 0
 	run receipts s1
 	run jq -c '[.verdict, .note, .status, .debited_uj]' <<<"$output"
-	assert_output $'["error","malformed-body",400,0]\n["error","malformed-body",400,0]\n["error","body-too-large",413,0]\n["error","body-too-large",413,0]'
+	assert_output $'["error","malformed-body",400,0]\n["error","malformed-body",400,0]\n["error","malformed-body",400,0]\n["error","body-too-large",413,0]\n["error","body-too-large",413,0]'
 	run ledger_json
 	assert_output --partial '"spent": 0, "held": 0'
 }
