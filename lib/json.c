@@ -9,6 +9,7 @@
  * Duplicate object keys are refused, U+0000 is kept, text is never
  * normalized.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -561,4 +562,44 @@ jh_cbor_to_json(struct jh_buf *b, const struct jh_cbor *v)
 		break;
 	}
 	return (b->oom ? -1 : 0);
+}
+
+/*
+ * A count as telemetry writes it: a JSON integer, a decimal string (OTLP
+ * JSON writes 64-bit integers either way) or an integral double, from 0 to
+ * max.  Returns 0, or -1 for anything else.
+ */
+int
+jh_json_count(uint64_t *out, const json_t *v, uint64_t max)
+{
+	const char *s;
+	char *end;
+	double d;
+	unsigned long long n;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0 ||
+		    (uint64_t)json_integer_value(v) > max)
+			return (-1);
+		*out = (uint64_t)json_integer_value(v);
+		return (0);
+	}
+	if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (!(d >= 0 && d <= (double)max) ||
+		    d != (double)(uint64_t)d)
+			return (-1);
+		*out = (uint64_t)d;
+		return (0);
+	}
+	if (!json_is_string(v))
+		return (-1);
+	s = json_string_value(v);
+	if (*s < '0' || *s > '9')
+		return (-1);
+	n = strtoull(s, &end, 10);
+	if (*end != '\0' || n > max)
+		return (-1);
+	*out = n;
+	return (0);
 }

@@ -44,6 +44,12 @@ int	jh_input_digest(char *out, const json_t *input, struct jh_err *e);
 int	jh_cbor_to_json(struct jh_buf *b, const struct jh_cbor *v);
 void	jh_json_str(struct jh_buf *b, const char *s, size_t n);
 
+/*
+ * A count as JSON writers write one: an integer, a decimal string or an
+ * integral real, 0 to max.  0, or -1 for anything else.
+ */
+int	jh_json_count(uint64_t *out, const json_t *v, uint64_t max);
+
 /* "sha256:" and the hex of SHA-256(p[0..n)), or of the hash h: JH_ID_LEN */
 int	jh_sha256_id(char *out, const uint8_t *p, size_t n);
 void	jh_id_text(char *out, const uint8_t *h);

@@ -16,6 +16,7 @@
 
 #include "jh.h"
 #include "energy.h"
+#include "json.h"
 #include "meter.h"
 
 void
@@ -137,52 +138,11 @@ jh_unit_print(FILE *f, const struct jh_unit *x, struct jh_err *e)
 	return (rc);
 }
 
-/*
- * A count as telemetry writes it: a JSON integer, a decimal string (OTLP
- * JSON writes 64-bit integers either way) or an integral double, from 0 to
- * JH_TOKENS_MAX, what one call may hold.  Returns 0, or -1 for anything
- * else.
- */
+/* jh_json_count up to JH_TOKENS_MAX, what one call may hold. */
 int
 jh_json_uint(uint64_t *out, const json_t *v)
 {
 	return (jh_json_count(out, v, JH_TOKENS_MAX));
-}
-
-/* The same, from 0 to max: a running total is not one call's count. */
-int
-jh_json_count(uint64_t *out, const json_t *v, uint64_t max)
-{
-	const char *s;
-	char *end;
-	double d;
-	unsigned long long n;
-
-	if (json_is_integer(v)) {
-		if (json_integer_value(v) < 0 ||
-		    (uint64_t)json_integer_value(v) > max)
-			return (-1);
-		*out = (uint64_t)json_integer_value(v);
-		return (0);
-	}
-	if (json_is_real(v)) {
-		d = json_real_value(v);
-		if (!(d >= 0 && d <= (double)max) ||
-		    d != (double)(uint64_t)d)
-			return (-1);
-		*out = (uint64_t)d;
-		return (0);
-	}
-	if (!json_is_string(v))
-		return (-1);
-	s = json_string_value(v);
-	if (*s < '0' || *s > '9')
-		return (-1);
-	n = strtoull(s, &end, 10);
-	if (*end != '\0' || n > max)
-		return (-1);
-	*out = n;
-	return (0);
 }
 
 /*

@@ -58,9 +58,8 @@ json_t	*jh_unit_json(const struct jh_unit *x);
 /* One line of JSON; a string that is not UTF-8 fails here, not later. */
 int	jh_unit_print(FILE *f, const struct jh_unit *x, struct jh_err *e);
 
-/* A count as telemetry writes it, 0 to JH_TOKENS_MAX (or max); else -1. */
+/* jh_json_count (json.h) up to JH_TOKENS_MAX, one call's tokens. */
 int	jh_json_uint(uint64_t *out, const json_t *v);
-int	jh_json_count(uint64_t *out, const json_t *v, uint64_t max);
 /* o's string at key, if 1 to JH_UNIT_ID_MAX bytes and no NUL; else NULL. */
 const char *jh_json_id(const json_t *o, const char *key);
 /* The strength of a provenance; an aggregate is as strong as its weakest. */
