@@ -262,6 +262,85 @@ inlist(const char *s, const char *const *l)
 	return (0);
 }
 
+/*
+ * A name the gate must see every assignment of: one that may be in the
+ * environment and change what later commands run or where they write
+ * (PATH, HOME, BASH_ENV, BASH_CMDS, PS4, LD_PRELOAD, ...: by convention
+ * no lowercase letter), a lowercase one programs read (http_proxy,
+ * npm_config_*), and zsh's arrays tied to such names.  A plain NAME=value
+ * is listed and decided (lib/effects.c); read, printf -v, for, ${NAME:=}
+ * and arithmetic are not, so they may not set one.
+ */
+static int
+guarded_name(const struct ps *p, const char *s, size_t n)
+{
+	static const char *const zsh[] = { "path", "cdpath", "fpath",
+		"manpath", "module_path", NULL };
+	char b[SH_MAX_NAME];
+	size_t i;
+
+	for (i = 0; i < n && !(s[i] >= 'a' && s[i] <= 'z'); i++)
+		;
+	if (i == n)
+		return (n > 0);
+	if (n >= sizeof(b))
+		return (1);
+	memcpy(b, s, n);
+	b[n] = '\0';
+	if (n >= 6 && strcmp(b + n - 6, "_proxy") == 0)
+		return (1);
+	if (strncmp(b, "npm_config_", 11) == 0)
+		return (1);
+	return (p->dialect == SH_ZSH && inlist(b, zsh));
+}
+
+static int
+refuse_set(struct ps *p, const char *how, const char *s, size_t n)
+{
+	return (jh_errf(p->e, "%s sets %.*s, which changes what later "
+	    "commands run; write it as NAME=value", how, (int)(n > 64 ? 64 :
+	    n), s));
+}
+
+/*
+ * Arithmetic text that assigns a guarded name: NAME= (not ==), NAME op=,
+ * NAME++ or ++NAME.  bash evaluates subscripts, offsets and the values
+ * of names used in arithmetic the same way.
+ */
+static int
+arith_guard(struct ps *p, const char *s, size_t n)
+{
+	static const char *const ops[] = { "+=", "-=", "*=", "/=", "%=",
+		"&=", "|=", "^=", "<<=", ">>=", "++", "--", NULL };
+	size_t i, j, k, b;
+
+	for (i = 0; i < n; i = j) {
+		j = i + 1;
+		if (!isname0((unsigned char)s[i]) || (i > 0 &&
+		    (isnamec((unsigned char)s[i - 1]) || s[i - 1] == '$')))
+			continue;
+		for (j = i; j < n && isnamec((unsigned char)s[j]); j++)
+			;
+		if (!guarded_name(p, s + i, j - i))
+			continue;
+		for (k = j; k < n && (s[k] == ' ' || s[k] == '\t'); k++)
+			;
+		for (b = i; b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t');
+		    b--)
+			;
+		if ((k < n && s[k] == '=' && (k + 1 >= n || s[k + 1] != '=')) ||
+		    (b >= 2 && ((s[b - 1] == '+' && s[b - 2] == '+') ||
+		    (s[b - 1] == '-' && s[b - 2] == '-'))))
+			return (refuse_set(p, "arithmetic", s + i, j - i));
+		for (b = 0; ops[b] != NULL; b++)
+			if (n - k >= strlen(ops[b]) && strncmp(s + k, ops[b],
+			    strlen(ops[b])) == 0)
+				return (refuse_set(p, "arithmetic", s + i,
+				    j - i));
+	}
+	return (0);
+}
+
 /* State, vectors and commands. */
 
 static int
@@ -1182,6 +1261,23 @@ inner_assigns(const char *s, size_t n)
 	return (0);
 }
 
+/*
+ * ${NAME=...} and ${NAME:=...} assign NAME; subscripts and offsets are
+ * arithmetic, and so is all of $[...].
+ */
+static int
+inner_guard(struct ps *p, const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && isnamec((unsigned char)s[k]); k++)
+		;
+	if (k > 0 && k < n && (s[k] == '=' || (s[k] == ':' && k + 1 < n &&
+	    s[k + 1] == '=')) && guarded_name(p, s, k))
+		return (refuse_set(p, "${NAME:=...}", s, k));
+	return (arith_guard(p, s, n));
+}
+
 /* At $NAME: 1 and the name when it fits. */
 static int
 dollar_name(const struct ps *p, size_t *j, char *name, size_t *n)
@@ -1223,7 +1319,8 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 	}
 	if (c == '(' && nextc(p, j) == '(') {
 		p->i = k = cont(p, j + 1) + 1;
-		if (scan_inner(p, st, dq, '(', ')') == -1)
+		if (scan_inner(p, st, dq, '(', ')') == -1 ||
+		    arith_guard(p, p->s + k, p->i - k) == -1)
 			return (-1);
 		if (arith_const(p, k, p->i - 2))
 			known = 1;
@@ -1243,7 +1340,8 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 			return (0);
 		}
 		p->i = k = j + 1;
-		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1)
+		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1 ||
+		    inner_guard(p, p->s + k, p->i - k) == -1)
 			return (-1);
 		if (c == '[' || inner_assigns(p->s + k, p->i - k))
 			st_clobber(st);
@@ -1486,6 +1584,13 @@ hd_body(struct ps *p, struct hdoc *h)
 			;
 		if (le - t == dl && memcmp(p->s + t, h->delim, dl) == 0)
 			break;
+		/* in $( ), bash 5.2 also ends the body at "DELIM)..." */
+		if (h->lvl > 0 && le - t > dl && memcmp(p->s + t, h->delim,
+		    dl) == 0 && p->s[t + dl] == ')') {
+			jh_buf_free(&b);
+			return (fail(p, "a here-document line in $( ) that "
+			    "starts with its delimiter and )"));
+		}
 		if (!h->quoted) {
 			/*
 			 * An unquoted delimiter lets $ and ` expand in the
@@ -2724,11 +2829,15 @@ static const char *const nofname[] = { "time", "coproc", "break", ":",
 static int
 check_assign(struct ps *p, const struct jh_sh_cmd *c)
 {
-	const char *s;
+	const char *s, *e;
 	size_t k;
 
 	for (k = 0; k < c->nassign; k++) {
 		s = c->assign[k].s;
+		/* a[PATH=0]=x: the subscript is arithmetic */
+		if (s[strcspn(s, "[=")] == '[' && (e = strstr(s, "]=")) !=
+		    NULL && arith_guard(p, s, (size_t)(e - s)) == -1)
+			return (-1);
 		if (c->assign[k].flags == 0 && (strstr(s, "$(") != NULL ||
 		    strchr(s, '`') != NULL || (strchr(s, '[') != NULL &&
 		    strchr(s, '$') != NULL)))
@@ -2753,6 +2862,85 @@ check_subscripts(struct ps *p, const struct jh_sh_cmd *c)
 			return (jh_errf(p->e, "array subscript with $ or ` in "
 			    "an argument of %s", c->argv[0].s));
 	}
+	return (0);
+}
+
+/*
+ * The names a builtin sets without an assignment word: read's and
+ * mapfile's operands, printf -v and print -v, getopts' name.  Values of
+ * options that take one are skipped.
+ */
+static int
+check_setters(struct ps *p, const struct jh_sh_cmd *c)
+{
+	static const char *const valued[] = { "read", "dinNptu",
+		"mapfile", "dnOsuc", "readarray", "dnOsuc", NULL };
+	const char *name = c->argv[0].s, *vals = NULL, *a;
+	size_t k, i, n;
+	int opts = 1, skip = 0;
+
+	for (i = 0; valued[i] != NULL; i += 2)
+		if (strcmp(name, valued[i]) == 0)
+			vals = valued[i + 1];
+	if (vals != NULL || strcmp(name, "getopts") == 0)
+		for (k = strcmp(name, "getopts") == 0 ? 2 : 1; k < c->argc;
+		    k++) {
+			a = c->argv[k].s;
+			if (skip) {
+				skip = 0;
+				continue;
+			}
+			if (opts && vals != NULL && a[0] == '-' && a[1] != '\0') {
+				if (strcmp(a, "--") == 0)
+					opts = 0;
+				/* -d X: the value is the next word, or the rest */
+				else if (strchr(vals, a[strlen(a) - 1]) != NULL)
+					skip = 1;
+				continue;
+			}
+			opts = 0;
+			if (c->argv[k].flags & JH_SHW_EXPAND)
+				return (jh_errf(p->e, "the name %s sets is only "
+				    "known when it runs", name));
+			n = strcspn(a, "[");
+			if (guarded_name(p, a, n))
+				return (refuse_set(p, name, a, n));
+		}
+	/* printf -v NAME, print -v NAME (zsh), -vNAME */
+	if (strcmp(name, "printf") == 0 || strcmp(name, "print") == 0)
+		for (k = 1; k < c->argc && c->argv[k].s[0] == '-'; k++) {
+			a = c->argv[k].s;
+			if (strcmp(a, "--") == 0)
+				break;
+			if (strchr(a, 'v') == NULL)
+				continue;
+			if (a[strlen(a) - 1] == 'v' && k + 1 < c->argc &&
+			    (c->argv[k + 1].flags & JH_SHW_EXPAND))
+				return (jh_errf(p->e, "the name %s -v sets is "
+				    "only known when it runs", name));
+			a = a[strlen(a) - 1] == 'v' ? (k + 1 < c->argc ?
+			    c->argv[k + 1].s : "") : strchr(a, 'v') + 1;
+			n = strcspn(a, "[");
+			if (guarded_name(p, a, n))
+				return (refuse_set(p, name, a, n));
+		}
+	/* let EXPR...: arithmetic */
+	for (k = 1; k < c->argc && strcmp(name, "let") == 0; k++)
+		if (arith_guard(p, c->argv[k].s, strlen(c->argv[k].s)) == -1)
+			return (-1);
+	/* hash -p FILE NAME (bash), hash NAME=FILE (zsh): NAME runs FILE */
+	for (k = 1; k < c->argc && strcmp(name, "hash") == 0; k++)
+		if ((c->argv[k].s[0] == '-' && strchr(c->argv[k].s, 'p') !=
+		    NULL) || strchr(c->argv[k].s, '=') != NULL)
+			return (fail(p, "hash with a path makes a name run a "
+			    "file: not supported"));
+	/* declare -n X=PATH: assigning X assigns PATH */
+	for (k = 1; k < c->argc && (strcmp(name, "declare") == 0 ||
+	    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0); k++)
+		if (c->argv[k].s[0] == '-' && strchr(c->argv[k].s, 'n') !=
+		    NULL)
+			return (jh_errf(p->e, "%s -n (a name reference) is not "
+			    "supported", name));
 	return (0);
 }
 
@@ -2785,7 +2973,7 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 	if (strcmp(name, "trap") == 0 && c->argc > 2 &&
 	    strcmp(c->argv[1].s, "--") == 0)
 		return (fail(p, "trap with an action is not supported"));
-	if (check_subscripts(p, c) == -1)
+	if (check_subscripts(p, c) == -1 || check_setters(p, c) == -1)
 		return (-1);
 	/* an exported function reaches child shells unlisted */
 	for (k = 1; k < c->argc && (strcmp(name, "export") == 0 ||
@@ -2882,20 +3070,22 @@ inner_cmds(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x,
     struct inner *in, size_t *nin)
 {
 	const struct wrap *w = NULL;
-	const char *name = c->argv[0].s;
+	const char *name = c->argv[0].s, *base = strrchr(name, '/');
 	size_t j, k;
 	int lookup = 0;
 
+	/* /usr/bin/env rm ... is env rm ...: a program by its path */
+	base = base != NULL ? base + 1 : name;
 	*nin = 0;
 	for (k = 0; k < sizeof(wraps) / sizeof(wraps[0]); k++)
-		if (strcmp(name, wraps[k].name) == 0)
+		if (strcmp(base, wraps[k].name) == 0)
 			w = &wraps[k];
 	if (w != NULL) {
 		memset(&in[0], 0, sizeof(in[0]));
 		if (wrap_opts(p, w, c, &in[0], &lookup) == -1)
 			return (-1);
 		/* dash has no builtin, and its time is a program */
-		in[0].inshell = (w->kind & W_INSHELL) != 0 &&
+		in[0].inshell = (w->kind & W_INSHELL) != 0 && base == name &&
 		    (p->dialect != SH_POSIX || strcmp(name, "command") == 0);
 		if (w->kind & W_XARGS) {
 			in[0].flags = JH_SHC_OPENARGS;
@@ -2910,7 +3100,7 @@ inner_cmds(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x,
 		/* the run-time arguments would become the command */
 		if (*nin == 0 && !lookup && (x->cflags & JH_SHC_OPENARGS))
 			return (fail(p, "run-time arguments to a wrapper"));
-	} else if (strcmp(name, "find") == 0) {
+	} else if (strcmp(base, "find") == 0) {
 		if (x->cflags & JH_SHC_OPENARGS)
 			return (fail(p, "run-time arguments to find"));
 		if (find_execs(p, c, in, nin) == -1)
@@ -3242,6 +3432,8 @@ arith_emit(struct ps *p, struct st *st, const char *s, size_t n, int always)
 		n--;
 	if (n == 0 && !always)
 		return (0);
+	if (arith_guard(p, s, n) == -1)
+		return (-1);
 	if (word_set(p, &v[0], "((", 2, 0) == -1)
 		return (-1);
 	if (word_set(p, &v[1], s, n, memchr(s, '$', n) != NULL ?
@@ -3542,6 +3734,8 @@ c_for(struct ps *p, struct st *st, size_t end)
 	if (n == 0 || n + 1 >= sizeof(l.name) || isdig(l.name[0]) ||
 	    !meta(ch(p, p->i)))
 		return (fail(p, "for without a variable name"));
+	if (guarded_name(p, l.name, n))
+		return (refuse_set(p, "for", l.name, n));
 	if (skip(p, 0) == -1)
 		return (-1);
 	l.unknown = 1;
