@@ -8,6 +8,10 @@
  * not exist yet appended, and only if it holds no "..".  Patterns are
  * globs where "**" crosses directories and "*" does not.
  */
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +23,45 @@
 
 #include "jh.h"
 #include "paths.h"
+
+/*
+ * Opens path O_PATH without following a magic link (/proc/PID/cwd, root,
+ * exe, fd/N, and so /dev/stdout and /dev/fd/N): those name what this
+ * process has, not what the command the path is for will have; ELOOP.
+ * A kernel or a filter without openat2(2) gets a plain open.
+ */
+static int
+open_path(const char *path)
+{
+	struct open_how how;
+	long fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd == -1 && (errno == ENOSYS || errno == EPERM))
+		fd = open(path, O_PATH | O_CLOEXEC);
+	return ((int)fd);
+}
+
+/* /proc/self, /proc/thread-self and /proc/PID name a process's own files. */
+static int
+proc_own(const char *p)
+{
+	size_t n;
+
+	if (strncmp(p, "/proc/", 6) != 0)
+		return (0);
+	p += 6;
+	if (strncmp(p, "self", 4) == 0)
+		n = 4;
+	else if (strncmp(p, "thread-self", 11) == 0)
+		n = 11;
+	else
+		n = strspn(p, "0123456789");
+	return (n > 0 && (p[n] == '/' || p[n] == '\0'));
+}
 
 /*
  * realpath(3) in three system calls: the kernel resolves the whole path
@@ -39,7 +82,7 @@ real(const char *path, char res[PATH_MAX])
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+	if ((fd = open_path(path)) == -1)
 		return (errno == EMFILE || errno == ENFILE ? realpath(path,
 		    res) : NULL);
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -76,6 +119,9 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 	}
 	if (n >= sizeof(buf) - 1)
 		return (jh_errf(e, "path too long"));
+	if (proc_own(buf))
+		return (jh_errf(e, "%s names a process's own files (/proc/"
+		    "self, /proc/PID), not followed", path));
 	tail[0] = '\0';
 	for (;;) {
 		/* Drop trailing slashes, but keep "/". */
@@ -83,6 +129,10 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 			buf[--n] = '\0';
 		if (real(buf, res) != NULL)
 			break;
+		if (errno == ELOOP)
+			return (jh_errf(e, "%s goes through a process's own "
+			    "files (/proc/self, /dev/fd) or a loop of links, not "
+			    "followed", path));
 		if (errno != ENOENT && errno != ENOTDIR)
 			return (jh_errf(e, "%s: %s", buf, strerror(errno)));
 		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
@@ -109,6 +159,9 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 			n = (size_t)(slash - buf);
 		}
 	}
+	if (proc_own(res))
+		return (jh_errf(e, "%s names a process's own files (/proc/"
+		    "self, /proc/PID), not followed", path));
 	if (tl == 0)
 		n = (size_t)snprintf(out, sz, "%s", res);
 	else

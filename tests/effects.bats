@@ -103,3 +103,22 @@ has() {
 		esac || { echo "$c: $out"; false; }
 	done
 }
+
+@test "a path through a process's own files is refused, never resolved in the gate's process" {
+	# /proc/self/cwd is the gate's directory here, the shell's there
+	for c in 'cat /proc/self/environ' 'cd ~ && rm -rf /proc/self/cwd/.ssh' \
+	    'cat /proc/1/environ' 'cat /dev/fd/3' 'sh /dev/stdin' \
+	    'cd /proc/self && cat environ'; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		[ "$(jq -r .ok <<<"$output")" = false ] ||
+			{ echo "not refused: $c: $output"; false; }
+		[[ $output == *"process's own files"* ]]
+	done
+	# a link to a link of /proc/self is a magic link too
+	ln -s /proc/self/cwd "$P/here"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'rm -rf here/.ssh'
+	[ "$(jq -r .ok <<<"$output")" = false ]
+	# /proc's plain files stay readable
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cat /proc/cpuinfo'
+	[ "$(jq -c '[.effects[] | .effect + ":" + .path]' <<<"$output")" = '["read:/proc/cpuinfo"]' ]
+}
