@@ -280,7 +280,7 @@
 	" -fsyntax-only -save-temps -pipe -nostdlib -nostdinc" \
 	" -nostartfiles -nodefaultlibs -rdynamic -s -B=x -wrapper=x" \
 	" -specs=f -fplugin=x -Xlinker=u -Xassembler=u" \
-	" -Xpreprocessor=u -Xclang=u -fuse-ld=i --sysroot=r -isysroot=r" \
+	" -Xpreprocessor=u -Xclang=u -fuse-ld=x --ld-path=x --sysroot=r -isysroot=r" \
 	" --version --help -fno-builtin -ffreestanding -fsigned-char" \
 	" -funsigned-char -fwrapv -ftrapv -fshort-enums -fprofile-arcs" \
 	" -ftest-coverage --coverage -fprofile-generate -fprofile-use" \
@@ -302,9 +302,10 @@
 	{ n, "-c,--check:unknown -*", "r*", NULL, NULL, GFILT, s }
 
 /* The awk family's options; the program is SCRIPT. */
+/* A script from a file (-f, -E, -i) is one this gate has not read. */
 #define AWK_OPTS "-F,--field-separator=i -v,--assign=i" \
-	" -f,--file=r:pattern -E,--exec=r:pattern,end -e,--source=i:pattern" \
-	" -i,--include=r -l,--load=u -o,--pretty-print?w -p,--profile?w" \
+	" -f,--file=u:pattern -E,--exec=u:pattern,end -e,--source=i:pattern" \
+	" -i,--include=u -l,--load=u -o,--pretty-print?w -p,--profile?w" \
 	" -d,--dump-variables?w -D,--debug?r -L,--lint?i -W=u -*"
 #define AWK_E(n, s) \
 	{ n, AWK_OPTS, "i,r*", NULL, NULL, GFILT, s }
@@ -458,7 +459,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	CARGO("rm", "--target=i -p,--package=i -*", "i*", NULL, 0,
 	    "cargo-remove(1)"),
 	CARGO("run", CARGO_B "--:rest -*", "A*", "net", 0, "cargo-run(1)"),
-	CARGO("rustc", CARGO_B "--print=i --crate-type=i --:rest -*", "",
+	CARGO("rustc", CARGO_B "--print=u --crate-type=i --:rest -*", "",
 	    "net", 0, "cargo-rustc(1)"),
 	CARGO("rustdoc", CARGO_B "--open:unknown --:rest -*", "", "net", 0,
 	    "cargo-rustdoc(1)"),
@@ -557,7 +558,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "r*", COVERAGE_RUNS, NULL, JH_CT_RUNS, "coverage help xml" },
 	{ "cp", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
 	  " --preserve?i --no-preserve=i --reflink?i --sparse=i --context?i"
-	  " -r,-R,--recursive:recursive -a,--archive:recursive -*", "r*,$w",
+	  " -r,-R,--recursive:recursive -a,--archive:recursive"
+	  " -l,--link:inplace -s,--symbolic-link:inplace -*", "r*,$w",
 	  NULL, NULL, GNU, "cp --help" },
 	/* CWDWRITE: -i extracts into the working directory, -o reads the
 	 * names on its input. */
@@ -687,6 +689,12 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --tabsize=i --horizon-lines=i --from-file=r --to-file=r"
 	  " --color?i --palette=i -r,--recursive:recursive -*", "r*", NULL,
 	  NULL, GNU, "diff --help" },
+	/* not diff by its version suffix: it runs --diff-program */
+	{ "diff3", "--diff-program=x -m,--merge -e,--ed -E,--show-overlap"
+	  " -x,--overlap-only -X -3,--easy-only -i -a,--text"
+	  " --strip-trailing-cr -T,--initial-tab -A,--show-all"
+	  " -L,--label=i --help --version", "r*", NULL, NULL, GNU,
+	  "diff3 --help" },
 	/* The .envrc of a directory runs in every shell that enters it
 	 * once allowed, and in direnv exec. */
 	{ "direnv", "-h,--help", "s", ".envrc,**/.envrc", NULL,
@@ -711,7 +719,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -h,--help", "s", DOCKER_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB,
 	  "docker --help" },
 	DOCKER("build", "-f,--file=f -t,--tag=i --build-arg=i --target=i"
-	    " --platform=i --secret=u --ssh=u -o,--output=w --iidfile=w"
+	    " --platform=i --secret=u --ssh=u -o,--output=u --iidfile=w"
 	    " --metadata-file=w --cache-from=i --cache-to=u --network=i"
 	    " --progress=i --label=i --add-host=i --build-context=u"
 	    " --allow=u --builder=i -*", "r", "net,recursive", 0,
@@ -722,7 +730,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --project-directory=c --env-file=r --profile=i --parallel=i"
 	    " --ansi=i --progress=i -*", "i,A*", "net", 0,
 	    "docker compose --help"),
-	DOCKER("container", "-*", "i*", NULL, 0, "docker container --help"),
+	/* docker container run/create/exec are docker run/create/exec */
+	DOCKER("container", "-*", "u*", NULL, 0, "docker container --help"),
 	/* SRC DEST, either of them CONTAINER:PATH. */
 	DOCKER("cp", "-a,--archive -L,--follow-link -q,--quiet -*", "rw,rw",
 	    NULL, 0, "docker-cp(1)"),
@@ -1155,7 +1164,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -m,--max-count=i -A,--after-context=i -B,--before-context=i"
 	    " -C,--context=i -O,--open-files-in-pager?x --color?i -*", "i,r*",
 	    NULL, "git-grep(1)"),
-	GIT("hash-object", "-t=i --path=i -*", "r*", NULL,
+	GIT("hash-object", "-t=i --path=i --stdin-paths:unknown -*", "r*", NULL,
 	    "git-hash-object(1)"),
 	GIT("help", "-w,--web:unknown -*", "i*", NULL, "git-help(1)"),
 	GIT("init", "--template=f --separate-git-dir=w -b,--initial-branch=i"
@@ -1463,11 +1472,12 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -u,--local-user=i --default-key=i --homedir=f --options=f"
 	  " -a,--armor,--armour -e,--encrypt -d,--decrypt -s,--sign"
 	  " -c,--symmetric --verify --clearsign,--clear-sign"
-	  " -b,--detach-sign --import --export --export-secret-keys"
+	  " -b,--detach-sign --import:unknown --export"
+	  " --export-secret-keys,--export-secret-subkeys:unknown"
 	  " -k,--list-keys -K,--list-secret-keys --list-sigs --check-sigs"
-	  " --fingerprint --gen-key,--generate-key"
-	  " --full-generate-key,--full-gen-key"
-	  " --quick-generate-key,--quick-gen-key --batch --yes --no"
+	  " --fingerprint --gen-key,--generate-key:unknown"
+	  " --full-generate-key,--full-gen-key:unknown"
+	  " --quick-generate-key,--quick-gen-key:unknown --batch --yes --no"
 	  " --passphrase=i --passphrase-file=r --passphrase-fd=i"
 	  " --pinentry-mode=i --keyserver=n --recv-keys,--receive-keys:net"
 	  " --send-keys:net --search-keys:net --refresh-keys:net"
@@ -1477,10 +1487,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --log-file,--logger-file=w --photo-viewer=x --exec-path=x"
 	  " --list-options=i --verify-options=i --import-options=i"
 	  " --export-options=i --keyserver-options=u --trusted-key=i"
-	  " --delete-keys,--delete-key --delete-secret-keys"
-	  " --delete-secret-and-public-keys --edit-key:unknown --sign-key"
-	  " --lsign-key --quick-sign-key --quick-lsign-key --quick-add-uid"
-	  " --quick-revoke-uid --quick-set-expire"
+	  " --delete-keys,--delete-key:unknown --delete-secret-keys:unknown"
+	  " --delete-secret-and-public-keys:unknown --edit-key:unknown"
+	  " --sign-key:unknown --lsign-key:unknown --quick-sign-key:unknown"
+	  " --quick-lsign-key:unknown --quick-add-uid:unknown"
+	  " --quick-revoke-uid:unknown --quick-set-expire:unknown"
 	  " --gen-revoke,--generate-revocation --dearmor --enarmor"
 	  " --print-md=i --list-packets --show-keys --with-colons"
 	  " --with-fingerprint --with-keygrip --with-subkey-fingerprint"
@@ -1676,8 +1687,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --status-col-width=i --wheel-lines=i --rscroll=i -*", "r*", NULL,
 	  NULL,
 	  JH_CT_RUNS | JH_CT_FILTER, "less(1)" },
+	/* A link is another way to write its target: a hard link keeps
+	 * no trace of it, and a symbolic one is followed by the commands
+	 * after it on the same line before anything looks. */
 	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
-	  " -*", "r*,$w", NULL, NULL, GNU, "ln --help" },
+	  " -*", "rw*,$w", NULL, NULL, GNU, "ln --help" },
 	/* DEFAULT: with no operand, the working directory. */
 	{ "ls", "--block-size=i --color?i -F,--classify?i --format=i"
 	  " --hide=i --hyperlink?i --indicator-style=i -I,--ignore=i"
@@ -1794,8 +1808,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "node", "-v,--version:exit -h,--help:exit"
 	  " -e,--eval=u:pattern -p,--print=u:pattern -r,--require=u"
 	  " --import=u --loader,--experimental-loader=u -C,--conditions=i"
-	  " --env-file=f --env-file-if-exists=f --input-type=i --inspect?i"
-	  " --inspect-brk?i --inspect-wait?i --inspect-port=i --title=i"
+	  " --env-file=f --env-file-if-exists=f --input-type=i --inspect?n"
+	  " --inspect-brk?n --inspect-wait?n --inspect-port=n --title=i"
 	  " --openssl-config=f --icu-data-dir=r --redirect-warnings=w"
 	  " --report-dir,--report-directory=w --report-filename=w"
 	  " --diagnostic-dir=w --cpu-prof-dir=w --heap-prof-dir=w"
@@ -1966,7 +1980,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "patch --help" },
 	/* -e gives the program: the operands are then its input files. */
 	{ "perl", "-v:exit -h:exit -e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
-	  " -F=i -V?i -x?c -d?u -D?i -C?i -*", "x,r*", NULL, NULL,
+	  " -F=i -V?i -x?c -d?u -D?i -C?i -S:unknown -*", "x,r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_POSIX, "perlrun(1)" },
 	{ "pgrep", "-*", "i*", NULL, NULL, 0, "pgrep(1)" },
 	{ "pip", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
@@ -2067,7 +2081,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --events-backend=i --tmpdir=w -v,--version -h,--help", "s",
 	  DOCKER_RUNS, NULL, JH_CT_RUNS | JH_CT_SUB, "podman(1)" },
 	PODMAN("build", "-f,--file=f -t,--tag=i --build-arg=i --target=i"
-	    " --platform=i --secret=u --ssh=u -o,--output=w --iidfile=w"
+	    " --platform=i --secret=u --ssh=u -o,--output=u --iidfile=w"
 	    " --cache-from=i --cache-to=u --network=i --label=i"
 	    " --add-host=i --build-context=u -v,--volume=u -*", "r",
 	    "net,recursive", 0, "podman-build(1)"),
@@ -2171,7 +2185,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --log-cli-level=i --log-cli-format=i --log-cli-date-format=i"
 	  " --log-file=w --log-file-level=i --log-file-format=i"
 	  " --log-file-date-format=i --log-file-mode=i --cov=r"
-	  " --cov-report=w --cov-config=f --cov-fail-under=i --cov-context=i"
+	  " --cov-report=u --cov-config=f --cov-fail-under=i --cov-context=i"
 	  " --doctest-glob=i -o,--override-ini=u --debug?w --pdbcls=u"
 	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
 	  " --reruns=i --reruns-delay=i --randomly-seed=i -*", "f*",
@@ -2243,8 +2257,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "net,recursive", JH_CT_NET, "rsync(1)" },
 	{ "ruby", "-v,--version:exit -h,--help:exit -e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
 	  " -E,--encoding=i -F=i -0?i -W?i --disable=i --enable=i --dump=i"
-	  " --external-encoding=i --internal-encoding=i -*", "x,r*", NULL,
-	  NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
+	  " --external-encoding=i --internal-encoding=i -S:unknown -*", "x,r*",
+	  NULL, NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
 	/* `ruff PATH' (before check was needed) is not listed: unknown. */
 	{ "ruff", "-V,--version -h,--help --config=r --isolated -q,--quiet"
 	  " -v,--verbose", "s", NULL, NULL, JH_CT_SUB, "ruff help" },
@@ -2272,7 +2286,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -C,--codegen=u -Z=u --crate-type=i --crate-name=i --edition=i"
 	  " --target=i --cfg=i --check-cfg=i --cap-lints=i -A,--allow=i"
 	  " -W,--warn=i -D,--deny=i -F,--forbid=i --force-warn=i -O -g --test"
-	  " --print=i --explain=i --error-format=i --json=i --color=i"
+	  " --print=u --explain=i --error-format=i --json=i --color=i"
 	  " --sysroot=r --remap-path-prefix=i --diagnostic-width=i"
 	  " -v,--verbose -V,--version -h,--help", "r*", NULL, NULL, 0,
 	  "rustc --help" },
@@ -2316,7 +2330,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_NET, "scp(1)" },
 	/* SCRIPT: the interpreter checks sed scripts for e, w, W, r, R
 	 * commands and the s///e and s///w flags. */
-	{ "sed", "-e,--expression=i:pattern -f,--file=r:pattern"
+	{ "sed", "-e,--expression=i:pattern -f,--file=u:pattern"
 	  " -i,--in-place?i:inplace -l,--line-length=i -*", "i,r*", NULL, NULL,
 	  GFILT, "sed --help" },
 	{ "seq", "-f,--format=i -s,--separator=i -*", "i*", NULL, NULL, GNU,
@@ -2338,7 +2352,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "sleep", "-*", "i*", NULL, NULL, GNU, "sleep --help" },
 	{ "sort", "-o,--output=w -k,--key=i -t,--field-separator=i"
 	  " -S,--buffer-size=i -T,--temporary-directory=w"
-	  " --compress-program=x --files0-from=r --random-source=r"
+	  " --compress-program=x --files0-from=u --random-source=r"
 	  " --batch-size=i --parallel=i --sort=i --check?i -*", "r*", NULL,
 	  NULL, GFILT, "sort --help" },
 	/* CWDWRITE: without PREFIX it writes xaa, xab, ... in the working
@@ -2370,7 +2384,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y",
 	  "n,u*", NULL, "net", JH_CT_RUNS | JH_CT_NET | JH_CT_POSIX,
 	  "ssh(1)" },
-	{ "ssh-keygen", "-f=w -t=i -b=i -C=i -N=i -P=i -E=i -F=i -R=i -s=r"
+	{ "ssh-keygen", "-f=w -t=i -b=i -C=i -N=i -P=i -E=i -F=i -R=u -s=r"
 	  " -I=i -n=i -V=i -Y=i -O=i -a=i -m=i -D=u -w=u -r=i -z=i -M=i -Z=i"
 	  " -q -y -l -H -e -i -p -L -K -A -k -u -c -g -v -h -B -U", "rw*",
 	  NULL, NULL, 0, "ssh-keygen(1)" },
@@ -2585,9 +2599,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "vite.config.mjs,vitest.workspace.ts," NPM_RUNS, NULL, JH_CT_RUNS, "vitest --help" },
 	/* The command runs every few seconds (through sh -c without -x). */
 	{ "watch", "-n,--interval=i -d,--differences?i -q,--equexit=i"
-	  " -s,--shotsdir=w -*", "P", NULL, NULL, JH_CT_POSIX | GNU,
+	  " -s,--shotsdir=w -*", "u*", NULL, NULL, JH_CT_POSIX | GNU,
 	  "watch(1)" },
-	{ "wc", "--files0-from=r --total=i -*", "r*", NULL, NULL, GFILT,
+	{ "wc", "--files0-from=u --total=i -*", "r*", NULL, NULL, GFILT,
 	  "wc --help" },
 	/* CWDWRITE: without -O it names the file from the URL, in the
 	 * working directory or -P. */

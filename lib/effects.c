@@ -88,6 +88,58 @@ ends_with(const char *s, size_t n, const char *suf)
 	return (n >= k && strncmp(s + n - k, suf, k) == 0);
 }
 
+/* /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0 to 2. */
+static int
+std_stream(const char *s)
+{
+	static const char *const names[] = { "/dev/stdin", "/dev/stdout",
+	    "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2", NULL };
+
+	return (in_list(names, s, strlen(s)));
+}
+
+/* A ".." that is a whole part of a pattern's path (not {1..3}). */
+static int
+climbs(const char *g)
+{
+	const char *d;
+
+	for (d = g; (d = strstr(d, "..")) != NULL; d += 2)
+		if ((d == g || strchr("/{,", d[-1]) != NULL) &&
+		    strchr("/,}", d[2]) != NULL)	/* or its NUL */
+			return (1);
+	return (0);
+}
+
+/* Programs that read more options from an @FILE operand. */
+static const char *const respfile[] = { "cc", "c++", "gcc", "g++", "clang",
+    "clang++", "cpp", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld", "as",
+    "ar", "nm", "objdump", "objcopy", "strip", "rustc", "javac", "java",
+    NULL };
+
+/*
+ * make NAME=value overrides the makefile's NAME wherever a recipe uses
+ * it (CC='curl ...|sh;cc'): only a plain value, and not one of make's
+ * own settings (MAKEFLAGS, MAKEFILES, SHELL, .SHELLFLAGS), is inert.
+ */
+static int
+make_override(const struct jh_sh_word *w)
+{
+	static const char *const own[] = { "MAKEFLAGS", "MFLAGS",
+	    "GNUMAKEFLAGS", "MAKEFILES", "MAKE", "SHELL", ".SHELLFLAGS",
+	    "MAKESHELL", NULL };
+	const char *eq = strchr(w->s, '=');
+	size_t n;
+
+	if (eq == NULL || w->s[0] == '-')
+		return (0);
+	n = (size_t)(eq - w->s);
+	if (n > 0 && strchr(":+?!", w->s[n - 1]) != NULL)
+		n--;
+	return ((w->flags & JH_SHW_EXPAND) || in_list(own, w->s, n) ||
+	    !plain_value(eq + 1, strlen(eq + 1)));
+}
+
 /* A yes or no, a feature state or a count: ON, false, enabled, 17. */
 static int
 switch_value(const char *v)
@@ -720,7 +772,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	}
 	snprintf(lit, sizeof(lit), "%s", w->s);
 	if (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) {
-		const char *base = strrchr(w->s, '/');
+		const char *base = strrchr(w->s, '/'), *g;
 		/*
 		 * A glob may expand to a word that starts with '-', and so
 		 * to an option, unless a literal part comes first.
@@ -731,6 +783,20 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 			return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c),
 			    "'%.100s' may expand to an option of %s", w->s,
 			    c->name));
+		}
+		/*
+		 * "*" "/../x", x{,/../../y}, {/etc/x,y}, {~,/tmp}/x: what comes
+		 * after the first pattern may climb out of its prefix, or
+		 * start again at / or ~.
+		 */
+		g = w->s + strcspn(w->s, "*?[{");
+		if (climbs(g) || strstr(g, "{/") != NULL ||
+		    strstr(g, ",/") != NULL || strstr(g, "{~") != NULL ||
+		    strstr(g, ",~") != NULL) {
+			*skip = 1;
+			return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c),
+			    "'%.100s' may expand to a path outside the one it "
+			    "starts with", w->s));
 		}
 		jh_glob_prefix(lit, sizeof(lit), w->s);
 		for (i = 0; lit[i] != '\0'; i++)
@@ -994,6 +1060,9 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (letter(x, c, 'r', &aw) == -1)
 			return (-1);
 	}
+	/* tee /dev/stderr, cat /dev/stdin: the command's own streams */
+	if ((l == 'r' || l == 'w') && w->flags == 0 && std_stream(w->s))
+		return (0);
 	if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
 		return (-1);
 	if (skip)
@@ -1044,12 +1113,25 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
 		    c->name));
+	/* gcc @FILE: the file holds more options (-wrapper, -fplugin) */
+	if (c->inops && w->s[0] == '@' && strchr("rmwdxfA", l) != NULL &&
+	    in_list(respfile, c->name, strlen(c->name)))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads "
+		    "more options from '%.100s'", c->name, w->s));
+	/* make -f -: the makefile is standard input */
+	if (l == 'f' && !c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
+		    "file of code from standard input", c->name));
 	switch (l) {
 	case 'i':
 		return (0);
 	case 's':
 		return (0);	/* handled by the caller */
 	case 'A':
+		/* make NAME=value: pasted into every recipe that uses it */
+		if (strcmp(c->name, "make") == 0 && make_override(w))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s'"
+			    " is pasted into make's recipes", w->s));
 		if (w->flags & (JH_SHW_EXPAND | JH_SHW_TILDE))
 			return (path_of(x, c, w, p, sizeof(p), &tree, &skip));
 		if ((w->s[0] == '/' || strncmp(w->s, "..", 2) == 0) &&
@@ -1206,6 +1288,9 @@ opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
 		w[n] = av[k].s;
 		fl[n] = av[k].flags;
 	}
+	if (k < argc)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a command of "
+		    "more than %d words", MAX_OPERANDS));
 	return (command(x, c->dir, w, fl, n, 1));
 }
 
@@ -1321,6 +1406,9 @@ nested(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		w[n] = av[k].s;
 		fl[n] = av[k].flags;
 	}
+	if (k < argc)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a command of "
+		    "more than %d words", MAX_OPERANDS));
 	if (n == 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s without "
 		    "the command it runs", c->name));
@@ -1469,41 +1557,67 @@ script_risky(const char *prog, const char *s)
 	    strstr(s, "@load") != NULL);
 }
 
+/*
+ * The script an option of sed or awk gives at av[*k], or NULL: sed -e S,
+ * -neS, -n -e S, --expr=S (any prefix of --expression), awk -e S and
+ * --source=S (gawk).  *k moves past a value in the next word.
+ */
+static const char *
+script_opt(int sed, const struct jh_sh_word *av, size_t argc, size_t *k)
+{
+	const char *s = av[*k].s, *eq, *e;
+	size_t n;
+
+	if (s[0] != '-' || s[1] == '\0')
+		return (NULL);
+	if (s[1] == '-') {
+		eq = strchr(s, '=');
+		n = eq != NULL ? (size_t)(eq - s - 2) : strlen(s + 2);
+		if (n == 0 || strncmp(s + 2, sed ? "expression" : "source", n)
+		    != 0)
+			return (NULL);
+	} else {
+		/* flags without a value may come before the e */
+		if ((e = strchr(s + 1, 'e')) == NULL || strspn(s + 1, sed ?
+		    "nrsuzE" : "") != (size_t)(e - s - 1))
+			return (NULL);
+		eq = e[1] != '\0' ? e : NULL;
+	}
+	if (eq != NULL)
+		return (eq + 1);
+	return (*k + 1 < argc ? av[++*k].s : "");
+}
+
 /* sed and awk: the script, the first operand unless an option gave it. */
 static int
 scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
     size_t argc)
 {
+	const char *v;
 	size_t k;
-	int given = 0;
+	int given = 0, sed = strcmp(c->name, "sed") == 0;
 
-	if (strcmp(c->name, "sed") != 0 && strcmp(c->name, "awk") != 0 &&
-	    strcmp(c->name, "gawk") != 0 && strcmp(c->name, "mawk") != 0)
+	if (!sed && strcmp(c->name, "awk") != 0 && strcmp(c->name, "gawk") !=
+	    0 && strcmp(c->name, "mawk") != 0)
 		return (0);
 	for (k = 1; k < argc; k++) {
-		const char *s = av[k].s;
-		if (strcmp(s, "--") == 0)
+		if (strcmp(av[k].s, "--") == 0)
 			break;
-		if (strcmp(s, "-e") == 0 || strcmp(s, "--expression") == 0) {
-			given = 1;
-			if (k + 1 < argc && script_risky("sed", av[k + 1].s))
-				goto risky;
-		} else if (strncmp(s, "--expression=", 13) == 0) {
-			given = 1;
-			if (script_risky("sed", s + 13))
-				goto risky;
-		} else if (strcmp(s, "-f") == 0 || strncmp(s, "--file", 6) ==
-		    0 || (s[0] == '-' && s[1] != '-' && strchr(s, 'f') !=
-		    NULL && strcmp(c->name, "sed") != 0))
+		if ((v = script_opt(sed, av, argc, &k)) == NULL)
+			continue;
+		given = 1;
+		if (av[k].flags & JH_SHW_EXPAND)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s "
-			    "script read from a file", c->name));
+			    "script that is not literal", c->name));
+		if (script_risky(sed ? "sed" : "awk", v))
+			goto risky;
 	}
 	if (given || c->nops == 0)
 		return (0);
 	if (c->ops[0]->flags & JH_SHW_EXPAND)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s script "
 		    "that is not literal", c->name));
-	if (script_risky(c->name[0] == 's' ? "sed" : "awk", c->ops[0]->s))
+	if (script_risky(sed ? "sed" : "awk", c->ops[0]->s))
 		goto risky;
 	return (0);
 risky:
@@ -1880,11 +1994,19 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 	int r;
 
 	if (n > MAX_OPERANDS)
-		n = MAX_OPERANDS;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "a command of "
+		    "more than %d words", MAX_OPERANDS));
 	for (i = 0; i < n; i++) {
 		av[i].s = w[i];
 		av[i].len = strlen(w[i]);
 		av[i].flags = fl[i];
+		/* find . -{delete,print}, sort -{o..o} F: options made at
+		 * run time */
+		if (i > 0 && w[i][0] == '-' && (fl[i] & (JH_SHW_GLOB |
+		    JH_SHW_BRACE)))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.100s' "
+			    "expands to options only known when it runs",
+			    w[i]));
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return (jh_errf(x->e, "out of memory"));
@@ -2133,6 +2255,12 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
 			w[n] = c->argv[n].s;
 			fl[n] = c->argv[n].flags;
+		}
+		if (n < c->argc) {
+			if (add(&x, JH_E_UNKNOWN, 0, NULL, NULL, "a command of "
+			    "more than %d words", MAX_OPERANDS) == -1)
+				goto err;
+			continue;
 		}
 		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
 			char *sw[2] = { "source", n > 1 ? w[1] : "" };

@@ -196,7 +196,7 @@ flag() {
 	[ "$(field rm 3)" = 'd*' ]
 	[ "$(field mkdir 3)" = 'w*' ]
 	[ "$(field touch 3)" = 'w*' ]
-	[ "$(field ln 3)" = 'r*,$w' ]
+	[ "$(field ln 3)" = 'rw*,$w' ]
 	[ "$(field tee 3)" = 'w*' ]
 	[ "$(field grep 3)" = 'i,r*' ]
 	[ "$(field echo 3)" = 'i*' ]
