@@ -45,6 +45,21 @@ open_path(const char *path)
 	return ((int)fd);
 }
 
+/* ELOOP from open_path: a magic link, not a loop, when a plain open works. */
+static int
+magic(const char *path)
+{
+	int fd;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1) {
+		errno = ELOOP;
+		return (0);
+	}
+	(void)close(fd);
+	errno = ELOOP;
+	return (1);
+}
+
 /* /proc/self, /proc/thread-self and /proc/PID name a process's own files. */
 static int
 proc_own(const char *p)
@@ -129,10 +144,9 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 			buf[--n] = '\0';
 		if (real(buf, res) != NULL)
 			break;
-		if (errno == ELOOP)
+		if (errno == ELOOP && magic(buf))
 			return (jh_errf(e, "%s goes through a process's own "
-			    "files (/proc/self, /dev/fd) or a loop of links, not "
-			    "followed", path));
+			    "files (/proc/self, /dev/fd), not followed", path));
 		if (errno != ENOENT && errno != ENOTDIR)
 			return (jh_errf(e, "%s: %s", buf, strerror(errno)));
 		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
