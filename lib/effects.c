@@ -98,6 +98,22 @@ std_stream(const char *s)
 	return (in_list(names, s, strlen(s)));
 }
 
+/*
+ * pytest --cov-report TYPE[:skip-covered] with no destination: printed,
+ * or written where coverage writes by default, in the project.
+ */
+static int
+cov_report(const char *v)
+{
+	static const char *const types[] = { "term", "term-missing", "html",
+	    "xml", "json", "lcov", "annotate", "markdown", "markdown-append",
+	    NULL };
+	size_t n = strcspn(v, ":");
+
+	return (in_list(types, v, n) && (v[n] == '\0' ||
+	    strcmp(v + n, ":skip-covered") == 0));
+}
+
 /* A ".." that is a whole part of a pattern's path (not {1..3}). */
 static int
 climbs(const char *g)
@@ -118,6 +134,40 @@ static const char *const respfile[] = { "cc", "c++", "gcc", "g++", "clang",
     NULL };
 
 /*
+ * CFLAGS='-O0 -g -fsanitize=address': options that only change how the
+ * compiler builds, none that names a program, a plugin, a file of more
+ * options or a file to write (-fplugin, -wrapper, -B, -specs, -Wl,, -M,
+ * -fprofile-generate=, -save-temps, @FILE).
+ */
+static int
+compiler_flags(const char *v)
+{
+	static const char *const bad[] = { "-fplugin", "-fuse-ld", "-wrapper",
+	    "-specs", "-B", "-Wl,", "-Wa,", "-Wp,", "-X", "-M", "-o",
+	    "-fprofile", "-fdump", "-fdebug-prefix", "-save-temps", "-dump",
+	    "-aux", "-include", "-imacros", "-load", "-fpass-plugin",
+	    "--ld-path", "-fcoverage-data", NULL };
+	const char *t;
+	size_t n, i;
+
+	for (t = v; *t != '\0'; t += n) {
+		t += strspn(t, " ");
+		if ((n = strcspn(t, " ")) == 0)
+			break;
+		if (t[0] != '-')
+			return (0);
+		for (i = 0; i < n; i++)
+			if (!isalnum((unsigned char)t[i]) &&
+			    strchr("_.,=+:-/", t[i]) == NULL)
+				return (0);
+		for (i = 0; bad[i] != NULL; i++)
+			if (strncmp(t, bad[i], strlen(bad[i])) == 0)
+				return (0);
+	}
+	return (1);
+}
+
+/*
  * make NAME=value overrides the makefile's NAME wherever a recipe uses
  * it (CC='curl ...|sh;cc'): only a plain value, and not one of make's
  * own settings (MAKEFLAGS, MAKEFILES, SHELL, .SHELLFLAGS), is inert.
@@ -136,8 +186,11 @@ make_override(const struct jh_sh_word *w)
 	n = (size_t)(eq - w->s);
 	if (n > 0 && strchr(":+?!", w->s[n - 1]) != NULL)
 		n--;
-	return ((w->flags & JH_SHW_EXPAND) || in_list(own, w->s, n) ||
-	    !plain_value(eq + 1, strlen(eq + 1)));
+	if ((w->flags & JH_SHW_EXPAND) || in_list(own, w->s, n))
+		return (1);
+	if (n >= 5 && strncmp(w->s + n - 5, "FLAGS", 5) == 0)
+		return (!compiler_flags(eq + 1));
+	return (!plain_value(eq + 1, strlen(eq + 1)));
 }
 
 /* A yes or no, a feature state or a count: ON, false, enabled, 17. */
@@ -1145,6 +1198,10 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		}
 		return (0);
 	case 'u':
+		/* pytest --cov-report=term-missing: a report, not a path */
+		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
+		    0 && cov_report(w->s))
+			return (0);
 		/* pytest -p no:NAME only turns a plugin off */
 		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
 		    0 && strncmp(w->s, "no:", 3) == 0)
