@@ -129,6 +129,7 @@ struct ps {
 	int cflags;		/* JH_SHC_* for everything listed here */
 	int lvl;		/* $( ) nesting inside this input */
 	int dialect;		/* SH_BASH, or the shell of an -c body */
+	int allexport;		/* set -a seen: functions are exported */
 	unsigned serial;
 	struct hdoc hd[SH_MAX_HDOC];
 	size_t nhd;
@@ -2992,6 +2993,11 @@ check_cmd(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x)
 	 */
 	for (k = 1; k < c->argc && strcmp(name, "set") == 0; k++) {
 		s = c->argv[k].s;
+		/* set -a exports the functions defined after it */
+		if ((s[0] == '-' && s[1] != '-' && strchr(s, 'a') != NULL) ||
+		    (strcmp(s, "allexport") == 0 && strcmp(c->argv[k - 1].s,
+		    "-o") == 0))
+			p->allexport = 1;
 		if ((s[0] == '-' && s[1] != '-' && strpbrk(s, "kH") != NULL) ||
 		    (inlist(s, setopts) && strcmp(c->argv[k - 1].s, "-o") == 0))
 			return (jh_errf(p->e, "set %s%s is not supported",
@@ -4107,6 +4113,9 @@ fn_define(struct ps *p, struct st *st, const char *name)
 	if (!fn_name_ok(name))
 		return (jh_errf(p->e, "function name not supported: %.64s",
 		    name));
+	if (p->allexport)
+		return (fail(p, "a function defined after set -a is exported "
+		    "to child shells: not supported"));
 	if (skip(p, 1) == -1)
 		return (-1);
 	c = ch(p, p->i);
