@@ -2198,7 +2198,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -X=u --check-hash-based-pycs=i -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
 	  "python3(1)" },
 	{ "python3", "-V,--version:exit -h,--help:exit -c=u:pattern -m=P -W=i"
-	  " -X=u --check-hash-based-pycs=i -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
+	  " -X=u --check-hash-based-pycs=i -i:unknown -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
 	  "python3(1)" },
 	{ "readlink", "-*", "r*", NULL, NULL, GNU, "readlink --help" },
 	{ "realpath", "--relative-to=r --relative-base=r -*", "r*", NULL,
@@ -2374,7 +2374,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -table,--table -markdown,--markdown -quote,--quote -tabs,--tabs"
 	  " -ascii,--ascii -zip,--zip -deserialize,--deserialize"
 	  " -append,--append -memtrace,--memtrace -stats,--stats"
-	  " -version,--version -help,--help -nofollow,--nofollow"
+	  " -version,--version:exit -help,--help:exit -nofollow,--nofollow"
 	  " -interactive,--interactive", "w,u*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "sqlite3(1)" },
 	/* The remote command runs on the host: unknown.  -o sets

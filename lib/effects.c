@@ -1106,7 +1106,9 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	 */
 	if (l == 'r' && !c->inops && w->flags == 0 &&
 	    (at = strpbrk(w->s, "@<")) != NULL && at[1] != '\0' &&
-	    (at == w->s || at[-1] == '=') && strcmp(at + 1, "-") != 0) {
+	    (at == w->s || at[-1] == '=' || (strcmp(c->name, "curl") == 0 &&
+	    memchr(w->s, '=', (size_t)(at - w->s)) == NULL)) &&
+	    strcmp(at + 1, "-") != 0) {
 		struct jh_sh_word aw = *w;
 		aw.s = (char *)at + 1;
 		aw.len = strlen(aw.s);
@@ -1219,6 +1221,19 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	case 'n':
 		if (w->flags & JH_SHW_EXPAND)
 			return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
+		/* file:///etc/shadow is a read of that file */
+		if (strncasecmp(w->s, "file://", 7) == 0) {
+			struct jh_sh_word fw = *w;
+			fw.s = (char *)w->s + 7;
+			if (strncasecmp(fw.s, "localhost/", 10) == 0)
+				fw.s += 9;
+			fw.len = strlen(fw.s);
+			if (fw.s[0] != '/')
+				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+				    "'%.100s' names a file on another host",
+				    w->s));
+			return (letter_file(x, c, 'r', &fw));
+		}
 		k = (int)host_of(w->s, &p0);
 		return (add(x, JH_E_NET, 0, NULL, c->name, "%.*s", k, p0));
 	case 'c':
@@ -1691,6 +1706,17 @@ refspecs(struct ex *x, struct cmdst *c)
 {
 	size_t i;
 
+	if (strcmp(c->name, "git fetch") == 0 || strcmp(c->name, "git pull") ==
+	    0) {
+		/* +src:dst force-updates the local dst (git-fetch(1)) */
+		for (i = 1; i < c->nops; i++)
+			if ((c->ops[i]->flags & JH_SHW_EXPAND) ||
+			    (c->ops[i]->s[0] == '+' && strchr(c->ops[i]->s,
+			    ':') != NULL))
+				return (add(x, JH_E_VCS_DESTROY, 0, NULL,
+				    c->name, NULL));
+		return (0);
+	}
 	if (strcmp(c->name, "git push") != 0)
 		return (0);
 	for (i = 1; i < c->nops; i++) {
@@ -1701,6 +1727,53 @@ refspecs(struct ex *x, struct cmdst *c)
 		if (s[0] == '+' || s[0] == ':')
 			return (add(x, JH_E_VCS_FORCE, 0, NULL, c->name, NULL));
 	}
+	return (0);
+}
+
+/*
+ * sqlite3 given no SQL reads it from standard input, dot-commands such
+ * as .shell and .output included.  gh api sends GET unless -X names
+ * another method or a field or --input gives a body: then it changes the
+ * remote (gh-api(1)).  docker compose run, exec and create take docker
+ * run's mounts and privileges on their command line.
+ */
+static int
+stdin_or_api(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc)
+{
+	const char *s;
+	size_t k;
+
+	if (strcmp(c->name, "sqlite3") == 0 && c->nops <= 1 && !c->exits)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "sqlite3 given "
+		    "no SQL runs its standard input"));
+	if (strcmp(c->name, "docker compose") == 0 && c->nops > 0 &&
+	    (strcmp(c->ops[0]->s, "run") == 0 || strcmp(c->ops[0]->s,
+	    "exec") == 0 || strcmp(c->ops[0]->s, "create") == 0 ||
+	    (c->ops[0]->flags & JH_SHW_EXPAND)))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "docker "
+		    "compose %.20s runs a container as its words say",
+		    c->ops[0]->s));
+	if (strcmp(c->name, "gh api") != 0)
+		return (0);
+	for (k = 1; k < argc; k++) {
+		s = av[k].s;
+		if (strcmp(s, "--") == 0)
+			break;
+		if ((strcmp(s, "-X") == 0 || strcmp(s, "--method") == 0) &&
+		    k + 1 < argc && strcasecmp(av[k + 1].s, "GET") != 0)
+			break;
+		if ((strncmp(s, "-X", 2) == 0 && s[2] != '\0' &&
+		    strcasecmp(s + 2, "GET") != 0) || (strncmp(s, "--method=",
+		    9) == 0 && strcasecmp(s + 9, "GET") != 0))
+			break;
+		if (strncmp(s, "-f", 2) == 0 || strncmp(s, "-F", 2) == 0 ||
+		    strncmp(s, "--raw-field", 11) == 0 || strncmp(s,
+		    "--field", 7) == 0 || strncmp(s, "--input", 7) == 0)
+			break;
+	}
+	if (k < argc && strcmp(av[k].s, "--") != 0)
+		return (add(x, JH_E_VCS_REMOTE, 0, NULL, c->name, NULL));
 	return (0);
 }
 
@@ -1949,6 +2022,7 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 			c->endopts = 1;
 	}
 	if ((r = scripts(x, c, av, argc)) != 0 || (r = refspecs(x, c)) != 0 ||
+	    (r = stdin_or_api(x, c, av, argc)) != 0 ||
 	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
 	return (operands(x, c));
@@ -1995,6 +2069,20 @@ kill_group(struct ex *x, const struct cmdst *c, const struct jh_sh_word *av,
 	return (0);
 }
 
+/* Under a directory only the system installs into. */
+static int
+system_path(const char *p)
+{
+	static const char *const dirs[] = { "/usr/", "/bin/", "/sbin/",
+	    "/lib/", "/lib64/", "/opt/", "/nix/store/", "/snap/", NULL };
+	size_t i;
+
+	for (i = 0; dirs[i] != NULL; i++)
+		if (strncmp(p, dirs[i], strlen(dirs[i])) == 0)
+			return (1);
+	return (0);
+}
+
 /*
  * A command word that is a path.  A file of the project (./app,
  * build/test, ./configure) is the project's code: an exec of that file,
@@ -2020,8 +2108,17 @@ path_cmd(struct ex *x, struct cmdst *c, const char *dir,
 	if (skip)
 		return (0);
 	if (x->cx->root == NULL || !jh_path_under(p, x->cx->root)) {
-		if (lookup_word(av[0].s, t.name, sizeof(t.name)) != NULL)
+		/*
+		 * /tmp/x/ls is not ls: a program outside the system's
+		 * directories is a file someone could have put there, run
+		 * as itself as well as read by its name.
+		 */
+		if (lookup_word(av[0].s, t.name, sizeof(t.name)) != NULL) {
+			if (!system_path(p) && add(x, JH_E_EXEC, JH_EF_RUNS,
+			    p, t.name, NULL) == -1)
+				return (-1);
 			return (1);
+		}
 		if (add(x, JH_E_EXEC, JH_EF_RUNS, p, t.name, NULL) == -1)
 			return (-1);
 		return (add(x, JH_E_UNKNOWN, JH_EF_UNLISTED, NULL, t.name,
@@ -2279,6 +2376,10 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	x.curonly = "";
 	x.cx = cx;
 	x.e = e;
+	if (sh->arith_unknown && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
+	    "arithmetic on a value only known when it runs, which bash "
+	    "evaluates as code too") == -1)
+		goto err;
 	for (i = 0; i < sh->n; i++) {
 		const struct jh_sh_cmd *c = &sh->cmd[i];
 

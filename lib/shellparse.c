@@ -342,6 +342,39 @@ arith_guard(struct ps *p, const char *s, size_t n)
 	return (0);
 }
 
+static struct var *var_get(const struct st *, const char *, size_t);
+
+/*
+ * Marks the line when arithmetic text names a variable whose value this
+ * parser does not hold as a literal (read, $(...), the environment):
+ * bash evaluates that value as an expression, and a[$(cmd)] runs cmd.
+ */
+static void
+arith_values(struct ps *p, const struct st *st, const char *s, size_t n)
+{
+	const struct var *v;
+	size_t i, j;
+
+	for (i = 0; i < n; i = j) {
+		j = i + 1;
+		if (s[i] == '$' && i + 1 < n && (isdig((unsigned char)s[i + 1]) ||
+		    strchr("@*#?-$!{(", s[i + 1]) != NULL)) {
+			p->out->arith_unknown = 1;
+			return;
+		}
+		if (!isname0((unsigned char)s[i]) || (i > 0 &&
+		    isnamec((unsigned char)s[i - 1])))
+			continue;
+		for (j = i; j < n && isnamec((unsigned char)s[j]); j++)
+			;
+		if (st == NULL || (v = var_get(st, s + i, j - i)) == NULL ||
+		    v->flags != 0) {
+			p->out->arith_unknown = 1;
+			return;
+		}
+	}
+}
+
 /* State, vectors and commands. */
 
 static int
@@ -1303,6 +1336,7 @@ static int
 dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 {
 	char name[SH_MAX_NAME];
+	const char *e;
 	size_t start = p->i, j = cont(p, p->i + 1), k, n;
 	int c = ch(p, j), known = 0;
 
@@ -1323,6 +1357,7 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		if (scan_inner(p, st, dq, '(', ')') == -1 ||
 		    arith_guard(p, p->s + k, p->i - k) == -1)
 			return (-1);
+		arith_values(p, st, p->s + k, p->i - 2 - k);
 		if (arith_const(p, k, p->i - 2))
 			known = 1;
 		else
@@ -1344,6 +1379,11 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1 ||
 		    inner_guard(p, p->s + k, p->i - k) == -1)
 			return (-1);
+		/* $[...], and a subscript of ${a[...]}, are arithmetic */
+		if (c == '[')
+			arith_values(p, st, p->s + k, p->i - 1 - k);
+		else if ((e = memchr(p->s + k, '[', p->i - k)) != NULL)
+			arith_values(p, st, e + 1, (size_t)(p->s + p->i - e - 1));
 		if (c == '[' || inner_assigns(p->s + k, p->i - k))
 			st_clobber(st);
 	} else if (isname0(c)) {
@@ -2926,9 +2966,11 @@ check_setters(struct ps *p, const struct jh_sh_cmd *c)
 				return (refuse_set(p, name, a, n));
 		}
 	/* let EXPR...: arithmetic */
-	for (k = 1; k < c->argc && strcmp(name, "let") == 0; k++)
+	for (k = 1; k < c->argc && strcmp(name, "let") == 0; k++) {
 		if (arith_guard(p, c->argv[k].s, strlen(c->argv[k].s)) == -1)
 			return (-1);
+		arith_values(p, NULL, c->argv[k].s, strlen(c->argv[k].s));
+	}
 	/* hash -p FILE NAME (bash), hash NAME=FILE (zsh): NAME runs FILE */
 	for (k = 1; k < c->argc && strcmp(name, "hash") == 0; k++)
 		if ((c->argv[k].s[0] == '-' && strchr(c->argv[k].s, 'p') !=
@@ -3440,6 +3482,7 @@ arith_emit(struct ps *p, struct st *st, const char *s, size_t n, int always)
 		return (0);
 	if (arith_guard(p, s, n) == -1)
 		return (-1);
+	arith_values(p, st, s, n);
 	if (word_set(p, &v[0], "((", 2, 0) == -1)
 		return (-1);
 	if (word_set(p, &v[1], s, n, memchr(s, '$', n) != NULL ?

@@ -71,6 +71,12 @@ struct jh_sh_cmd {
 struct jh_sh_script {
 	struct jh_sh_cmd *cmd;	/* in the order they appear */
 	size_t n;
+	/*
+	 * Arithmetic names a variable whose value is only known when it
+	 * runs: bash evaluates that value as an expression too, and
+	 * 'a[$(cmd)]' in it runs cmd.  Its effect is unknown.
+	 */
+	int arith_unknown;
 };
 
 /* What the parser may know of the world (NULL fields: nothing). */
