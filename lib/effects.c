@@ -2211,13 +2211,10 @@ search_path(struct ex *x, const char *dir, const char *val, size_t l,
 	char one[PATH_MAX + 1], p[PATH_MAX + 1];
 	const char *v;
 	struct jh_err e;
-	size_t i, n;
+	size_t n;
 	int pass;
 
-	for (i = 0; names[i] != NULL; i++)
-		if (strlen(names[i]) == l && strncmp(w->s, names[i], l) == 0)
-			break;
-	if (names[i] == NULL || (w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
+	if (!in_list(names, w->s, l) || (w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
 	    JH_SHW_BRACE | JH_SHW_TILDE)) || val[0] == '\0' ||
 	    x->cx->root == NULL)
 		return (0);
@@ -2247,17 +2244,13 @@ static int
 assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 {
 	const char *s = w->s;
-	size_t i, l;
+	size_t l;
 	int r;
 
 	if (jh_inert_env(s))
 		return (0);
 	l = strcspn(s, "+=");
-	for (i = 0; quiet_env[i] != NULL; i++)
-		if (strlen(quiet_env[i]) == l && strncmp(s, quiet_env[i],
-		    l) == 0)
-			break;
-	if ((quiet_env[i] != NULL && !(w->flags & JH_SHW_EXPAND)) ||
+	if ((in_list(quiet_env, s, l) && !(w->flags & JH_SHW_EXPAND)) ||
 	    inert_sanitizer(s, l, w))
 		return (0);
 	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
