@@ -277,7 +277,29 @@ sid_of(json_t *params)
 	return (json_string_value(json_object_get(params, "sessionId")));
 }
 
-/* The option of the first of the kinds offered, or NULL. */
+/*
+ * Whether every option named id is of kind: an agent that offers one id
+ * twice, as a rejection and as an allow, reads an answer of that id as
+ * it likes.
+ */
+static int
+id_only(json_t *options, const char *id, const char *kind)
+{
+	size_t i;
+	json_t *o;
+	const char *k, *d;
+
+	json_array_foreach(options, i, o) {
+		k = json_string_value(json_object_get(o, "kind"));
+		d = json_string_value(json_object_get(o, "optionId"));
+		if (d != NULL && strcmp(d, id) == 0 && (k == NULL ||
+		    strcmp(k, kind) != 0))
+			return (0);
+	}
+	return (1);
+}
+
+/* The option of the first of the kinds offered, named by no other, or NULL. */
 static const char *
 pick(json_t *options, const char *k1, const char *k2)
 {
@@ -291,7 +313,8 @@ pick(json_t *options, const char *k1, const char *k2)
 			kind = json_string_value(json_object_get(o, "kind"));
 			id = json_string_value(json_object_get(o, "optionId"));
 			if (kind != NULL && id != NULL &&
-			    strcmp(kind, want[w]) == 0)
+			    strcmp(kind, want[w]) == 0 &&
+			    id_only(options, id, kind))
 				return (id);
 		}
 	return (NULL);

@@ -156,4 +156,9 @@ smoke() {
 	fuzz_ready
 	fuzz_build
 	smoke fuzz-acp 5000 -rss_limit_mb=512
+	# found by a CI smoke run: one optionId offered as allow_always and as
+	# reject_once; the relay's rejection by that id was read as an allow
+	run "$FO/fuzz-acp" "$PROJECT_ROOT/tests/fuzz/regress/acp-dup-option-id"
+	echo "$output" | tail -n 3
+	[ "$status" -eq 0 ]
 }
