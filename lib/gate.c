@@ -76,12 +76,15 @@ struct event {
 struct targets {
 	char *p[MAX_TARGETS];
 	size_t n;
+	struct jh_sh_script sh;	/* a shell input's line, as step 2 parsed */
+	int have_sh;		/* it and checked it for protected paths */
 };
 
 /* What one input does: its parsed shell line, and its effects. */
 struct line {
 	struct jh_sh_script sh;
 	int have_sh;
+	int borrowed;	/* sh is step 2's, freed with its targets */
 	struct jh_effects ef;
 };
 
@@ -691,21 +694,34 @@ check_policies(struct jh_decision *d, const struct jh_grant *gr,
 static void
 line_free(struct line *ln)
 {
-	if (ln->have_sh)
+	if (ln->have_sh && !ln->borrowed)
 		jh_sh_free(&ln->sh);
 	jh_effects_free(&ln->ef);
 	memset(ln, 0, sizeof(*ln));
 }
 
+/* Parses a shell line as the gate reads it: ~ and $HOME the user's. */
+static int
+parse_line(struct jh_sh_script *sh, const struct jh_gate *g, const char *cmd,
+    struct jh_err *e)
+{
+	struct jh_sh_opts so;
+
+	memset(&so, 0, sizeof(so));
+	so.home = g->user_home;
+	return (jh_sh_parse_with(sh, cmd, strlen(cmd), &so, e));
+}
+
 /*
  * Parses a shell input and finds its effects, or a file action's: 0, or
- * the JH_D_* code with the reason in d.
+ * the JH_D_* code with the reason in d.  pre, when not NULL, is the
+ * input's line as step 2 parsed it, used rather than parsed again.
  */
 static int
 line_effects(struct line *ln, struct jh_decision *d, const struct jh_gate *g,
-    const struct jh_action *act, const json_t *in, const char *cwd)
+    const struct jh_action *act, const json_t *in, const char *cwd,
+    const struct jh_sh_script *pre)
 {
-	struct jh_sh_opts so;
 	struct jh_effctx cx;
 	struct jh_err e;
 	const char *cmd;
@@ -720,9 +736,10 @@ line_effects(struct line *ln, struct jh_decision *d, const struct jh_gate *g,
 	}
 	if ((cmd = sget(in, "command")) == NULL)
 		return (jh_decision_fail(d, JH_D_MALFORMED, "no command"));
-	memset(&so, 0, sizeof(so));
-	so.home = g->user_home;
-	if (jh_sh_parse_with(&ln->sh, cmd, strlen(cmd), &so, &e) == -1)
+	if (pre != NULL) {
+		ln->sh = *pre;
+		ln->borrowed = 1;
+	} else if (parse_line(&ln->sh, g, cmd, &e) == -1)
 		return (jh_decision_fail(d, JH_D_UNPROVABLE, "%s", e.msg));
 	ln->have_sh = 1;
 	memset(&cx, 0, sizeof(cx));
@@ -794,19 +811,21 @@ otherwise(struct jh_decision *d, const struct jh_grant *gr,
 /*
  * Capability, then the deny and ask policies, for one input; rewrite
  * policies are the caller's.  Fills the rule and the first cap; with
- * record, the Decision's effects.
+ * record, the Decision's effects.  pre: as line_effects takes it, a line
+ * step 2 has checked for protected paths already.
  */
 static int
 check_input(struct jh_decision *d, const struct jh_gate *g,
     const struct jh_grant *gr, struct jh_action *act, const json_t *in,
-    const char *cwd, const char *root, int *capidx, int record)
+    const char *cwd, const char *root, int *capidx, int record,
+    const struct jh_sh_script *pre)
 {
 	struct jh_effck ck;
 	struct jh_shck sc;
 	struct line ln;
 	int rc;
 
-	if ((rc = line_effects(&ln, d, g, act, in, cwd)) != 0) {
+	if ((rc = line_effects(&ln, d, g, act, in, cwd, pre)) != 0) {
 		if (!ln.have_sh)
 			rc = otherwise(d, gr, act, in, &ln, rc);
 		goto out;
@@ -814,7 +833,7 @@ check_input(struct jh_decision *d, const struct jh_gate *g,
 
 	if (ln.have_sh) {
 		shck_init(&sc, d, g, root);
-		if (jh_shell_protected(&sc, cwd, &ln.sh) != 0) {
+		if (!ln.borrowed && jh_shell_protected(&sc, cwd, &ln.sh) != 0) {
 			rc = jh_decision_fail(d, sc.code, "%s", sc.reason);
 			goto out;
 		}
@@ -917,7 +936,7 @@ apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
 	cur = json_deep_copy(in);
 	jh_buf_init(&b);
 	jh_decision_init(&dl);
-	(void)line_effects(&ln, &dl, gt, act, in, cwd);
+	(void)line_effects(&ln, &dl, gt, act, in, cwd, NULL);
 	jh_decision_free(&dl);
 	for (i = 0; g->policies != NULL && i < g->policies->len; i++) {
 		const struct jh_cbor *p = &g->policies->v[i];
@@ -1163,7 +1182,6 @@ protection(struct jh_decision *d, const struct jh_gate *g,
     const struct event *x, const char *root, struct jh_action *act,
     struct targets *t)
 {
-	struct jh_sh_script sh;
 	struct jh_shck sc;
 	struct jh_err e;
 	const char *c;
@@ -1180,15 +1198,18 @@ protection(struct jh_decision *d, const struct jh_gate *g,
 	act->ntargets = t->n;
 	if (strcmp(x->class, "shell") == 0 &&
 	    (c = sget(x->in, "command")) != NULL) {
-		/* Protection comes before any grant (S1b): parse now. */
-		if (jh_sh_parse(&sh, c, strlen(c), &e) == -1)
+		/*
+		 * Protection comes before any grant (S1b): parse now, once;
+		 * the capability step reads this line.
+		 */
+		if (parse_line(&t->sh, g, c, &e) == -1)
 			return (jh_decision_fail(d, JH_D_UNPROVABLE,
 			    "cannot tell what this command line "
 			    "does (%.300s), so it cannot be checked and is "
 			    "never granted", e.msg));
+		t->have_sh = 1;
 		shck_init(&sc, d, g, root);
-		r = jh_shell_protected(&sc, x->wd, &sh);
-		jh_sh_free(&sh);
+		r = jh_shell_protected(&sc, x->wd, &t->sh);
 		if (r != 0)
 			return (jh_decision_fail(d, sc.code, "%s", sc.reason));
 	}
@@ -1222,7 +1243,8 @@ capability(struct jh_decision *d, const struct jh_gate *g,
 	} else if ((v = json_object_get(x->ev, "content_id")) != NULL &&
 	    json_is_string(v))
 		act->content_id = json_string_value(v);
-	r = check_input(d, g, gr, act, x->in, x->wd, root, &capidx, 1);
+	r = check_input(d, g, gr, act, x->in, x->wd, root, &capidx, 1,
+	    t->have_sh ? &t->sh : NULL);
 	if (r != 0 && r != JH_D_POLICY_ASK)
 		return (r);
 	d->cost = cap_cost(gr, capidx, x->class);
@@ -1256,6 +1278,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 		return (r);
 	jh_decision_init(&d2);
 	t2.n = 0;
+	t2.have_sh = 0;
 	snprintf(rule, sizeof(rule), "%s", d->rule);
 	r = collect_targets(&d2, g, root, x, rewritten, &t2);
 	act2.targets = t2.p;
@@ -1264,7 +1287,7 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 		r = write_checks(&d2, x->class, &t2);
 	if (r == 0)
 		r = check_input(&d2, g, gr, &act2, rewritten, x->wd, root,
-		    &cap2, 0);
+		    &cap2, 0, NULL);
 	strs_free(t2.p, &t2.n);
 	if (r != 0) {
 		jh_decision_fail(d, d2.code == JH_D_POLICY_ASK ?
@@ -1487,6 +1510,7 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	int r;
 
 	t.n = 0;
+	t.have_sh = 0;
 	memset(&act, 0, sizeof(act));
 	if (wellformed(d, g, &x, ev) != 0 ||
 	    root_and_grant(d, g, &x, root, sizeof(root)) != 0)
@@ -1559,6 +1583,8 @@ out:
 	if (link != gr)
 		jh_grant_free(&child);
 	strs_free(t.p, &t.n);
+	if (t.have_sh)
+		jh_sh_free(&t.sh);
 	return (d->code);
 }
 
