@@ -88,7 +88,9 @@ flock_failed(struct jh_err *e, int saved, unsigned ms)
 /*
  * flock(2) bounded by a timer: an interval timer interrupts the blocking
  * call (no SA_RESTART), and keeps firing, so a signal that arrives just
- * before flock() is entered cannot leave it blocked forever.
+ * before flock() is entered cannot leave it blocked forever.  A lock no
+ * one holds is taken at once, with no timer (four system calls fewer,
+ * twice in every gated call).
  */
 int
 jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
@@ -97,11 +99,12 @@ jh_flock(int fd, int op, unsigned ms, struct jh_err *e)
 	struct itimerval it, off;
 	int r, saved;
 
-	if (ms == 0) {
-		if (flock(fd, op | LOCK_NB) == 0)
-			return (0);
+	if (flock(fd, op | LOCK_NB) == 0)
+		return (0);
+	if (errno != EWOULDBLOCK && errno != EINTR)
+		return (flock_failed(e, errno, ms));
+	if (ms == 0)
 		return (jh_errf(e, "lock busy"));
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigemptyset(&sa.sa_mask);
