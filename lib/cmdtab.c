@@ -2431,9 +2431,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * OLDSTYLE: `tar xzf A' puts the mode letters first, without a
 	 * dash.  CWDWRITE: -x writes the members under -C or the working
 	 * directory.  The archive is written or read (w); a name HOST:PATH
-	 * is reached through rsh.
+	 * is reached through rsh (rmt).  -C moves the names after it, not
+	 * the archive (tar-1.34 "Changing the Working Directory"): OPSDIR.
 	 */
-	{ "tar", "-f,--file=w -C,--directory=c -T,--files-from=u"
+	{ "tar", "-f,--file=w:rmt -C,--directory=c -T,--files-from=u"
 	  " -X,--exclude-from=r --exclude=i -I,--use-compress-program=x"
 	  " --to-command=x --rsh-command=x --rmt-command=x"
 	  " -F,--info-script,--new-volume-script=x --checkpoint-action=u"
@@ -2451,7 +2452,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --exclude-ignore-recursive=r --quote-chars=i --no-quote-chars=i"
 	  " --sparse-version=i --remove-files:delete"
 	  " -x,--extract,--get:unknown -*",
-	  "r*", NULL, "recursive", GNU, "tar --help" },
+	  "r*", NULL, "recursive", GNU | JH_CT_OPSDIR, "tar --help" },
 	{ "tee", "--output-error?i -*", "w*", NULL, NULL, GFILT,
 	  "tee --help" },
 	{ "test", "-*", "r*", NULL, NULL, JH_CT_NOCLUSTER,

@@ -34,7 +34,8 @@
  *	f  a file read as code or as configuration that runs code (make -f,
  *	   pytest -c): an exec effect of the program on that file
  *	c  the directory the program works in (git -C, make -C): later
- *	   relative paths and the runs files are taken there
+ *	   relative paths and the runs files are taken there; with
+ *	   JH_CT_OPSDIR only the operands are (tar -C)
  *	i  inert: a name, a count, a message, a pattern
  *	n  network: a host or a URL
  *	s  a subcommand: the entry "NAME WORD" decides the rest
@@ -66,6 +67,8 @@
  *	unknown	 the option is never provable
  *	exit	 the option prints and exits (--version, --help): an
  *		 interpreter given it runs no standard input
+ *	rmt	 the value (=w) is an archive that HOST:PATH names on
+ *		 another host, reached through rsh (tar -f): unknown
  *
  * runs	comma-separated globs of the files the program executes as
  *	configuration or build scripts, relative to the directory it works
@@ -97,6 +100,9 @@
 				   standard input */
 #define JH_CT_FINDEXPR	0x400	/* find: operands are paths until the first
 				   word starting with - ( ! or , */
+#define JH_CT_OPSDIR	0x800	/* c moves only the operands after it (tar
+				   -C): option values stay where it
+				   started; a name before it is unknown */
 
 struct jh_cmddef {
 	const char *name;

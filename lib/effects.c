@@ -755,6 +755,9 @@ struct cmdst {
 	int ffold;		/* it was -iname */
 	int fany;		/* find: -o, ! or a second name: no one name */
 	int inops;		/* the operands are being read */
+	char opsdir[PATH_MAX + 1];	/* OPSDIR: where the operands are */
+	int have_opsdir;
+	int rmt;		/* the value next is an archive (rmt tag) */
 	int handed;		/* the rest went to a command of its own */
 	int redir;		/* a redirection's target, not a word */
 	char runs[256];		/* P: the program of the command it runs */
@@ -1168,6 +1171,15 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
 		    c->name));
+	/* tar -f HOST:PATH: rsh runs rmt on HOST (tar-1.34 "Remote Tape") */
+	if (c->rmt) {
+		c->rmt = 0;
+		if ((p0 = strchr(w->s, ':')) != NULL && p0 > w->s &&
+		    memchr(w->s, '/', (size_t)(p0 - w->s)) == NULL)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "reaches the archive '%.100s' on another host "
+			    "through rsh", c->name, w->s));
+	}
 	/* gcc @FILE: the file holds more options (-wrapper, -fplugin) */
 	if (c->inops && w->s[0] == '@' && strchr("rmwdxfA", l) != NULL &&
 	    in_list(respfile, c->name, strlen(c->name)))
@@ -1237,9 +1249,19 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		k = (int)host_of(w->s, &p0);
 		return (add(x, JH_E_NET, 0, NULL, c->name, "%.*s", k, p0));
 	case 'c':
+		if ((c->def->flags & JH_CT_OPSDIR) && (c->nops > 0 ||
+		    c->have_opsdir))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s -C "
+			    "after a name, or a second time: each name is "
+			    "taken from the directory named before it",
+			    c->name));
 		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
 			return (-1);
-		if (skip || tree)
+		if (c->def->flags & JH_CT_OPSDIR) {
+			snprintf(c->opsdir, sizeof(c->opsdir), "%s", skip ||
+			    tree ? "" : p);
+			c->have_opsdir = 1;
+		} else if (skip || tree)
 			c->dir[0] = '\0';
 		else
 			snprintf(c->dir, sizeof(c->dir), "%s", p);
@@ -1319,6 +1341,8 @@ tags(struct ex *x, struct cmdst *c, const char *t, size_t len)
 		c->rest = 1;
 	if (list_has(t, len, "exit", 4))
 		c->exits = 1;
+	if (list_has(t, len, "rmt", 3))
+		c->rmt = 1;
 	return (0);
 }
 
@@ -1332,6 +1356,8 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
 	c->endopts = 0;
 	c->nops = 0;
 	c->sawopt = 0;
+	c->have_opsdir = 0;
+	c->rmt = 0;
 	if ((d->flags & JH_CT_FINDEXPR) || (d->tags != NULL &&
 	    list_has(d->tags, strlen(d->tags), "recursive", 9)))
 		c->recursive = 1;	/* find and rg walk every path given */
@@ -1542,6 +1568,9 @@ operands(struct ex *x, struct cmdst *c)
 	c->inops = 1;
 	if (c->handed)
 		return (0);
+	/* tar -C DIR: the names are taken there, the archive was not */
+	if (c->have_opsdir)
+		memcpy(c->dir, c->opsdir, sizeof(c->dir));
 	if (c->pattern && nr > 0 && !r[0].last)
 		ri = 1;
 	/* chmod's mode (chmod(1)) is no path; a word unlike one stays w */
