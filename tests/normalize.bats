@@ -332,6 +332,39 @@ deny_of() {
 	assert_equal "$a" "$b"
 }
 
+# cx PATCH: Codex's PreToolUse of apply_patch with the patch text PATCH
+cx() {
+	jq -cn --arg p "$1" '{session_id: "cx1", cwd: "/p", hook_event_name: "PreToolUse",
+	    tool_name: "apply_patch", tool_input: {command: $p}, tool_use_id: "call_1",
+	    transcript_path: null, model: "gpt-5", permission_mode: "default", turn_id: "t1"}' |
+	    jh-normalize -H codex
+}
+
+@test "apply_patch: a header behind any blank a host trims is a file; a name with a blank at an end is malformed" {
+	# Codex trims a line with Rust's char::is_whitespace before it matches
+	for b in $'\v' $'\f' $'\r' $'\xc2\xa0' $'\xe3\x80\x80' $'\xe2\x80\xa8' $'\xef\xbb\xbf' ' ' $'\t'; do
+		run -0 cx "*** Begin Patch"$'\n'"*** Add File: a.txt"$'\n'"+x"$'\n'"$b*** Add File: /h/.bashrc"$'\n'"+y"$'\n'"*** End Patch"$'\n'
+		run jq -c '[.input.paths, .malformed]' <<<"$output"
+		assert_output '[["a.txt","/h/.bashrc"],null]'
+	done
+	# OpenCode takes the name after the colon trimmed (JavaScript's trim)
+	for b in ' ' $'\xc2\xa0' $'\xe3\x80\x80'; do
+		jq -cn --arg p "*** Begin Patch"$'\n'"*** Update File: $b/h/.config/opencode/opencode.json"$'\n'"@@"$'\n'"-{}"$'\n'"+{}"$'\n'"*** End Patch" \
+		    '{hook_event_name: "tool.execute.before", session_id: "ses_1", tool_call_id: "c1",
+		      tool: "apply_patch", args: {patchText: $p}, cwd: "/p"}' >"$T/oc.json"
+		run -0 jh-normalize -H opencode "$T/oc.json"
+		run jq -r '.malformed' <<<"$output"
+		assert_output --partial 'starts with a blank'
+	done
+	run -0 cx "*** Begin Patch"$'\n'"*** Add File: /h/.claude.json"$'\xc2\xa0'$'\n'"+{}"$'\n'"*** End Patch"$'\n'
+	run jq -r '.malformed' <<<"$output"
+	assert_output --partial 'ends with a blank'
+	# trailing spaces and tabs are still no part of the name
+	run -0 cx "*** Begin Patch"$'\n'"*** Add File: a.txt "$'\t'$'\n'"+x"$'\n'"*** End Patch"$'\n'
+	run jq -c '[.input.paths, .malformed]' <<<"$output"
+	assert_output '[["a.txt"],null]'
+}
+
 @test "usage: -h, a missing or unknown host, options of the other mode" {
 	run -0 jh-normalize -h
 	assert_line --index 0 'usage: jh-normalize -H host [-n] [file ...]'
