@@ -8,6 +8,7 @@
  * not exist yet appended, and only if it holds no "..".  Patterns are
  * globs where "**" crosses directories and "*" does not.
  */
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/openat2.h>
@@ -117,8 +118,12 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
     struct jh_err *e)
 {
 	char buf[PATH_MAX * 2], tail[PATH_MAX * 2], res[PATH_MAX];
+	char lnk[PATH_MAX];
+	struct stat st;
 	size_t n, tl = 0;
+	ssize_t k;
 	char *slash;
+	int links = 0;
 
 	if (path == NULL || *path == '\0')
 		return (jh_errf(e, "empty path"));
@@ -151,6 +156,34 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 			return (jh_errf(e, "%s: %s", buf, strerror(errno)));
 		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
 			return (jh_errf(e, "%s: cannot resolve", path));
+		/*
+		 * A link to what does not exist yet: a write through it
+		 * creates its target, so the path is the target's.
+		 */
+		if (errno == ENOENT && lstat(buf, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			if (++links > 40 || (k = readlink(buf, lnk,
+			    sizeof(lnk) - 1)) <= 0)
+				return (jh_errf(e, "%s: cannot follow the "
+				    "link %s", path, buf));
+			lnk[k] = '\0';
+			if (lnk[0] == '/')
+				n = (size_t)snprintf(buf, sizeof(buf), "%s",
+				    lnk);
+			else {
+				slash[1] = '\0';
+				n = strlen(buf);
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+				    "%s", lnk);
+			}
+			if (n >= sizeof(buf) - 1)
+				return (jh_errf(e, "path too long"));
+			if (proc_own(buf))
+				return (jh_errf(e, "%s links to a process's "
+				    "own files (/proc/self, /proc/PID), not "
+				    "followed", path));
+			continue;
+		}
 		/* The missing component joins the tail; ".." may not. */
 		if (strcmp(slash + 1, "..") == 0)
 			return (jh_errf(e, "'..' in a part of the path that "

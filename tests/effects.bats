@@ -122,3 +122,22 @@ has() {
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cat /proc/cpuinfo'
 	[ "$(jq -c '[.effects[] | .effect + ":" + .path]' <<<"$output")" = '["read:/proc/cpuinfo"]' ]
 }
+
+@test "a link to what does not exist yet is the path of its target, where a write through it lands" {
+	mkdir -p "$H/.claude"
+	ln -s ../../home/.claude/settings.local.json "$P/src/cfg.json"
+	ln -s "$H/.profile_x" "$P/p2"
+	ln -s p2 "$P/p3"
+	for c in 'echo x > src/cfg.json:'"$H/.claude/settings.local.json" \
+	    'echo x > p2:'"$H/.profile_x" 'echo x > p3:'"$H/.profile_x" \
+	    'echo x > src/new.txt:'"$P/src/new.txt"; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"${c%%:*}"
+		[ "$(jq -r '.effects[0].path' <<<"$output")" = "${c#*:}" ] ||
+			{ echo "${c%%:*}: $output"; false; }
+	done
+	# a loop of links is no path at all
+	ln -s l1 "$P/l2"
+	ln -s l2 "$P/l1"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'echo x > l1'
+	[ "$(jq -r .ok <<<"$output")" = false ]
+}
