@@ -306,8 +306,8 @@ pin_write(int dfd, const char *name, const char *root, struct jh_err *e)
  * it that holds .git (a repository's top level, a worktree's or a
  * submodule's), else the directory itself.
  */
-void
-jh_project_top(char *out, size_t sz, const char *dir)
+static int
+work_tree_top(char *out, size_t sz, const char *dir)
 {
 	char p[PATH_MAX + 8];
 	size_t n;
@@ -317,7 +317,7 @@ jh_project_top(char *out, size_t sz, const char *dir)
 		snprintf(p, sizeof(p), "%.*s/.git", (int)n, out);
 		if (access(p, F_OK) == 0) {
 			out[n == 0 ? 1 : n] = '\0';
-			return;
+			return (1);
 		}
 		while (n > 0 && out[n - 1] != '/')
 			n--;
@@ -325,6 +325,27 @@ jh_project_top(char *out, size_t sz, const char *dir)
 			n--;		/* the parent, without its slash */
 	}
 	snprintf(out, sz, "%s", dir);
+	return (0);
+}
+
+void
+jh_project_top(char *out, size_t sz, const char *dir)
+{
+	(void)work_tree_top(out, sz, dir);
+}
+
+/*
+ * Whether a working directory the model chose (cwd_chosen: the host
+ * names no workspace) may pin a session's project: only inside a work
+ * tree whose top is neither / nor at or above the user's home.
+ */
+static int
+chosen_ok(const struct jh_gate *g, const char *cwd)
+{
+	char top[PATH_MAX + 1];
+
+	return (work_tree_top(top, sizeof(top), cwd) && strcmp(top, "/") !=
+	    0 && (g->user_home == NULL || !jh_path_under(g->user_home, top)));
 }
 
 /*
@@ -380,7 +401,7 @@ session_stopped(const struct jh_gate *g, const char *session)
 
 static int
 pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
-    char *out, size_t sz, struct jh_err *e)
+    int pin, char *out, size_t sz, struct jh_err *e)
 {
 	char name[2 * JH_HASH_LEN + 1], top[PATH_MAX + 1];
 	uint8_t h[JH_HASH_LEN];
@@ -390,7 +411,7 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 	jh_project_top(top, sizeof(top), cwd);
 	crypto_hash_sha256(h, (const uint8_t *)session, strlen(session));
 	jh_hex(name, h, sizeof(h));
-	if (g->dryrun) {
+	if (g->dryrun || !pin) {
 		/* explain pins nothing: the session's root, or the one it
 		 * would get */
 		char p[PATH_MAX * 2];
@@ -1144,8 +1165,12 @@ root_and_grant(struct jh_decision *d, const struct jh_gate *g,
 	struct jh_gcache *gc = g->cache;
 	char phys[PATH_MAX + 1], gpath[PATH_MAX * 2];
 	struct jh_err e;
+	int chosen;
 
-	if (pinned_root(g, x->session, x->cwd, root, sz, &e) == -1)
+	/* a cwd the model chose pins nothing unless it is a project's */
+	chosen = json_is_true(json_object_get(x->ev, "cwd_chosen")) &&
+	    !chosen_ok(g, x->cwd);
+	if (pinned_root(g, x->session, x->cwd, !chosen, root, sz, &e) == -1)
 		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
 	if (jh_path_resolve(phys, sizeof(phys), "/", root, &e) == 0)
 		snprintf(root, sz, "%s", phys);
@@ -1172,7 +1197,15 @@ root_and_grant(struct jh_decision *d, const struct jh_gate *g,
 			snprintf(root, sz, "%s", phys);
 		else
 			snprintf(root, sz, "%s", gc->g.root);
-	}
+	} else if (chosen && !g->dryrun && session_root(g, x->session, phys,
+	    sizeof(phys)) == -1)
+		return (jh_decision_fail(d, JH_D_UNSAFE, "%s names no "
+		    "workspace, and this call's working directory %.200s, "
+		    "which the model chose, is no project's work tree (a "
+		    "directory with .git, below your home), so the session's "
+		    "project cannot be pinned to it; give the grant a root "
+		    "(jh-install -p DIR), or start the session with a command "
+		    "in the project", x->host, x->cwd));
 	return (0);
 }
 

@@ -281,9 +281,15 @@ windsurf_canon(const json_t *p, char *why, size_t whysz)
 		return (c);
 	(void)why;
 	(void)whysz;
-	if (json_is_string(json_object_get(ti, "cwd")))
+	/*
+	 * A command's cwd is the model's argument, and the payload names
+	 * no workspace: it may pin no session's project but a work tree's
+	 * (cwd_chosen, jh-decide(1)).
+	 */
+	if (json_is_string(json_object_get(ti, "cwd"))) {
 		json_object_set(c, JH_HK_CWD, json_object_get(ti, "cwd"));
-	else	/* its file and MCP events: the session's project */
+		json_object_set_new(c, "cwd_chosen", json_true());
+	} else	/* its file and MCP events: the session's project */
 		json_object_set_new(c, "cwd_unknown", json_true());
 	in = mcp != NULL ? jh_hc_unstring(json_object_get(ti,
 	    "mcp_tool_arguments")) : json_incref(ti);
@@ -399,9 +405,16 @@ agy_canon(const json_t *p, char *why, size_t whysz)
 		cwd_from_roots(c, "workspacePaths");
 		return (c);
 	}
-	if (json_is_string(json_object_get(in, "Cwd")))
-		json_object_set(c, JH_HK_CWD, json_object_get(in, "Cwd"));
+	/*
+	 * The workspace is the session's project; run_command's Cwd, the
+	 * model's argument, is only where that command runs (workdir).
+	 */
 	cwd_from_roots(c, "workspacePaths");
+	if (json_object_get(c, JH_HK_CWD) == NULL &&
+	    json_is_string(json_object_get(in, "Cwd"))) {
+		json_object_set(c, JH_HK_CWD, json_object_get(in, "Cwd"));
+		json_object_set_new(c, "cwd_chosen", json_true());
+	}
 	if (jh_hc_set_tool(c, &jh_host_antigravity, tool, tool, in) == -1 ||
 	    jh_hc_derive_id(c) == -1) {
 		json_decref(c);

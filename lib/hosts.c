@@ -60,6 +60,7 @@ static const struct jh_host_field canon_fields[] = {
 	{ "session_title", "session_title", JH_HF_TEXT },
 	{ "native_event", "native_event", JH_HF_NAME },
 	{ "cwd_unknown", "cwd_unknown", JH_HF_BOOL },
+	{ "cwd_chosen", "cwd_chosen", JH_HF_BOOL },
 	{ "native_tool", "native_tool", JH_HF_NAME },
 	{ "native_input", "native_input", JH_HF_ANY },
 	{ NULL, NULL, 0 }

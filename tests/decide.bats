@@ -248,6 +248,43 @@ table() {
 	assert_output "$R"
 }
 
+@test "a working directory the model chose pins no session but a work tree's below the home" {
+	jq -c 'del(.root)' "$T/grant.json" >"$T/g.json"
+	seal_grant "$T/g.json"
+	mkdir -p "$R/.git"
+	export HOME="$T/home"
+	mkdir -p "$HOME"
+	# Windsurf names no workspace: run_command's cwd is the model's
+	ws() { # ws SESSION CWD COMMAND
+		jq -nc --arg s "$1" --arg c "$2" --arg cmd "$3" '{agent_action_name: "pre_run_command",
+		    trajectory_id: $s, execution_id: "e1", timestamp: "2026-12-06T00:00:00Z",
+		    tool_info: {command_line: $cmd, cwd: $c}}' | jh-normalize -H windsurf | jh-decide
+	}
+	for c in / "$T" "$HOME"; do
+		run -0 ws w1 "$c" 'ls src'
+		run jq -r '.verdict, .code, .reason' <<<"$output"
+		assert_line --index 0 deny
+		assert_line --index 2 --partial 'names no workspace'
+	done
+	assert_file_not_exist "$JH_STATE/roots/$(printf w1 | sha256sum | cut -c1-64)"
+	# the project's own work tree pins it; a later cwd of / runs there only
+	run -0 ws w1 "$R/src" 'ls'
+	assert_equal "$(jq -r .verdict <<<"$output")" allow
+	run -0 cat "$JH_STATE/roots/$(printf w1 | sha256sum | cut -c1-64)"
+	assert_output "$R"
+	run -0 ws w1 / 'ls src'
+	assert_equal "$(jq -r .verdict <<<"$output")" deny
+	# Antigravity: the workspace is the project, run_command's Cwd is not
+	jq -nc --arg r "$R" '{conversationId: "a1", hookEventName: "PreToolUse", workspacePaths: [$r],
+	    toolCall: {name: "run_command", args: {CommandLine: "ls src", Cwd: "/"}}}' |
+	    jh-normalize -H antigravity >"$T/agy.json"
+	run jq -r '.cwd, .workdir' "$T/agy.json"
+	assert_output "$R"$'\n/'
+	jh-decide <"$T/agy.json" >/dev/null
+	run -0 cat "$JH_STATE/roots/$(printf a1 | sha256sum | cut -c1-64)"
+	assert_output "$R"
+}
+
 @test "jh-decide -x explains as the gate decides, and pins, debits and holds nothing" {
 	cp "$JH_STATE/ledger/"* "$T/ledger.before"
 	cd "$R"
