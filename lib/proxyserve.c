@@ -585,7 +585,14 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 	}
 	c->fam = jh_coeffs_find(&c->px->o.coeffs, c->model);
 	so = json_object_get(req, "stream_options");
-	if (worst_case(c, req, why, sz) == -1)
+	/* a background response is made after the call, out of reach */
+	if (c->api == JH_API_RESPONSES && (v = json_object_get(req,
+	    "background")) != NULL && !json_is_false(v) && !json_is_null(v)) {
+		snprintf(why, sz, "a background response is generated after "
+		    "this call returns, where the proxy cannot meter or "
+		    "bound it: send it without \"background\"");
+		rc = -1;
+	} else if (worst_case(c, req, why, sz) == -1)
 		rc = -1;
 	else if (c->api == JH_API_CHAT && c->client_stream &&
 	    !json_is_true(json_object_get(so, "include_usage")))
@@ -623,6 +630,8 @@ forward(struct call *c)
 	c->hdrs = curl_slist_append(c->hdrs, "Accept-Encoding: identity");
 	c->hdrs = curl_slist_append(c->hdrs, "Expect:");
 	curl_easy_setopt(c->up.h, CURLOPT_URL, url);
+	/* the path routed is the path sent: never merged by libcurl */
+	curl_easy_setopt(c->up.h, CURLOPT_PATH_AS_IS, 1L);
 	free(url);
 	curl_easy_setopt(c->up.h, CURLOPT_HTTPHEADER, c->hdrs);
 	curl_easy_setopt(c->up.h, CURLOPT_NOSIGNAL, 1L);
@@ -771,8 +780,10 @@ gemini_route(const char *path, char *model, size_t sz)
 	}
 	if (p == NULL)
 		return (0);
-	if (*p == '\0' || (colon = strchr(p, ':')) == NULL)
+	if (*p == '\0')
 		return (-1);
+	if ((colon = strchr(p, ':')) == NULL)
+		return (p[1] != '\0' && strchr(p + 1, '/') == NULL ? -1 : 4);
 	p++;
 	n = (size_t)(colon - p);
 	if (n == 0 || n >= sz || memchr(p, '/', n) != NULL)
@@ -813,9 +824,35 @@ authorized(struct call *c)
 }
 
 /*
+ * Whether a path is forwarded as the route it names: no "." or ".."
+ * segment, no empty one, no escape or control byte, as the upstream
+ * would otherwise resolve it to another endpoint (/v1/models/../files).
+ */
+static int
+plain_path(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || p[0] != '/')
+		return (0);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch <= 0x20 || ch >= 0x7f || ch == '%' || ch == '\\')
+			return (0);
+		if (ch == '/' && i > 0 && p[i - 1] == '/')
+			return (0);
+		if (ch == '.' && p[i - 1] == '/' && (i + 1 == n ||
+		    p[i + 1] == '/' || (p[i + 1] == '.' && (i + 2 == n ||
+		    p[i + 2] == '/'))))
+			return (0);
+	}
+	return (1);
+}
+
+/*
  * The request's path (its query left out), the API it speaks and its
  * route: R_PROBE for a probe of the proxy itself, R_NONE for a path
- * that is no route through it.
+ * that is no route through it, nor one with a "." or ".." segment.
  */
 static void
 route(struct call *c, int get, int post)
@@ -826,11 +863,12 @@ route(struct call *c, int get, int post)
 
 	q = strchr(c->uri, '?');
 	n = q ? (size_t)(q - c->uri) : strlen(c->uri);
-	if (n >= sizeof(c->path))
-		n = sizeof(c->path) - 1;
+	c->api = JH_API_ANTHROPIC;
+	c->w.api = c->api;
+	if (n >= sizeof(c->path) || !plain_path(c->uri, n))
+		return;	/* R_NONE: answered 404 */
 	memcpy(c->path, c->uri, n);
 	c->path[n] = '\0';
-	c->api = JH_API_ANTHROPIC;
 	if (get && (strcmp(c->path, "/") == 0 ||
 	    strcmp(c->path, "/api/hello") == 0))
 		c->route = R_PROBE;
@@ -839,7 +877,8 @@ route(struct call *c, int get, int post)
 	else if (post && strcmp(c->path, "/v1/messages/count_tokens") == 0)
 		c->route = R_COUNT;
 	else if (get && (strcmp(c->path, "/v1/models") == 0 ||
-	    strncmp(c->path, "/v1/models/", 11) == 0))
+	    (strncmp(c->path, "/v1/models/", 11) == 0 && c->path[11] !=
+	    '\0' && strchr(c->path + 11, '/') == NULL)))
 		c->route = R_MODELS;
 	else if (post && strcmp(c->path, "/v1/chat/completions") == 0) {
 		c->route = R_CHAT;

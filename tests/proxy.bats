@@ -161,6 +161,21 @@ upstream_calls() {
 	assert_output --partial '"spent": 0, "held": 0'
 }
 
+@test "a path with a dot segment or an escape is no route: nothing reaches the provider" {
+	grant_budget 20000000000000
+	mock_start "$T/script.json"
+	proxy_start
+	for p in /v1/models/../responses/resp_1 /v1/models/./x /v1beta/models/../../v1/files/abc \
+	    /v1/models/%2e%2e/files /v1/models/a/b /v1beta/models/a/b //v1/models /v1/models/; do
+		run -0 curl -sS --path-as-is -H "X-Joulehook-Token: $TOKEN" -w ' %{http_code}' "$PROXY_URL$p"
+		assert_output --partial ' 404'
+		assert_output --partial 'no such route'
+	done
+	run -0 curl -sS -H "X-Joulehook-Token: $TOKEN" "$PROXY_URL/v1/models/claude-opus-5-5"
+	run jq -r 'select(.path | startswith("/v1")) | .path' "$MOCK_LOG"
+	assert_output '/v1/models/claude-opus-5-5'
+}
+
 @test "over budget: refused before the provider, in its own shape, with status 402" {
 	grant_budget 1000000
 	mock_start "$T/script.json"
@@ -500,6 +515,19 @@ upstream_calls() {
 	run receipts codex-1
 	run jq -c 'select(.verdict != "ok") | [.verdict, .tokens_in > 0, .tokens_out > 0, .debited_uj > 0, .energy.provenance]' <<<"$output"
 	assert_output '["usage-estimated",true,true,true,"Estimator"]'
+	# a background response would be made after the call: refused here
+	n=$(jq -s 'map(select(.method == "POST")) | length' "$OPENAI_LOG")
+	for bg in true '"yes"' 1; do
+		run -0 ph /v1/responses -H 'session-id: codex-1' -w ' %{http_code}' \
+		    -d '{"model":"gpt-5.5","background":'"$bg"',"max_output_tokens":100,"input":"x"}'
+		assert_output --partial 'background response'
+		assert_output --partial ' 400'
+	done
+	run jq -s 'map(select(.method == "POST")) | length' "$OPENAI_LOG"
+	assert_output "$n"
+	run -0 ph /v1/responses -H 'session-id: codex-1' -w ' %{http_code}' \
+	    -d '{"model":"gpt-5.5","background":false,"max_output_tokens":100,"input":"x"}'
+	assert_output --partial ' 200'
 }
 
 @test "usage the provider cannot mean (negative) is refused and estimated" {
