@@ -915,9 +915,14 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 		fl = JH_EF_TREE;
 	}
 	for (i = 0; kind != -1 && i < act->ntargets; i++) {
+		struct stat st;
 		int f = fl;
 		if (kind == JH_E_WRITE && jh_path_executed(act->targets[i]))
 			f |= JH_EF_EXECUTED;
+		/* a read of a directory may read all of it (Windsurf's) */
+		if (kind == JH_E_READ && stat(act->targets[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			f |= JH_EF_TREE;
 		if (jh_effect_add(ef, kind, f, 0, act->targets[i], act->tool,
 		    NULL, e) == -1)
 			return (-1);

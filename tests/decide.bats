@@ -427,6 +427,19 @@ table() {
 	assert_output " 70 policy-ask"
 }
 
+@test "a read of a directory is a read of its tree: a link in it into a protected place is refused" {
+	mkdir -p "$R/docs"
+	echo x >"$R/docs/a.md"
+	run decide_code Read read "{\"file_path\":\"$R/docs\"}"
+	assert_output "allow ok"
+	ln -s "$R/.claude" "$R/docs/cfg"
+	run decide_code Read read "{\"file_path\":\"$R/docs\"}"
+	assert_output "deny protected-path"
+	# a file beside it is read as before
+	run decide_code Read read "{\"file_path\":\"$R/docs/a.md\"}"
+	assert_output "allow ok"
+}
+
 @test "a rewrite that moves a path is decided again on the new path" {
 	jq -c --arg h "$JH_HOME" '.policies += [
 	    {id: "to-etc", when: {class: "write", path: ["src/etc-*"]},
