@@ -181,6 +181,7 @@ struct call {
 	struct jh_sse sse_state;
 	struct jh_buf copy;
 	int copy_lost;
+	uint64_t lost_bytes;	/* relayed of a body too large to copy */
 	struct jh_wire w;
 	uint64_t last_data;
 	int client_fd;

@@ -357,6 +357,16 @@ tokens_used(struct call *c, struct tally *t)
 	t->u = c->w.u;
 	t->estimated = c->w.usage_bad || !t->u.have_in || !t->u.have_out ||
 	    !c->w.done || c->w.out_provisional;
+	/*
+	 * An answer too large to copy was not read: its usage is missing,
+	 * and everything relayed counts as output text.
+	 */
+	if (c->copy_lost) {
+		t->estimated = 1;
+		t->u.have_out = 0;
+		c->w.text_bytes = c->lost_bytes > c->w.text_bytes ?
+		    c->lost_bytes : c->w.text_bytes;
+	}
 	if (c->w.usage_bad) {
 		memset(&t->u, 0, sizeof(t->u));
 		est_out = (c->w.text_bytes + 3) / 4;

@@ -501,11 +501,12 @@ jh_px_limit(struct call *c, uint64_t rem)
  * in front of the client's bytes, which are otherwise kept as sent; an
  * object without include_usage is re-serialized, which keeps U+0000 but
  * not integers past int64, and needs the whole body parsed: a body with
- * such integers, or over SCAN_WHOLE, goes as sent, without usage, and its
- * call is settled as one whose usage was lost.  0, or -2 out of memory.
+ * such integers, or over SCAN_WHOLE, is refused (why), since it would go
+ * without usage and its reasoning unmetered.  0, -1 refused, or -2 out
+ * of memory.
  */
 static int
-ask_usage(struct call *c, json_t *req, json_t *so)
+ask_usage(struct call *c, json_t *req, json_t *so, char *why, size_t sz)
 {
 	static const char member[] = "\"stream_options\":"
 	    "{\"include_usage\":true}";
@@ -532,9 +533,14 @@ ask_usage(struct call *c, json_t *req, json_t *so)
 		memcpy(c->fwd + at + 1 + ml, p + at + 1, rest);
 		c->fwdlen = c->body.len + ml;
 		c->fwd[c->fwdlen] = '\0';
-	} else if (c->reals || c->body.len > SCAN_WHOLE)
-		return (0);	/* req is not the whole body: never dumped */
-	else {
+	} else if (c->reals || c->body.len > SCAN_WHOLE) {
+		/* req is not the whole body: never dumped */
+		snprintf(why, sz, "this stream's stream_options asks for no "
+		    "usage, and the proxy cannot add it to a body %s: set "
+		    "\"include_usage\": true in it", c->reals ? "with an "
+		    "integer past 64 bits" : "this large");
+		return (-1);
+	} else {
 		if (!json_is_object(so)) {
 			so = json_object();
 			json_object_set_new(req, "stream_options", so);
@@ -596,7 +602,7 @@ jh_px_scan(struct call *c, char *why, size_t sz)
 		rc = -1;
 	else if (c->api == JH_API_CHAT && c->client_stream &&
 	    !json_is_true(json_object_get(so, "include_usage")))
-		rc = ask_usage(c, req, so);
+		rc = ask_usage(c, req, so, why, sz);
 	json_decref(req);
 	return (rc);
 }

@@ -284,9 +284,12 @@ jh_px_on_body(char *p, size_t sz, size_t nm, void *cls)
 		jh_buf_add(&c->out, p, n);
 		if (!c->copy_lost && c->copy.len + n > COPY_MAX) {
 			c->copy_lost = 1;
+			c->lost_bytes = c->copy.len;
 			jh_buf_free(&c->copy);
 		} else if (!c->copy_lost)
 			jh_buf_add(&c->copy, p, n);
+		if (c->copy_lost)
+			c->lost_bytes += n;
 	}
 	return (c->out.oom ? 0 : n);
 }

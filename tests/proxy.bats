@@ -489,6 +489,15 @@ upstream_calls() {
 	run receipts s1
 	run jq -c '[.verdict, .tokens_in, .tokens_out]' <<<"$output"
 	assert_output '["ok",12,7]'
+	# stream_options without include_usage in a body that cannot be
+	# written anew: refused, never sent without usage
+	n=$(jq -s 'map(select(.method == "POST")) | length' "$OPENAI_LOG")
+	printf '%s' '{"model":"gpt-5.5","stream":true,"stream_options":{},"messages":[],"seed":123456789012345678901234567890}' >"$T/body3"
+	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' --data-binary @"$T/body3" -w ' %{http_code}'
+	assert_output --partial 'include_usage'
+	assert_output --partial ' 400'
+	run jq -s 'map(select(.method == "POST")) | length' "$OPENAI_LOG"
+	assert_output "$n"
 	# blanks before the object and its first member are kept where they were
 	printf ' {\n  "stream": true, "model": "gpt-5.5", "messages": []}' >"$T/body2"
 	run -0 ph /v1/chat/completions -H 'X-Joulehook-Session: s1' --data-binary @"$T/body2" -o /dev/null
@@ -528,6 +537,19 @@ upstream_calls() {
 	run -0 ph /v1/responses -H 'session-id: codex-1' -w ' %{http_code}' \
 	    -d '{"model":"gpt-5.5","background":false,"max_output_tokens":100,"input":"x"}'
 	assert_output --partial ' 200'
+}
+
+@test "an answer too large to copy is metered by the bytes relayed, never as 0 output" {
+	grant_budget 9000000000000000
+	jq -nc '[{text: ("x" * 17000000), usage: {output_tokens: 4250000}}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -o /dev/null -w '%{size_download}' \
+	    -d '{"model":"claude-haiku-4-5","max_tokens":5000000,"messages":[{"role":"user","content":"x"}]}'
+	[ "$output" -gt 17000000 ]
+	run receipts s1
+	run jq -c '[.verdict, .tokens_out >= 4000000, .debited_uj > 0]' <<<"$output"
+	assert_output '["usage-estimated",true,true]'
 }
 
 @test "usage the provider cannot mean (negative) is refused and estimated" {
