@@ -282,12 +282,66 @@ tokens_field(const struct call *c, const json_t *o, const char *k,
 }
 
 /*
+ * A Gemini field by either name proto3's JSON mapping takes, the
+ * lowerCamelCase one and the field's own snake_case one; *both is set
+ * when the two are given, since which one the provider reads is not
+ * known.  NULL when neither is.
+ */
+static json_t *
+gem_field(const json_t *o, const char *camel, const char *snake, int *both)
+{
+	json_t *a = json_object_get(o, camel), *b = json_object_get(o, snake);
+
+	if (a != NULL && b != NULL)
+		*both = 1;
+	return (a != NULL ? a : b);
+}
+
+/*
+ * A Gemini count: a number as count_of reads one, or, as proto3's JSON
+ * mapping allows, a string of decimal digits.  1 read, 0 absent or
+ * null, -1 not a count; with neg, a negative integer (thinkingBudget's
+ * -1, a dynamic budget) reads as 0.
+ */
+static int
+gem_count(const struct call *c, const json_t *j, int neg, uint64_t *v)
+{
+	const char *p;
+	char *end;
+	unsigned long long u;
+
+	if (j == NULL || json_is_null(j))
+		return (0);
+	if (count_of(j, c->reals, v))
+		return (1);
+	if (neg && json_is_integer(j) && json_integer_value(j) < 0) {
+		*v = 0;
+		return (1);
+	}
+	if (!json_is_string(j))
+		return (-1);
+	p = json_string_value(j);
+	if (neg && strcmp(p, "-1") == 0) {
+		*v = 0;
+		return (1);
+	}
+	if (*p < '0' || *p > '9' || strlen(p) > 19)
+		return (-1);
+	errno = 0;
+	u = strtoull(p, &end, 10);
+	if (errno != 0 || *end != '\0' || u > JH_TOKENS_MAX)
+		return (-1);
+	*v = u;
+	return (1);
+}
+
+/*
  * The tools a provider runs itself, whose results reach the model as
  * input the request body does not show: Anthropic's web search, web
  * fetch and code execution (a tools[] type named so, with its date);
  * the Responses API's hosted tools; Chat Completions' web_search_options;
- * Gemini's googleSearch, urlContext and codeExecution.  Returns how many
- * the request declares.
+ * Gemini's googleSearch, urlContext and codeExecution (by either
+ * name).  Returns how many the request declares.
  */
 static uint64_t
 server_tools(const struct call *c, const json_t *req)
@@ -298,7 +352,9 @@ server_tools(const struct call *c, const json_t *req)
 	    "web_search_preview", "file_search", "code_interpreter",
 	    "image_generation", "mcp", "computer_use_preview", NULL };
 	static const char *const gemini[] = { "googleSearch",
-	    "googleSearchRetrieval", "urlContext", "codeExecution", NULL };
+	    "googleSearchRetrieval", "urlContext", "codeExecution",
+	    "google_search", "google_search_retrieval", "url_context",
+	    "code_execution", NULL };
 	const json_t *t;
 	const char *type;
 	uint64_t n = 0;
@@ -342,8 +398,8 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 {
 	const struct opts *o = &c->px->o;
 	uint64_t out = 0, n = 1, cin, think = 0, tools;
-	json_t *gc, *tb;
-	int r;
+	json_t *gc, *tc;
+	int r, both = 0, snake;
 
 	c->lim_key = NULL;
 	switch (c->api) {
@@ -361,22 +417,43 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		 * thinkingConfig.thinkingBudget is added, whether the model
 		 * counts its thoughts within the limit or beside it.
 		 */
-		gc = json_object_get(req, "generationConfig");
+		gc = gem_field(req, "generationConfig", "generation_config",
+		    &both);
 		if (gc != NULL && !json_is_null(gc) && !json_is_object(gc)) {
 			snprintf(why, sz, "generationConfig is not an object");
 			return (-1);
 		}
-		c->lim_key = "maxOutputTokens";
-		r = tokens_field(c, gc, "maxOutputTokens", &out);
-		if (r >= 0 && tokens_field(c, gc, "candidateCount", &n) == -1)
+		/* the limit is lowered in place only as generationConfig's */
+		snake = json_object_get(req, "generationConfig") == NULL ||
+		    json_object_get(gc, "maxOutputTokens") == NULL;
+		c->lim_key = snake ? NULL : "maxOutputTokens";
+		r = gem_count(c, gem_field(gc, "maxOutputTokens",
+		    "max_output_tokens", &both), 0, &out);
+		if (r >= 0 && gem_count(c, gem_field(gc, "candidateCount",
+		    "candidate_count", &both), 0, &n) == -1)
 			r = -1;
 		if (n == 0)
 			n = 1;
 		/* -1 asks for a dynamic budget, 0 for none: nothing added */
-		tb = json_object_get(json_object_get(gc, "thinkingConfig"),
-		    "thinkingBudget");
-		if (!count_of(tb, c->reals, &think))
-			think = 0;
+		tc = gem_field(gc, "thinkingConfig", "thinking_config", &both);
+		if (tc != NULL && !json_is_null(tc) && !json_is_object(tc)) {
+			snprintf(why, sz, "thinkingConfig is not an object");
+			return (-1);
+		}
+		if (gem_count(c, gem_field(tc, "thinkingBudget",
+		    "thinking_budget", &both), 1, &think) == -1) {
+			snprintf(why, sz, "thinkingBudget is not a count");
+			return (-1);
+		}
+		if (both) {
+			snprintf(why, sz, "a field of the output limit is "
+			    "given by both of its names (camelCase and "
+			    "snake_case), and which one the provider reads is "
+			    "not known");
+			return (-1);
+		}
+		if (r == 1 && snake)
+			r = 2;	/* read, but not where it can be lowered */
 		break;
 	case JH_API_CHAT:
 		c->lim_key = "max_completion_tokens";
@@ -395,7 +472,9 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 		r = tokens_field(c, req, "max_output_tokens", &out);
 		break;
 	}
-	if (r != 1)
+	if (r == 2)
+		r = 1;
+	else if (r != 1)
 		c->lim_key = NULL;
 	if (r == -1) {
 		snprintf(why, sz, "the output token limit is not a count "

@@ -1211,6 +1211,35 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 	done
 	run gemini_calls
 	assert_output 3
+	# proto3 JSON takes snake_case names and counts written as strings:
+	# each is counted, and a field given by both names is refused
+	for b in '.generationConfig.candidate_count = 2' \
+	    '.generationConfig.thinkingConfig = {thinkingBudget: "1000"}' \
+	    '.generationConfig.thinking_config = {thinking_budget: 1000}' \
+	    '{generation_config: {max_output_tokens: 2000}, contents}'; do
+		gbody 1000 "$b" >"$T/body"
+		run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+		    -H 'X-Joulehook-Session: g2' --data-binary @"$T/body"
+		echo "$b: $output"
+		case $b in
+		*candidate_count*)
+			# 2 x 1000 does not fit: each candidate's limit is lowered
+			assert_output --partial ' 200'
+			run jq -r 'select(.method == "POST") | .body.generationConfig.maxOutputTokens' "$GEMINI_MOCK_LOG"
+			[ "$(tail -n 1 <<<"$output")" -lt 1000 ] ;;
+		*)	assert_output --partial ' 402' ;;
+		esac
+	done
+	for b in '.generationConfig.max_output_tokens = 10' \
+	    '.generationConfig.thinkingConfig = {thinkingBudget: "lots"}'; do
+		gbody 10 "$b" >"$T/body"
+		run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -w ' %{http_code}' \
+		    -H 'X-Joulehook-Session: g2' --data-binary @"$T/body"
+		echo "$b: $output"
+		assert_output --partial ' 400'
+	done
+	run gemini_calls
+	assert_output 4
 }
 
 @test "Gemini: errors in Google's shape; upstream errors, a mid-stream error and a cut stream are sealed as such; countTokens and the model list pass unmetered" {
