@@ -409,8 +409,8 @@ jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
 		if (old == JH_LEDGER_HOLDS)
 			return (jh_errf(e, "too many open holds (%d)",
 			    JH_LEDGER_HOLDS));
-		jh_ledger_settle(l, l->holds[old].id, l->holds[old].amount, 0,
-		    ts, e);
+		jh_ledger_settle(l, l->holds[old].id, 0, l->holds[old].amount,
+		    0, ts, e);
 	}
 	h = &l->holds[l->nholds++];
 	memset(h, 0, sizeof(*h));
@@ -425,18 +425,20 @@ jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
 
 /*
  * Replaces a hold by a debit of amount (settle), or drops it (release,
- * with amount UINT64_MAX meaning nothing is debited).  Returns -1 when
- * no hold has that id.
+ * with amount UINT64_MAX meaning nothing is debited).  Only the hold of
+ * that id and that owner (pid, 0 for an ask hold): an ask's tool_use_id
+ * never settles a proxy's hold of the same name.  Returns -1 when no
+ * hold has that id and owner.
  */
 int
-jh_ledger_settle(struct jh_ledger *l, const char *id, uint64_t amount,
-    int release, uint64_t ts, struct jh_err *e)
+jh_ledger_settle(struct jh_ledger *l, const char *id, int pid,
+    uint64_t amount, int release, uint64_t ts, struct jh_err *e)
 {
 	uint32_t i;
 
 	for (i = 0; i < l->nholds; i++) {
 		struct jh_hold *h = &l->holds[i];
-		if (strncmp(h->id, id, sizeof(h->id)) != 0)
+		if (strncmp(h->id, id, sizeof(h->id)) != 0 || h->pid != pid)
 			continue;
 		l->held_uj -= h->amount < l->held_uj ? h->amount : l->held_uj;
 		if (!release)

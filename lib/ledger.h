@@ -82,7 +82,7 @@ void	jh_ledger_debit(struct jh_ledger *l, const char *id, uint64_t amount,
 	    uint64_t ts);
 int	jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
 	    int pid, uint64_t ts, struct jh_err *e);
-int	jh_ledger_settle(struct jh_ledger *l, const char *id, uint64_t amount,
-	    int release, uint64_t ts, struct jh_err *e);
+int	jh_ledger_settle(struct jh_ledger *l, const char *id, int pid,
+	    uint64_t amount, int release, uint64_t ts, struct jh_err *e);
 
 #endif /* JH_LEDGER_H */

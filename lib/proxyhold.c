@@ -224,7 +224,8 @@ ledger_settle(struct call *c, uint64_t debit, int release)
 	}
 	if (jh_tflock(fd, LOCK_EX, o->wait_ms, &e) == -1 ||
 	    jh_ledger_read(l, fd, &e) == -1 ||
-	    jh_ledger_settle(l, c->id, debit, release, jh_now_ms(), &e) ==
+	    jh_ledger_settle(l, c->id, (int)getpid(), debit, release,
+	    jh_now_ms(), &e) ==
 	    -1 || jh_ledger_write(fd, l, 0, &e) == -1) {
 		jh_px_log("%s: cannot settle: %s", c->id, e.msg);
 		goto out;

@@ -365,7 +365,7 @@ settle(struct ctx *c, struct res *r, const struct jh_cbor *grant,
 		diag(c, "ledger: %s", e.msg);
 	else if (memcmp(l->grant, g, sizeof(g)) != 0)
 		diag(c, "ledger: not the grant's");
-	else if (jh_ledger_settle(l, call, amount, release, jh_now_ms(),
+	else if (jh_ledger_settle(l, call, 0, amount, release, jh_now_ms(),
 	    &e) == -1) {
 		/* Reaped at its time-to-live: it was debited then. */
 		size_t k = strlen(r->reason);
