@@ -43,6 +43,7 @@ static const struct jh_host_tool cline_tools[] = {
 	{ "editor", "edit",
 	    "path=file_path old_text=old_string new_text=new_string" },
 	{ "read_files", "read", NULL },
+	{ "apply_patch", "edit", NULL },
 	{ "read_file", "read", "path=file_path" },
 	{ "write_to_file", "write", "path=file_path" },
 	{ "replace_in_file", "edit", "path=file_path" },
@@ -178,6 +179,24 @@ cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
 		json_object_set_new(o, "paths", paths);
 		return (o);
 	}
+	/* a patch's files are what it writes (jh-normalize(1) "HOSTS") */
+	if (strcmp(tool, "apply_patch") == 0) {
+		v = json_object_get(in, "input");
+		if ((o = json_deep_copy(in)) == NULL ||
+		    (paths = json_array()) == NULL) {
+			json_decref(o);
+			return (NULL);
+		}
+		if (!json_is_string(v))
+			snprintf(why, whysz, "apply_patch has no input");
+		else if (jh_patch_paths(json_string_value(v),
+		    json_string_length(v), paths, why, whysz) == 0) {
+			json_object_set_new(o, "paths", paths);
+			return (o);
+		}
+		json_decref(paths);
+		return (o);
+	}
 	return (json_incref((json_t *)in));
 }
 
@@ -221,6 +240,13 @@ cline_canon(const json_t *p, char *why, size_t whysz)
 		json_object_foreach(json_object_get(call, "parameters"), k,
 		    v)
 			json_object_set_new(in, k, jh_hc_unstring(v));
+	}
+	/* apply_patch may take its patch as the bare input */
+	if (name != NULL && strcmp(name, "apply_patch") == 0 &&
+	    json_is_string(in)) {
+		v = json_pack("{sO}", "input", in);
+		json_decref(in);
+		in = v;
 	}
 	if (name == NULL || !json_is_object(in)) {
 		json_decref(in);

@@ -359,6 +359,15 @@ cx() {
 	run -0 cx "*** Begin Patch"$'\n'"*** Add File: /h/.claude.json"$'\xc2\xa0'$'\n'"+{}"$'\n'"*** End Patch"$'\n'
 	run jq -r '.malformed' <<<"$output"
 	assert_output --partial 'ends with a blank'
+	# Cline's apply_patch, its patch as input.input or as the bare input
+	for in in '{input: $p}' '$p'; do
+		jq -nc --arg p "*** Begin Patch"$'\n'"*** Add File: a.txt"$'\n'"+x"$'\n'"*** Update File: /h/b"$'\n'"@@"$'\n'"-y"$'\n'"+z"$'\n'"*** End Patch" \
+		    "{taskId: \"t1\", hookName: \"tool_call\", workspaceRoots: [\"/p\"],
+		      tool_call: {id: \"c1\", name: \"apply_patch\", input: $in}}" >"$T/cl.json"
+		run -0 jh-normalize -H cline "$T/cl.json"
+		run jq -c '[.class, .input.paths, .malformed]' <<<"$output"
+		assert_output '["edit",["a.txt","/h/b"],null]'
+	done
 	# trailing spaces and tabs are still no part of the name
 	run -0 cx "*** Begin Patch"$'\n'"*** Add File: a.txt "$'\t'$'\n'"+x"$'\n'"*** End Patch"$'\n'
 	run jq -c '[.input.paths, .malformed]' <<<"$output"
