@@ -2369,6 +2369,78 @@ free_word(const char *w)
 	return (0);
 }
 
+/*
+ * [[ A -eq B ]] (and -ne, -lt, -le, -gt, -ge): bash evaluates each side
+ * as an arithmetic expression, and a value read at run time may hold
+ * a[$(cmd)], which runs cmd.  1 when a side is neither an integer
+ * written out nor a parameter whose value is always one ($?, $#, $$,
+ * $!, ${#NAME}).
+ */
+static int
+cond_arith(const struct jh_sh_cmd *c)
+{
+	static const char *const ops[] = { "-eq", "-ne", "-lt", "-le", "-gt",
+	    "-ge", NULL };
+	static const char *const ints[] = { "$?", "$#", "$$", "$!", NULL };
+	size_t k, i, j;
+
+	for (k = 1; k + 1 < c->argc; k++) {
+		if (c->argv[k].flags != 0 || !in_list(ops, c->argv[k].s, strlen(c->argv[k].s)))
+			continue;
+		for (j = k - 1; j <= k + 1; j += 2) {
+			const struct jh_sh_word *w = &c->argv[j];
+			const char *p = w->s;
+			if (w->flags == 0) {
+				p += *p == '-' || *p == '+';
+				if (*p != '\0' && strspn(p, "0123456789") ==
+				    strlen(p))
+					continue;
+				return (1);
+			}
+			if ((w->flags & ~JH_SHW_SPLIT) != JH_SHW_EXPAND)
+				return (1);
+			if (in_list(ints, p, strlen(p)))
+				continue;
+			if (strncmp(p, "${#", 3) ==
+			    0 && (i = strspn(p + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "abcdefghijklmnopqrstuvwxyz0123456789_")) > 0 &&
+			    strcmp(p + 3 + i, "}") == 0)
+				continue;
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * test -v 'a[x]', [[ -v a[x] ]] and unset 'a[x]' evaluate the subscript
+ * as arithmetic, so x's value runs as code too: 1 when such a word's
+ * subscript is more than digits.
+ */
+static int
+subscripted(const struct jh_sh_cmd *c)
+{
+	const char *w = c->argc > 0 ? c->argv[0].s : "", *b, *e;
+	int unset = strcmp(w, "unset") == 0;
+	size_t k;
+
+	if (c->argc == 0 || c->argv[0].flags != 0 || (!unset && strcmp(w,
+	    "test") != 0 && strcmp(w, "[") != 0 && strcmp(w, "[[") != 0))
+		return (0);
+	for (k = 1; k < c->argc; k++) {
+		if (!unset && (strcmp(c->argv[k - 1].s, "-v") != 0 ||
+		    c->argv[k - 1].flags != 0))
+			continue;
+		if ((b = strchr(c->argv[k].s, '[')) == NULL)
+			continue;
+		e = strchr(b, ']');
+		if (e == NULL || e == b + 1 || strspn(b + 1, "0123456789") !=
+		    (size_t)(e - b - 1))
+			return (1);
+	}
+	return (0);
+}
+
 /* A find -exec's command: its run-time operands are its {} paths. */
 static int
 find_exec(const struct ex *x, const struct jh_sh_cmd *c)
@@ -2422,6 +2494,17 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		for (k = 0; k < c->nredir; k++)
 			if (redirect(&x, dir, &c->redir[k]) == -1)
 				goto err;
+		if (c->argc > 0 && c->argv[0].flags == 0 && strcmp(
+		    c->argv[0].s, "[[") == 0 && cond_arith(c) && add(&x,
+		    JH_E_UNKNOWN, 0, NULL, NULL, "[[ compares as arithmetic a "
+		    "value only known when it runs, which bash evaluates as "
+		    "code too") == -1)
+			goto err;
+		if (subscripted(c) && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
+		    "%s evaluates an array subscript that names a value as "
+		    "arithmetic, which bash evaluates as code too",
+		    c->argv[0].s) == -1)
+			goto err;
 		if (c->argc == 0 || (c->argv[0].flags == 0 &&
 		    free_word(c->argv[0].s)))
 			continue;
