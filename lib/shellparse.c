@@ -1375,6 +1375,14 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 			p->i = k + 1;
 			return (0);
 		}
+		/*
+		 * zsh's ${(flags)...}, ${~x}, ${=x}, ${^x}: (e) evaluates the
+		 * value as code; bash refuses them all
+		 */
+		if (c == '{' && strchr("(~=^", ch(p, j + 1)) != NULL &&
+		    ch(p, j + 1) != -1)
+			return (fail(p, "zsh's ${(flags)...}, ${~...}, "
+			    "${=...} or ${^...} is not supported"));
 		p->i = k = j + 1;
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1 ||
 		    inner_guard(p, p->s + k, p->i - k) == -1)
@@ -1533,6 +1541,12 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 		default:
 			if (strchr("?*+@!", c) != NULL && nextc(p, p->i) == '(')
 				return (fail(p, "extglob is not supported"));
+			/* zsh's ~[name] calls zsh_directory_name */
+			if (c == '~' && (prev == 0 || prev == '=' ||
+			    prev == ':') && nextc(p, p->i) == '[')
+				return (fail(p, "~[...] (zsh runs "
+				    "zsh_directory_name for it) is not "
+				    "supported"));
 			if (c == '~' && (prev == 0 || prev == '=' ||
 			    prev == ':') && tilde(p, st, w, prev)) {
 				prev = -1;
