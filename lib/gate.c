@@ -1631,9 +1631,18 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	static const char *const keep[] = { "session_id", "tool", "input",
 	    "cwd", "host", "event", "class", "tool_use_id", "agent_id",
 	    NULL };
+	char reason[sizeof(d->reason)], hint[sizeof(d->hint)];
+	char rule[sizeof(d->rule)];
 	json_t *out, *v;
 	size_t i;
 
+	/* a message cut at a byte count may end in half a character */
+	memcpy(reason, d->reason, sizeof(reason));
+	memcpy(hint, d->hint, sizeof(hint));
+	memcpy(rule, d->rule, sizeof(rule));
+	jh_utf8_clean(reason);
+	jh_utf8_clean(hint);
+	jh_utf8_clean(rule);
 	if ((out = json_object()) == NULL)
 		return (NULL);
 	json_object_set_new(out, "kind", json_string("decision/1"));
@@ -1655,7 +1664,7 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 		json_object_set_new(out, "content_id", json_null());
 	json_object_set_new(out, "verdict", json_string(d->verdict));
 	json_object_set_new(out, "code", json_string(codes[d->code]));
-	json_object_set_new(out, "reason", json_string(d->reason));
+	json_object_set_new(out, "reason", json_string(reason));
 	json_object_set_new(out, "grant", d->grant ? json_string(d->grant) :
 	    json_null());
 	if (d->ledger != NULL)
@@ -1671,7 +1680,7 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	}
 	if (d->hint[0] != '\0' && strcmp(d->verdict, "allow") != 0 &&
 	    strcmp(d->verdict, "rewrite") != 0)
-		json_object_set_new(out, "hint", json_string(d->hint));
+		json_object_set_new(out, "hint", json_string(hint));
 	json_object_set_new(out, "cost_uj", json_integer((json_int_t)d->cost));
 	json_object_set_new(out, "debited_uj",
 	    json_integer((json_int_t)d->debited));
@@ -1679,7 +1688,7 @@ jh_decision_json(const struct jh_decision *d, const json_t *ev)
 	if (d->have_remaining)
 		json_object_set_new(out, "remaining_uj",
 		    json_integer((json_int_t)d->remaining));
-	json_object_set_new(out, "rule", d->rule[0] ? json_string(d->rule) :
+	json_object_set_new(out, "rule", rule[0] ? json_string(rule) :
 	    json_null());
 	json_object_set(out, "target", json_array_size(d->targets) ?
 	    d->targets : json_null());

@@ -155,6 +155,37 @@ jh_fshut(FILE *fp, const char *name)
 	return (0);
 }
 
+char *
+jh_utf8_clean(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+	size_t n, k;
+	uint32_t cp;
+
+	while (*r != '\0') {
+		if (*r < 0x80) {
+			*w++ = *r++;
+			continue;
+		}
+		n = *r >= 0xc2 && *r <= 0xdf ? 2 : *r >= 0xe0 && *r <= 0xef ?
+		    3 : *r >= 0xf0 && *r <= 0xf4 ? 4 : 0;
+		cp = n == 2 ? *r & 0x1f : n == 3 ? *r & 0x0f : *r & 0x07;
+		for (k = 1; k < n && (r[k] & 0xc0) == 0x80; k++)
+			cp = cp << 6 | (r[k] & 0x3f);
+		if (n == 0 || k < n || (n == 3 && (cp < 0x800 || (cp >= 0xd800 &&
+		    cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 ||
+		    cp > 0x10ffff))) {
+			r++;	/* a byte of no whole character: dropped */
+			continue;
+		}
+		memmove(w, r, n);
+		w += n;
+		r += n;
+	}
+	*w = '\0';
+	return (s);
+}
+
 /* Writes all of p to fd, or -1 with errno (EINTR is retried). */
 int
 jh_write_all(int fd, const void *p, size_t n)

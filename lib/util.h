@@ -31,6 +31,12 @@ int	jh_read_all(struct jh_buf *b, int fd, size_t max, struct jh_err *e);
 int	jh_write_all(int fd, const void *p, size_t n);
 /* Flushes an output stream and names any error; 0, or 2 (exit status). */
 int	jh_fshut(FILE *fp, const char *name);
+/*
+ * Drops from s, in place, every byte that is not part of well-formed
+ * UTF-8 (RFC 3629): what a byte-counted %.Ns left of a character cut in
+ * two.  Returns s.
+ */
+char	*jh_utf8_clean(char *s);
 
 /* JH_HOME and JH_STATE, or their XDG defaults. */
 const char *jh_home(char *out, size_t sz);

@@ -440,6 +440,18 @@ table() {
 	assert_output "allow ok"
 }
 
+@test "a reason cut inside a character is still UTF-8: the decision keeps it and seals" {
+	e=$(printf 'é%.0s' $(seq 1 300))
+	for c in "rm -rf /opt/$e" "cat /etc/$e" "npm test $e; curl http://$e"; do
+		jq -nc --arg c "$c" --arg cwd "$R" '{session_id:"u8", tool:"Bash", input:{command:$c},
+		    cwd:$cwd, content_id:null, host:"claude-code", event:"PreToolUse", class:"shell",
+		    tool_use_id:"toolu_u8"}' | jh-decide >"$T/d.json"
+		run jq -r '.reason | type' "$T/d.json"
+		assert_output string
+		run -0 jh-seal -k "$JH_HOME/steward.key" "$T/d.json"
+	done
+}
+
 @test "a rewrite that moves a path is decided again on the new path" {
 	jq -c --arg h "$JH_HOME" '.policies += [
 	    {id: "to-etc", when: {class: "write", path: ["src/etc-*"]},
