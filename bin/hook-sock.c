@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,10 +179,10 @@ accepted(void)
 
 /*
  * -a: the request, "jh-hook/1 HOST\n" and the payload, read to the
- * client's half-close; sets the host and the payload.
+ * client's half-close, within ms; sets the host and the payload.
  */
 void
-read_request(struct run *r)
+read_request(struct run *r, unsigned ms)
 {
 	struct jh_buf raw;
 	struct jh_err e;
@@ -189,9 +190,18 @@ read_request(struct run *r)
 	size_t off;
 
 	jh_buf_init(&raw);
+	/*
+	 * SO_RCVTIMEO bounds each read(2), not the request: a client that
+	 * sends a byte a second would hold the server for ever.  The whole
+	 * read is bounded by the deadline: SIGALRM's default action ends
+	 * the server, and the client, who gets no frame, denies.
+	 */
+	signal(SIGALRM, SIG_DFL);
+	alarm(ms / 1000 + 1);
 	if (jh_read_all(&raw, r->conn, JH_MAX_RECORD + JH_HW_HEAD_MAX,
 	    &e) == -1)
 		deny(r, "reading the request: %s", e.msg);
+	alarm(0);
 	if (jh_hw_request(raw.p, raw.len, name, sizeof(name), &off) == -1)
 		deny(r, "the request is not a %s request", JH_HW_MAGIC);
 	if ((r->host = jh_host_lookup(name)) == NULL)

@@ -122,7 +122,7 @@ int	fused_run(struct run *r, const struct conf *c, uint64_t deadline,
 void	sock_timeouts(int fd, uint64_t ms);
 void	client(struct run *r, const char *sock, unsigned ms)
 	    __attribute__((noreturn));
-void	read_request(struct run *r);
+void	read_request(struct run *r, unsigned ms);
 void	check_peer(struct run *r, struct conf *c, const char *cfg);
 void	serve_start(struct run *r);
 

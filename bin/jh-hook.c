@@ -66,18 +66,21 @@
  */
 /*
  * Reads what the client sent and was not read (a refusal before the
- * request was read), for a second at most: a socket closed with bytes
- * unread is reset, and the client would read the reset, not the frame.
+ * request was read), for a second at most in all: a socket closed with
+ * bytes unread is reset, and the client would read the reset, not the
+ * frame.  (Each read waits 100 ms at most: a client that sends a byte
+ * now and then holds no server.)
  */
 static void
 drain(int fd, char *buf, size_t sz)
 {
-	struct timeval tv = { 1, 0 };
+	struct timeval tv = { 0, 100000 };
+	uint64_t end = jh_mono_ms() + 1000;
 	size_t total = 0;
 	ssize_t n;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (total < JH_MAX_RECORD + JH_HW_HEAD_MAX &&
+	while (total < JH_MAX_RECORD + JH_HW_HEAD_MAX && jh_mono_ms() < end &&
 	    (n = read(fd, buf, sz)) > 0)
 		total += (size_t)n;
 }
@@ -85,7 +88,9 @@ drain(int fd, char *buf, size_t sz)
 void
 finish_raw(const struct run *r, int status)
 {
-	char hdr[80], buf[65536];
+	/* never on the stack: a host's stack limit may be small (main) */
+	static char buf[65536];
+	char hdr[80];
 	off_t len[2];
 	int fd, i;
 
@@ -805,10 +810,36 @@ environment(struct run *r, const struct conf *c)
 		deny(r, "libsodium failed to initialise");
 }
 
+/*
+ * The stack's limit, which a host passes on and code running as the user
+ * may lower in the host (prlimit(1)): a crash after the answer is
+ * written is no deny to a host that reads the exit status.  The soft
+ * limit is raised to 8 MiB where the hard one allows; 0 when it stays
+ * under 1 MiB, too small to decide safely.
+ */
+static int
+stack_room(rlim_t *have)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) == -1)
+		return (0);
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (8 << 20)) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >
+		    (8 << 20) ? (8 << 20) : rl.rlim_max;
+		(void)setrlimit(RLIMIT_STACK, &rl);
+	}
+	*have = rl.rlim_cur;
+	return (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (1 << 20));
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct rlimit rl = { 0, 0 };
+	rlim_t stack = 0;
+	sigset_t none;
+	int roomy;
 	struct stages *s;
 	struct args a;
 	static struct conf c;	/* zero, and faulted in only where used */
@@ -819,6 +850,14 @@ main(int argc, char *argv[])
 	uint64_t deadline;
 
 	setrlimit(RLIMIT_CORE, &rl);
+	roomy = stack_room(&stack);
+	/*
+	 * A signal mask is inherited through exec (systemd-socket-activate
+	 * blocks what its signalfd reads): the timers that bound a lock's
+	 * wait or a request's read must be able to fire.
+	 */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	parse_args(&a, argc, argv);
 	r.conn = -1;
@@ -826,6 +865,11 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: unknown host %s\n", PROG, a.host);
 		_exit(2);
 	}
+	if (!roomy)
+		deny(&r, "the stack limit is %llu KiB and cannot be raised "
+		    "(its hard limit was lowered), too small to decide "
+		    "safely; start the host with the default limit",
+		    (unsigned long long)stack >> 10);
 	jh_buf_init(&r.payload);
 	jh_buf_init(&r.answer);
 	if (a.sock != NULL) {
@@ -845,7 +889,7 @@ main(int argc, char *argv[])
 		deny(&r, "%s", why);
 	if (a.serve) {
 		sock_timeouts(r.conn, c.deadline_ms);
-		read_request(&r);
+		read_request(&r, c.deadline_ms);
 		check_peer(&r, &c, a.cfg);
 	}
 	environment(&r, &c);

@@ -174,6 +174,25 @@ same() {
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
 }
 
+@test "a stack limit the host passes on, lowered or raised: a deny exits 2, never a crash after the answer" {
+	command -v prlimit >/dev/null || skip "no prlimit"
+	payload PreToolUse Bash '{"command":"rm -rf /opt/app"}' toolu_stk >"$T/p.json"
+	# soft limit lowered, the hard one not: raised again, decided as ever
+	run --separate-stderr prlimit --stack=65536:unlimited "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	[ "$status" -eq 2 ] || { echo "exit $status: $output $stderr"; false; }
+	run -0 jq -r .hookSpecificOutput.permissionDecision <<<"$output"
+	assert_output deny
+	# both lowered: too small to decide, said so, and still exit 2
+	for lim in 32768 65536 262144; do
+		run --separate-stderr prlimit --stack=$lim "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+		[ "$status" -eq 2 ] || { echo "$lim: exit $status: $output"; false; }
+		[[ $stderr == *"stack limit"* ]]
+	done
+	payload PreToolUse Bash '{"command":"ls"}' toolu_stk2 >"$T/p.json"
+	run --separate-stderr prlimit --stack=65536:unlimited "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	[ "$status" -eq 0 ] || { echo "exit $status: $output $stderr"; false; }
+}
+
 @test "a reply stage that blocks with no answer the host can read is the host's own deny, for every host" {
 	# The test build's stage4= puts a stand-in for the reply stage that
 	# exits with the blocking status and prints nothing, as jh-normalize

@@ -238,6 +238,34 @@ c.sendall(b"jh-hook/1 2 0 0\n"); c.close()' "$T/fake.sock" &
 	FAKE_PID=
 }
 
+@test "a client that sends its request a byte at a time holds no server past the deadline" {
+	serve deadline_ms=1500 lock_ms=300
+	trickle() {
+	run -0 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+t = time.monotonic()
+s.sendall(b"jh-hook/1 claude-code\n{")
+try:
+    while time.monotonic() - t < 8:
+        time.sleep(0.5)
+        s.sendall(b" ")
+    print("held")
+except OSError:
+    print("dropped after %.0f s" % (time.monotonic() - t))' "$S"
+	[[ $output == "dropped after "[1-4]" s" ]] || { echo "$output"; false; }
+	}
+	trickle
+	# nor one the server refuses before it reads the request, which it
+	# drains for a second at most
+	chmod 622 "$T/srv.conf"
+	trickle
+	chmod 600 "$T/srv.conf"
+	# a request sent at once is answered as ever
+	payload PreToolUse Bash '{"command":"ls"}' >"$T/p.json"
+	run -0 "$H/jh-hook" -s "$S" <"$T/p.json"
+}
+
 @test "-a refuses to run without a handed-over connection, and -s with -c is a usage deny" {
 	run -2 "$H/jh-hook" -c "$JH_HOME/hook.conf" -a </dev/null
 	[[ $output == *"no connection was handed over"* ]]
