@@ -43,7 +43,8 @@
  */
 #define GIT_RUNS	".git/config,.git/config.worktree,.git/hooks/*," \
 	".git/info/attributes,.gitattributes,**/.gitattributes,.gitmodules," \
-	"**/.git/config"
+	"**/.git/config,**/.git/config.worktree,**/.git/hooks/*,.git," \
+	"**/.git,**/.git/commondir,.husky/*"
 #define GIT(n, o, a, t, s) \
 	{ "git " n, o, a, GIT_RUNS, t, JH_CT_RUNS | JH_CT_ABBREV, s }
 #define GITS(n, o, a, t, s) \
@@ -80,7 +81,7 @@
 	" --diff-merges=i "
 
 /* The sequencer's options (cherry-pick, revert). */
-#define GIT_SEQ "--cleanup=i -m,--mainline=i -s,--strategy=u" \
+#define GIT_SEQ "--cleanup=i -m,--mainline=i -s,--signoff --strategy=u" \
 	" -X,--strategy-option=i -S,--gpg-sign?i --abort:destroy -*"
 
 /* git fetch's options, which git pull takes too. */
@@ -1021,15 +1022,19 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("am", "--quoted-cr=i --whitespace=i --directory=i --exclude=i"
 	    " --include=i -C=i -p=i --patch-format=i --show-current-patch?i"
 	    " -S,--gpg-sign?i --empty=i --resolvemsg=i --abort:destroy -*",
-	    "r*", NULL, "git-am(1)"),
+	    "u*", NULL, "git-am(1)"),
 	GIT("annotate", "--ignore-rev=i --ignore-revs-file=r -S=r"
 	    " --contents=r -C?i -M?i -L=i --abbrev?i --date=i --encoding=i -*",
 	    "r*", NULL, "git-annotate(1)"),
-	/* It writes the work-tree files the patch names, inside the work
-	 * tree unless --unsafe-paths. */
+	/*
+	 * It writes the work-tree files the patch names, inside the work
+	 * tree unless --unsafe-paths: files only the patch names, which may
+	 * be ones a granted command runs (package.json, a Makefile), so the
+	 * patch is unknown, as am's mailbox is.
+	 */
 	GIT("apply", "--exclude=i --include=i -p=i -C=i --whitespace=i"
 	    " --directory=i --build-fake-ancestor=w --unsafe-paths:unknown -*",
-	    "r*", NULL, "git-apply(1)"),
+	    "u*", NULL, "git-apply(1)"),
 	GIT("archive", "--format=i --prefix=i -o,--output=w --add-file=r"
 	    " --add-virtual-file=i --remote=n:net --exec=u -*", "i*", NULL,
 	    "git-archive(1)"),
@@ -1176,7 +1181,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("ls-files", "-x,--exclude=i -X,--exclude-from=r"
 	    " --exclude-per-directory=i --with-tree=i --abbrev?i --format=i"
 	    " -*", "r*", NULL, "git-ls-files(1)"),
-	GIT("ls-remote", "--upload-pack=u --sort=i -o,--server-option=i -*",
+	/* --exec is --upload-pack's older name (git's builtin/ls-remote.c) */
+	GIT("ls-remote", "--upload-pack,--exec=u --sort=i"
+	    " -o,--server-option=i -*",
 	    "rn,i*", "net", "git-ls-remote(1)"),
 	GIT("ls-tree", "--abbrev?i --format=i -*", "i*", NULL,
 	    "git-ls-tree(1)"),
@@ -1578,19 +1585,28 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --enable-preview -parameters -version --version -help --help"
 	  " --help-extra -Xlint", "r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "javac(1)" },
+	/*
+	 * A module option (f) loads a package by its name, or the file a
+	 * path names: an exec of that file (--testEnvironment jsdom is one
+	 * of the project's packages).  yargs takes each in kebab case too.
+	 */
 	{ "jest", "-c,--config=f --rootDir=c --roots=r"
 	  " --testPathPattern,--testPathPatterns=i -t,--testNamePattern=i"
 	  " --coverageDirectory=w --outputFile=w --cacheDirectory=w"
 	  " --globalSetup=f --globalTeardown=f --setupFiles=f"
-	  " --setupFilesAfterEnv=f --testEnvironment=u --testRunner=u"
-	  " --reporters=u --transform=u --preset=u --projects=c"
-	  " --moduleNameMapper=u --resolver=u --snapshotResolver=u"
-	  " --testSequencer=u --watchPlugins=u --maxWorkers,-w=i --shard=i"
+	  " --setupFilesAfterEnv=f --env,--testEnvironment=f --testRunner=f"
+	  " --reporters=f --transform=u --preset=u --projects=c"
+	  " --moduleNameMapper=u --resolver=f --snapshotResolver=f"
+	  " --testSequencer=f --watchPlugins=f --testResultsProcessor=f"
+	  " --runner=f --filter=f --prettierPath=f --snapshotSerializers=f"
+	  " --modulePaths=u --moduleDirectories=u --haste=u"
+	  " --testEnvironmentOptions=u --maxWorkers,-w=i --shard=i"
 	  " --testTimeout=i --seed=i --selectProjects=i --changedSince=i"
 	  " --collectCoverageFrom=i --coverageProvider=i"
-	  " --coverageReporters=i --bail?i -*", "i*",
+	  " --coverageReporters=u --bail?i -*", "i*",
 	  "jest.config.js,jest.config.ts,jest.config.mjs,jest.config.cjs,"
-	  "jest.config.json,babel.config.js,.babelrc," NPM_RUNS, NULL, JH_CT_RUNS,
+	  "jest.config.json,babel.config.js,babel.config.cjs,babel.config.mjs,"
+	  ".babelrc,.babelrc.js," NPM_RUNS, NULL, JH_CT_RUNS | JH_CT_CAMEL,
 	  "jest --help" },
 	{ "join", "-1=i -2=i -j=i -t=i -o=i -e=i -a=i -v=i -*", "r,r", NULL,
 	  NULL, GFILT, "join --help" },
@@ -1985,7 +2001,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "pgrep", "-*", "i*", NULL, NULL, 0, "pgrep(1)" },
 	{ "pip", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
 	  JH_CT_SUB | JH_CT_ABBREV, "pip --help" },
-	PIP("cache", "", "i*", NULL, 0, "pip cache --help"),
+	/*
+	 * cache purge|remove and uninstall delete outside the project
+	 * (pip's cache, site-packages), where only pip knows: unknown.
+	 */
+	PIP("cache", "", "u*", NULL, 0, "pip cache --help"),
 	PIP("check", "", "", NULL, 0, "pip check --help"),
 	/* set writes pip.conf, which can name an index or a build. */
 	PIP("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
@@ -2005,13 +2025,13 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --extra-index-url=n -o,--outdated:net -u,--uptodate:net", "",
 	    NULL, 0, "pip list --help"),
 	PIP("show", "", "i*", NULL, 0, "pip show --help"),
-	PIP("uninstall", "-r,--requirement=r", "i*", NULL, 0,
+	PIP("uninstall", "-r,--requirement=r", "u*", NULL, 0,
 	    "pip uninstall --help"),
 	PIP("wheel", PIP_I "-w,--wheel-dir=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip wheel --help"),
 	{ "pip3", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
 	  JH_CT_SUB | JH_CT_ABBREV, "pip --help" },
-	PIP3("cache", "", "i*", NULL, 0, "pip cache --help"),
+	PIP3("cache", "", "u*", NULL, 0, "pip cache --help"),
 	PIP3("check", "", "", NULL, 0, "pip check --help"),
 	PIP3("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
 	PIP3("download", PIP_I "-d,--dest=w", "r*", "install,net",
@@ -2030,7 +2050,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --extra-index-url=n -o,--outdated:net -u,--uptodate:net", "",
 	    NULL, 0, "pip list --help"),
 	PIP3("show", "", "i*", NULL, 0, "pip show --help"),
-	PIP3("uninstall", "-r,--requirement=r", "i*", NULL, 0,
+	PIP3("uninstall", "-r,--requirement=r", "u*", NULL, 0,
 	    "pip uninstall --help"),
 	PIP3("wheel", PIP_I "-w,--wheel-dir=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip wheel --help"),
@@ -2188,7 +2208,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --cov-report=u --cov-config=f --cov-fail-under=i --cov-context=i"
 	  " --doctest-glob=i -o,--override-ini=u --debug?w --pdbcls=u"
 	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
-	  " --reruns=i --reruns-delay=i --randomly-seed=i -*", "f*",
+	  " --reruns=i --reruns-delay=i --randomly-seed=i"
+	  " --pastebin=i:net --tx=u --rsyncdir=u -d:unknown -*", "f*",
 	  "conftest.py,**/conftest.py,pytest.ini,.pytest.ini,pyproject.toml,"
 	  "setup.cfg,tox.ini",
 	  NULL, JH_CT_RUNS | GNU, "pytest --help" },
@@ -2590,14 +2611,18 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "vim", "-c=u -S=f -u=f -U=f -i=w -w=w -W=w -s=r -T=i -t=i -q=r -*",
 	  "w*", ".exrc,.vimrc", "unknown", JH_CT_RUNS, "vim(1)" },
 	{ "vitest", "-c,--config=f -r,--root=c --dir=c -t,--testNamePattern=i"
-	  " --reporter=u --outputFile=w --coverage.reportsDirectory=w"
-	  " --environment=u --pool=i --project=i --shard=i"
+	  " --reporter=f --outputFile=w --coverage.reportsDirectory=w"
+	  " --environment=f --globalSetup=f --setupFiles=f --diff=f"
+	  " --workspace=f --typecheck.checker=u --cache.dir=w"
+	  " --pool=i --project=i --shard=i"
 	  " --sequence.seed=i --testTimeout=i --hookTimeout=i --bail=i"
 	  " --retry=i --mode=i --ui:unknown --open:unknown --api?i"
 	  " --browser?u --inspect?i --inspect-brk?i --changed?i -*", "i*",
 	  "vitest.config.ts,vitest.config.js,vitest.config.mts,"
 	  "vitest.config.mjs,vite.config.ts,vite.config.js,vite.config.mts,"
-	  "vite.config.mjs,vitest.workspace.ts," NPM_RUNS, NULL, JH_CT_RUNS, "vitest --help" },
+	  "vite.config.mjs,vitest.workspace.ts,vitest.workspace.js,"
+	  "vitest.config.cts,vitest.config.cjs," NPM_RUNS, NULL,
+	  JH_CT_RUNS | JH_CT_CAMEL, "vitest --help" },
 	/* The command runs every few seconds (through sh -c without -x). */
 	{ "watch", "-n,--interval=i -d,--differences?i -q,--equexit=i"
 	  " -s,--shotsdir=w -*", "u*", NULL, NULL, JH_CT_POSIX | GNU,
@@ -2738,11 +2763,12 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
 #define CT_OPERANDS	"rmwdxfcinsPuA"	/* letters an operand rule may take */
 #define CT_FLAGS	(JH_CT_RUNS | JH_CT_SUB | JH_CT_POSIX | JH_CT_ABBREV | \
 	JH_CT_DASHLONG | JH_CT_NOCLUSTER | JH_CT_NET | JH_CT_INSTALL | \
-	JH_CT_WRAPPER | JH_CT_FILTER | JH_CT_FINDEXPR)
+	JH_CT_WRAPPER | JH_CT_FILTER | JH_CT_FINDEXPR | JH_CT_OPSDIR | \
+	JH_CT_CAMEL)
 
 static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
 	"force", "net", "install", "exec", "recursive", "inplace", "delete",
-	"pattern", "target", "end", "rest", "unknown", "exit", NULL };
+	"pattern", "target", "end", "rest", "unknown", "exit", "rmt", NULL };
 
 static int
 ct_fail(char *why, size_t whysz, const struct jh_cmddef *d, const char *fmt,

@@ -103,6 +103,9 @@
 #define JH_CT_OPSDIR	0x800	/* c moves only the operands after it (tar
 				   -C): option values stay where it
 				   started; a name before it is unknown */
+#define JH_CT_CAMEL	0x1000	/* a long option is also taken in kebab
+				   case (yargs, cac): --setup-files is
+				   --setupFiles */
 
 struct jh_cmddef {
 	const char *name;

@@ -1033,6 +1033,8 @@ find_only(struct ex *x, size_t before, const char *name, int fold)
 	return (0);
 }
 
+static int	passed_on(struct ex *x, struct cmdst *c,
+	    const struct jh_sh_word *w);
 static int	letter(struct ex *x, struct cmdst *c, int l,
 		    const struct jh_sh_word *w);
 
@@ -1171,6 +1173,11 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
 		    c->name));
+	/* jest --config '{"setupFiles": [...]}': a JSON value, not a file */
+	if (l == 'f' && !c->inops && w->s[0] == '{')
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is a "
+		    "JSON value, not a file: what %s loads by it is only known "
+		    "when it runs", w->s, c->name));
 	/* tar -f HOST:PATH: rsh runs rmt on HOST (tar-1.34 "Remote Tape") */
 	if (c->rmt) {
 		c->rmt = 0;
@@ -1201,16 +1208,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			    " is pasted into make's recipes", w->s));
 		if (w->flags & (JH_SHW_EXPAND | JH_SHW_TILDE))
 			return (path_of(x, c, w, p, sizeof(p), &tree, &skip));
-		if ((w->s[0] == '/' || strncmp(w->s, "..", 2) == 0) &&
-		    x->cx->root != NULL) {
-			if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
-				return (-1);
-			if (!skip && !jh_path_under(p, x->cx->root))
-				return (add(x, JH_E_UNKNOWN, 0, p, c->name,
-				    "'%.100s', passed on by %s, names a path "
-				    "outside the project", w->s, c->name));
-		}
-		return (0);
+		return (passed_on(x, c, w));
 	case 'u':
 		/* pytest --cov-report=term-missing: a report, not a path */
 		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
@@ -1422,6 +1420,29 @@ opt_value(struct ex *x, struct cmdst *c, const struct optspec *o,
 }
 
 /*
+ * --setup-files as --setupFiles, for a program whose option parser
+ * takes either (yargs, cac), or NULL.
+ */
+static const struct optspec *
+camel_find(const struct optset *os, const char *s, size_t wl)
+{
+	char cc[128];
+	size_t i, n = 0;
+	int ambig;
+
+	if (wl >= sizeof(cc) || memchr(s + 2, '-', wl - 2) == NULL)
+		return (NULL);
+	for (i = 0; i < wl; i++) {
+		if (i > 2 && s[i] == '-' && i + 1 < wl && isalpha((unsigned
+		    char)s[i + 1]))
+			cc[n++] = (char)toupper((unsigned char)s[++i]);
+		else
+			cc[n++] = s[i];
+	}
+	return (opt_find(os, cc, n, 0, &ambig));
+}
+
+/*
  * One option word at argv[k]; *used is how many words it took.  A
  * value-taking option runs its value's letter; its tags are applied.
  */
@@ -1447,6 +1468,8 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		wl = eq ? (size_t)(eq - s) : strlen(s);
 		o = opt_find(&c->os, s, wl, (c->def->flags & JH_CT_ABBREV) &&
 		    s[1] == '-', &ambig);
+		if (o == NULL && (c->def->flags & JH_CT_CAMEL) && s[1] == '-')
+			o = camel_find(&c->os, s, wl);
 		if (o == NULL && dl && s[1] != '-' && strlen(s) > 2)
 			goto shorts;	/* -name unknown: try -n -a -m -e */
 		if (o == NULL) {
@@ -1471,6 +1494,17 @@ option(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 shorts:
 	for (i = 1; s[i] != '\0'; i++) {
 		char sn[3] = { '-', s[i], '\0' };
+		/*
+		 * No cluster: -name is one option the table does not know
+		 * (go test -test.coverprofile=F is not -t -e ... -o F)
+		 */
+		if (i > 1 && (c->def->flags & JH_CT_NOCLUSTER)) {
+			if (c->os.any && strchr(s, '=') == NULL)
+				return (0);
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the "
+			    "command table does not know %s %.100s", c->name,
+			    s));
+		}
 		o = opt_find(&c->os, sn, 2, 0, &ambig);
 		if (o == NULL) {
 			if (c->os.any)
@@ -1776,6 +1810,10 @@ stdin_or_api(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (strcmp(c->name, "sqlite3") == 0 && c->nops <= 1 && !c->exits)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "sqlite3 given "
 		    "no SQL runs its standard input"));
+	/* git am given no mailbox applies the patches of its input */
+	if (strcmp(c->name, "git am") == 0 && c->nops == 0 && !c->exits)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "git am given "
+		    "no mailbox writes the files its input's patches name"));
 	if (strcmp(c->name, "docker compose") == 0 && c->nops > 0 &&
 	    (strcmp(c->ops[0]->s, "run") == 0 || strcmp(c->ops[0]->s,
 	    "exec") == 0 || strcmp(c->ops[0]->s, "create") == 0 ||
@@ -2055,6 +2093,47 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
 	return (operands(x, c));
+}
+
+/*
+ * A word passed on (A) to code an exec capability trusts: inert unless
+ * it names a path outside the project, as itself, after an option's
+ * "=" or its letters (--require=/x, -r/x), after a "," or ":" in a list,
+ * or through a ".." anywhere (./../x, src/../../x), which is unknown.
+ */
+static int
+passed_on(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	struct jh_sh_word v = *w;
+	const char *s = w->s, *q, *eq;
+	char p[PATH_MAX + 1];
+	int tree, skip;
+
+	if (x->cx->root == NULL || (strchr(s, '/') == NULL &&
+	    strstr(s, "..") == NULL))
+		return (0);
+	if (s[0] == '-') {
+		if ((eq = strchr(s, '=')) != NULL)
+			s = eq + 1;
+		else
+			s += strcspn(s, "./");
+	}
+	for (q = s; *q != '\0'; q++)
+		if ((*q == ',' || *q == ':') && (q[1] == '/' || q[1] == '.'))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s', "
+			    "passed on by %s, holds a list of paths", w->s,
+			    c->name));
+	if (*s == '\0' || (s[0] != '/' && strstr(s, "..") == NULL))
+		return (0);
+	v.s = (char *)s;
+	v.len = strlen(s);
+	if (path_of(x, c, &v, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (!skip && !jh_path_under(p, x->cx->root))
+		return (add(x, JH_E_UNKNOWN, 0, p, c->name, "'%.100s', passed "
+		    "on by %s, names a path outside the project", w->s,
+		    c->name));
+	return (0);
 }
 
 /*
