@@ -2097,8 +2097,8 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 
 /*
  * A word passed on (A) to code an exec capability trusts: inert unless
- * it names a path outside the project, as itself, after an option's
- * "=" or its letters (--require=/x, -r/x), after a "," or ":" in a list,
+ * it names a path outside the project, as itself, after a "=" or an
+ * option's letters (--require=/x, CC=/x, -r/x), after a "," or ":" in a list,
  * or through a ".." anywhere (./../x, src/../../x), which is unknown.
  */
 static int
@@ -2112,12 +2112,21 @@ passed_on(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	if (x->cx->root == NULL || (strchr(s, '/') == NULL &&
 	    strstr(s, "..") == NULL))
 		return (0);
-	if (s[0] == '-') {
-		if ((eq = strchr(s, '=')) != NULL)
-			s = eq + 1;
-		else
-			s += strcspn(s, "./");
-	}
+	/*
+	 * ./configure --prefix=/usr/local: autoconf's installation
+	 * directories (GNU Coding Standards, "Directory Variables") are
+	 * where a later make install puts files, nothing configure runs.
+	 */
+	if (strcmp(c->name, "configure") == 0 && (strncmp(s, "--prefix=", 9) ==
+	    0 || strncmp(s, "--exec-prefix=", 14) == 0 || ((eq = strchr(s,
+	    '=')) != NULL && eq - s > 5 && strncmp(eq - 3, "dir", 3) == 0 &&
+	    strspn(s + 2, "abcdefghijklmnopqrstuvwxyz") == (size_t)(eq - s -
+	    2))))
+		return (0);
+	if ((eq = strchr(s, '=')) != NULL)
+		s = eq + 1;	/* --opt=V, NAME=V (configure CC=/x) */
+	else if (s[0] == '-')
+		s += strcspn(s, "./");
 	for (q = s; *q != '\0'; q++)
 		if ((*q == ',' || *q == ':') && (q[1] == '/' || q[1] == '.'))
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s', "
