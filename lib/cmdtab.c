@@ -793,7 +793,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "eslint", "-c,--config=f --ext=i --parser=u --parser-options=i"
 	  " --resolve-plugins-relative-to=r --rulesdir=f --plugin=u --rule=i"
 	  " --env=i --global=i --ignore-path=r --ignore-pattern=i"
-	  " --stdin-filename=i -f,--format=u -o,--output-file=w"
+	  " --stdin-filename=i -f,--format=f -o,--output-file=w"
 	  " --max-warnings=i --cache-location=w --cache-strategy=i"
 	  " --report-unused-disable-directives-severity=i --fix:inplace"
 	  " --fix-type=i --flag=i --inspect-config:unknown --init:install,net"
@@ -1831,7 +1831,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --diagnostic-dir=w --cpu-prof-dir=w --heap-prof-dir=w"
 	  " --cpu-prof-name=w --heap-prof-name=w --secure-heap=i"
 	  " --secure-heap-min=i --experimental-policy=r --policy-integrity=i"
-	  " --test-reporter=u --test-reporter-destination=w"
+	  " --test:exit --test-reporter=f --test-reporter-destination=w"
 	  " --test-name-pattern=i --test-skip-pattern=i --test-concurrency=i"
 	  " --test-shard=i --test-timeout=i --watch-path=r --disable-proto=i"
 	  " --unhandled-rejections=i --dns-result-order=i"
@@ -2516,6 +2516,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "uniq", "-f,--skip-fields=i -s,--skip-chars=i -w,--check-chars=i"
 	  " --all-repeated?i --group?i -*", "r,w", NULL, NULL, GFILT,
 	  "uniq --help" },
+	/* python3 -m unittest [discover]: the project's tests, as pytest's */
+	{ "unittest", "-v,--verbose -q,--quiet --locals -f,--failfast"
+	  " -c,--catch -b,--buffer -k=i --durations=i -s,--start-directory=c"
+	  " -p,--pattern=i -t,--top-level-directory=c -h,--help:exit -*", "f*",
+	  NULL, NULL, JH_CT_RUNS, "python3 -m unittest -h" },
 	ZIP_E("unxz", XZ_OPTS, "xz(1)"),
 	/* CWDWRITE: without -d it extracts into the working directory. */
 	{ "unzip", "-d=w -x=i -P=i -*", "r,i*", NULL, "unknown", 0,
