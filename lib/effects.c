@@ -2127,8 +2127,11 @@ passed_on(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 		s = eq + 1;	/* --opt=V, NAME=V (configure CC=/x) */
 	else if (s[0] == '-')
 		s += strcspn(s, "./");
+	if (strncasecmp(s, "file://", 7) == 0)
+		s += 7;		/* file:///etc/x is /etc/x */
 	for (q = s; *q != '\0'; q++)
-		if ((*q == ',' || *q == ':') && (q[1] == '/' || q[1] == '.'))
+		if ((*q == ',' || *q == ':') && (q[1] == '/' || q[1] == '.') &&
+		    strncmp(q, "://", 3) != 0)	/* a URL is no list */
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s', "
 			    "passed on by %s, holds a list of paths", w->s,
 			    c->name));
