@@ -18,6 +18,7 @@
 #include "acprelay.h"
 #include "buf.h"
 #include "json.h"
+#include "util.h"
 
 #define TEXT_MAX	2600	/* a message for the user or the agent */
 
@@ -70,37 +71,9 @@ note(struct jh_acp *r, const char *fmt, ...)
 	free(t);
 }
 
-/* The length of the longest prefix of s that is UTF-8. */
-static size_t
-utf8_prefix(const unsigned char *s)
-{
-	size_t i = 0, n, j;
-	unsigned c;
-
-	while (s[i] != '\0') {
-		c = s[i];
-		n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1 :
-		    (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 && c <= 0xf4 ?
-		    3 : 4;
-		if (n == 4)
-			return (i);
-		for (j = 1; j <= n; j++)
-			if ((s[i + j] & 0xc0) != 0x80)
-				return (i);
-		/* no overlong form, surrogate, or code point past U+10FFFF */
-		if ((c == 0xe0 && s[i + 1] < 0xa0) ||
-		    (c == 0xed && s[i + 1] >= 0xa0) ||
-		    (c == 0xf0 && s[i + 1] < 0x90) ||
-		    (c == 0xf4 && s[i + 1] >= 0x90))
-			return (i);
-		i += n + 1;
-	}
-	return (i);
-}
-
 /*
- * A text for the user or the agent, as snprintf(3) makes it, cut where
- * it stops being UTF-8: a text cut short in a character (a reason
+ * A text for the user or the agent, as snprintf(3) makes it, made UTF-8
+ * again (jh_utf8_clean): a text cut short in a character (a reason
  * longer than the buffer) would make no JSON, and no answer at all.
  */
 static void
@@ -115,7 +88,7 @@ textf(char *buf, size_t sz, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sz, fmt, ap);
 	va_end(ap);
-	buf[utf8_prefix((unsigned char *)buf)] = '\0';
+	jh_utf8_clean(buf);
 }
 
 static void
@@ -209,7 +182,7 @@ ask_gate(struct jh_acp *r, const char *payload, char *why, size_t whysz)
 	snprintf(why, whysz, "the gate could not run");
 	v = r->io.gate(r->io.arg, payload, why, whysz);
 	why[whysz - 1] = '\0';
-	why[utf8_prefix((unsigned char *)why)] = '\0';
+	jh_utf8_clean(why);
 	return (v);
 }
 
