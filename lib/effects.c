@@ -1123,6 +1123,15 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	/* tee /dev/stderr, cat /dev/stdin: the command's own streams */
 	if ((l == 'r' || l == 'w') && w->flags == 0 && std_stream(w->s))
 		return (0);
+	/*
+	 * diff <(a) <(b), tee >(gzip >x.gz): a pipe the shell made, whose
+	 * commands are listed on their own; read, written or listed, it is
+	 * no file.  Run, sourced or loaded, it is code only known when it
+	 * runs (path_of below).
+	 */
+	if ((l == 'r' || l == 'w' || l == 'm') && (w->flags &
+	    JH_SHW_PROCSUB) && !c->delete && !c->inplace)
+		return (0);
 	if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
 		return (-1);
 	if (skip)
@@ -2414,7 +2423,9 @@ redirect(struct ex *x, const char *dir, const struct jh_sh_redir *r)
 	const char *s = r->target.s;
 	int tree, skip, fl = 0;
 
-	if (r->kind == JH_SHR_DUP || r->kind == JH_SHR_HEREDOC)
+	/* < <(cmd), > >(cmd): a pipe to or from commands listed on their own */
+	if (r->kind == JH_SHR_DUP || r->kind == JH_SHR_HEREDOC ||
+	    (r->target.flags & JH_SHW_PROCSUB))
 		return (0);
 	if (!(r->target.flags & JH_SHW_EXPAND) && (strcmp(s, "/dev/null") ==
 	    0 || strcmp(s, "/dev/stdout") == 0 || strcmp(s, "/dev/stderr") ==

@@ -1080,6 +1080,58 @@ scan_bq(struct ps *p, struct st *st, struct wsc *w, int dq)
 	return (0);
 }
 
+/* <( or >( at i: a process substitution, not a redirection. */
+static int
+procsub_at(const struct ps *p, size_t i)
+{
+	int c = ch(p, i);
+
+	return ((c == '<' || c == '>') && nextc(p, i) == '(');
+}
+
+/*
+ * <(list) or >(list), a whole word: bash and zsh run the list with its
+ * output (or input) on a pipe, and the word becomes the pipe's path
+ * (/dev/fd/N; /proc/self/fd/N in zsh): one word, never split, never an
+ * option.  The list is parsed in place, as $(...) is, and listed; the
+ * word is marked PROCSUB, so that a command may read or write it as the
+ * pipe it is.  p->i is at the < or >.  sh (dash) has no such word.
+ */
+static int
+scan_procsub(struct ps *p, struct st *st, struct wsc *w)
+{
+	struct st sub;
+	size_t k, start = p->i;
+	int saved = p->cflags, r;
+
+	if (p->dialect == SH_POSIX)
+		return (fail(p, "process substitution in an sh -c body (sh "
+		    "has none)"));
+	if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
+		return (-1);
+	p->i = cont(p, p->i + 1) + 1;
+	p->cflags |= JH_SHC_SUBST;
+	p->lvl++;
+	r = list(p, &sub, T_PAREN);
+	for (k = 0; r >= 0 && k < p->nhd; k++)
+		if (p->hd[k].lvl >= p->lvl)
+			r = fail(p, "here-document without a body");
+	p->lvl--;
+	p->cflags = saved;
+	p->depth--;
+	st_free(&sub);
+	if (r == -1)
+		return (-1);
+	p->i++;
+	raw(w, p, start, p->i);
+	w->flags |= JH_SHW_EXPAND | JH_SHW_PROCSUB;
+	p->i = cont(p, p->i);
+	if (!meta(ch(p, p->i)) || procsub_at(p, p->i))
+		return (fail(p, "a process substitution with more of its word "
+		    "after it is not supported"));
+	return (0);
+}
+
 /* Whether an unquoted value stays one literal word. */
 static int
 plain_value(const struct st *st, const char *v, size_t n)
@@ -1511,7 +1563,14 @@ scan_word(struct ps *p, struct st *st, struct wsc *w)
 				prev = c;
 				continue;
 			}
-			break;
+			if (!procsub_at(p, p->i))
+				break;
+			/* bash pastes x<(cmd) into one word: not followed */
+			if (prev != 0 || w->b.len > 0 || w->quoted ||
+			    w->flags != 0 || w->noexp)
+				return (fail(p, "a process substitution inside "
+				    "a word is not supported"));
+			return (scan_procsub(p, st, w));
 		}
 		r = 0;
 		switch (c) {
@@ -1744,6 +1803,8 @@ redir_start(const struct ps *p)
 	size_t j = p->i;
 	int c = ch(p, j);
 
+	if (procsub_at(p, j))
+		return (0);
 	if (c == '<' || c == '>' || (c == '&' && nextc(p, j) == '>'))
 		return (1);
 	if (isdig(c)) {
@@ -1989,7 +2050,7 @@ redir(struct ps *p, struct st *st, struct cb *cb)
 	if (redir_op(p, &o) == -1 || skip(p, 0) == -1)
 		return (-1);
 	/* in `<2>x' bash reads 2> as an operator, not as the target */
-	if (meta(ch(p, p->i)) || redir_start(p))
+	if ((meta(ch(p, p->i)) && !procsub_at(p, p->i)) || redir_start(p))
 		return (fail(p, "redirection without a target"));
 	start = p->i;
 	wsc_init(&w);

@@ -29,6 +29,9 @@ struct jh_err;
 				   commands are listed (no variable) */
 #define JH_SHW_SPLIT	0x20	/* with EXPAND: an expansion is unquoted,
 				   so its value may split into words */
+#define JH_SHW_PROCSUB	0x40	/* with EXPAND: the whole word is <(list)
+				   or >(list), whose commands are listed:
+				   its value is the path of a pipe */
 
 struct jh_sh_word {
 	char *s;		/* quote-removed, NUL-terminated */

@@ -74,7 +74,7 @@ wflags(struct jh_buf *b, int f)
 	} names[] = {
 		{ JH_SHW_GLOB, "glob" }, { JH_SHW_BRACE, "brace" },
 		{ JH_SHW_TILDE, "tilde" }, { JH_SHW_EXPAND, "expand" },
-		{ JH_SHW_CMDSUB, "cmdsub" },
+		{ JH_SHW_CMDSUB, "cmdsub" }, { JH_SHW_PROCSUB, "procsub" },
 	};
 	size_t i;
 	int first = 1;

@@ -14,7 +14,7 @@ export JH_TEST_HOME=/home/u
 # sh-parse's JSON rendered as the corpus writes it.
 RENDER='
 def fl: if length == 0 then "" else "^" + (map({"glob": "g", "brace": "b",
-    "tilde": "t", "expand": "e", "cmdsub": "c"}[.]) | join("")) end;
+    "tilde": "t", "expand": "e", "cmdsub": "c", "procsub": "p"}[.]) | join("")) end;
 def w: if test("\\A[A-Za-z0-9_./:=,+%-]+\\z") then . else tojson end;
 def cmd:
   [ (if (.cflags | length) > 0 then "[" + (.cflags | join(",")) + "]"
