@@ -966,29 +966,40 @@ git_dir(const char *p, int fl, const char *only, int fold)
 }
 
 /*
- * The host a network operand names: a URL's (after the scheme and any
- * user, before a port or path), user@host's, else the word itself (a
- * host, or a remote's name).  Sets *start; returns the length.
+ * The host a network operand names, lowercased into out: a URL's (after
+ * the scheme and any user, before a port or path), user@host's, else the
+ * word itself (a host, or a remote's name).  A backslash ends the host
+ * as a slash does: the WHATWG URL parser that web tools use reads
+ * https://a\\@b/ as host a.  Returns the length; a host that does not
+ * fit is cut, so it matches no pattern written for a shorter one.
  */
-static size_t
-host_of(const char *s, const char **start)
+size_t
+jh_url_host(const char *s, char *out, size_t sz)
 {
 	const char *h = s, *at, *end;
+	size_t n, i;
 
 	if ((end = strstr(s, "://")) != NULL)
 		h = end + 3;
-	end = h + strcspn(h, "/?#");
-	if ((at = memchr(h, '@', (size_t)(end - h))) != NULL)
+	end = h + strcspn(h, "/?#\\");
+	/* the user is all before the last @ */
+	if ((at = memrchr(h, '@', (size_t)(end - h))) != NULL)
 		h = at + 1;
 	if (*h == '[') {		/* [v6]:port */
 		const char *rb = memchr(h, ']', (size_t)(end - h));
 		if (rb != NULL)
-			return ((size_t)(rb + 1 - (*start = h)));
-	}
-	if ((at = memchr(h, ':', (size_t)(end - h))) != NULL)
+			end = rb + 1;
+	} else if ((at = memchr(h, ':', (size_t)(end - h))) != NULL)
 		end = at;	/* host:port, host:path */
-	*start = h;
-	return ((size_t)(end - h));
+	n = (size_t)(end - h);
+	if (sz == 0)
+		return (0);
+	if (n >= sz)
+		n = sz - 1;
+	for (i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)h[i]);
+	out[n] = '\0';
+	return (n);
 }
 
 /*
@@ -1172,7 +1183,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
 	const char *p0;
 	char p[PATH_MAX + 1];
-	int tree, skip, k;
+	int tree, skip;
 
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
@@ -1253,8 +1264,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 				    w->s));
 			return (letter_file(x, c, 'r', &fw));
 		}
-		k = (int)host_of(w->s, &p0);
-		return (add(x, JH_E_NET, 0, NULL, c->name, "%.*s", k, p0));
+		jh_url_host(w->s, p, sizeof(p));
+		return (add(x, JH_E_NET, 0, NULL, c->name, "%s", p));
 	case 'c':
 		if ((c->def->flags & JH_CT_OPSDIR) && (c->nops > 0 ||
 		    c->have_opsdir))

@@ -89,6 +89,9 @@ int	jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 /* The table's entry for a program (basename, versions stripped). */
 const struct jh_cmddef *jh_cmd_lookup(const char *name);
 
+/* The host a URL, user@host or host names, lowercased; its length. */
+size_t	jh_url_host(const char *s, char *out, size_t sz);
+
 /* Whether a path is a file some program of the table executes. */
 int	jh_path_executed(const char *path);
 

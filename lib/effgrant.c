@@ -927,10 +927,16 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 		    NULL, e) == -1)
 			return (-1);
 	}
-	if (act->url != NULL && strcmp(act->class, "fetch") == 0 &&
-	    jh_effect_add(ef, JH_E_NET, 0, 0, NULL, act->tool, act->url,
-	    e) == -1)
-		return (-1);
+	/* a host pattern is matched against the URL's host, as in a shell */
+	if (act->url != NULL && strcmp(act->class, "fetch") == 0) {
+		char host[256];
+
+		if (jh_url_host(act->url, host, sizeof(host)) == 0)
+			snprintf(host, sizeof(host), "any");
+		if (jh_effect_add(ef, JH_E_NET, 0, 0, NULL, act->tool, host,
+		    e) == -1)
+			return (-1);
+	}
 	return (0);
 }
 
