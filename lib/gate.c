@@ -1163,14 +1163,23 @@ root_and_grant(struct jh_decision *d, const struct jh_gate *g,
     const struct event *x, char *root, size_t sz)
 {
 	struct jh_gcache *gc = g->cache;
-	char phys[PATH_MAX + 1], gpath[PATH_MAX * 2];
+	char phys[PATH_MAX + 1], gpath[PATH_MAX * 2], cwdp[PATH_MAX + 1];
+	const char *cwd = x->cwd;
 	struct jh_err e;
-	int chosen;
+	int chosen = 0;
 
-	/* a cwd the model chose pins nothing unless it is a project's */
-	chosen = json_is_true(json_object_get(x->ev, "cwd_chosen")) &&
-	    !chosen_ok(g, x->cwd);
-	if (pinned_root(g, x->session, x->cwd, !chosen, root, sz, &e) == -1)
+	/*
+	 * A cwd the model chose pins nothing unless it is a project's; it
+	 * is judged, and pinned, as the physical path it names now, so that
+	 * neither . nor .. nor a link the agent points elsewhere later can
+	 * move the project.
+	 */
+	if (json_is_true(json_object_get(x->ev, "cwd_chosen"))) {
+		if (jh_path_resolve(cwdp, sizeof(cwdp), "/", x->cwd, &e) == 0)
+			cwd = cwdp;
+		chosen = cwd != cwdp || !chosen_ok(g, cwdp);
+	}
+	if (pinned_root(g, x->session, cwd, !chosen, root, sz, &e) == -1)
 		return (jh_decision_fail(d, JH_D_GATEFAIL, "%s", e.msg));
 	if (jh_path_resolve(phys, sizeof(phys), "/", root, &e) == 0)
 		snprintf(root, sz, "%s", phys);

@@ -260,12 +260,16 @@ table() {
 		    trajectory_id: $s, execution_id: "e1", timestamp: "2026-12-06T00:00:00Z",
 		    tool_info: {command_line: $cmd, cwd: $c}}' | jh-normalize -H windsurf | jh-decide
 	}
-	for c in / "$T" "$HOME"; do
+	# a home that is a work tree (dotfiles) is no project, however named
+	mkdir -p "$HOME/.git" "$HOME/sub"
+	ln -s "$HOME" "$R/src/homelink"
+	for c in / "$T" "$HOME" "$HOME/." "$HOME/sub/.." "$R/src/homelink"; do
 		run -0 ws w1 "$c" 'ls src'
 		run jq -r '.verdict, .code, .reason' <<<"$output"
 		assert_line --index 0 deny
 		assert_line --index 2 --partial 'names no workspace'
 	done
+	rm "$R/src/homelink"
 	assert_file_not_exist "$JH_STATE/roots/$(printf w1 | sha256sum | cut -c1-64)"
 	# the project's own work tree pins it; a later cwd of / runs there only
 	run -0 ws w1 "$R/src" 'ls'
@@ -274,6 +278,12 @@ table() {
 	assert_output "$R"
 	run -0 ws w1 / 'ls src'
 	assert_equal "$(jq -r .verdict <<<"$output")" deny
+	# pinned through a link, the project is where the link led then
+	ln -s "$R" "$T/proj-link"
+	run -0 ws w2 "$T/proj-link/src" 'ls'
+	assert_equal "$(jq -r .verdict <<<"$output")" allow
+	run -0 cat "$JH_STATE/roots/$(printf w2 | sha256sum | cut -c1-64)"
+	assert_output "$R"
 	# Antigravity: the workspace is the project, run_command's Cwd is not
 	jq -nc --arg r "$R" '{conversationId: "a1", hookEventName: "PreToolUse", workspacePaths: [$r],
 	    toolCall: {name: "run_command", args: {CommandLine: "ls src", Cwd: "/"}}}' |
@@ -480,4 +490,31 @@ table() {
 	run -2 jh-decide "${args[@]}" </dev/null
 	assert_output --partial "at most 32"
 	run -2 jh-decide -P relative </dev/null
+}
+
+# A host pattern names a host: a fetch is matched by its URL's host, as a
+# shell command's network effect is, never by the text of the whole URL.
+@test "a fetch is matched by its URL's host: the host's name elsewhere in the URL grants nothing" {
+	jq -nc --arg root "$R" '{audience: "joulehook:*", root: $root, nbf: 0,
+	    exp: 1900000000, budget_uj: 20000000000000,
+	    caps: [{effect: "net", host: ["*.github.com", "github.com"]}]}' \
+	    >"$T/g2.json"
+	seal_grant "$T/g2.json"
+	for u in https://api.github.com/repos https://GitHub.com/x \
+	    https://x@github.com/; do
+		run decide_code WebFetch fetch "$(jq -nc --arg u "$u" '{url:$u, prompt:"p"}')"
+		[ "$output" = "allow ok" ] || { echo "$u: $output"; false; }
+	done
+	for u in https://attacker.example/x.github.com \
+	    'https://attacker.example/?q=.github.com' \
+	    'https://attacker.example/#.github.com' \
+	    'https://attacker.example\@github.com/' \
+	    https://github.com.attacker.example/; do
+		run decide_code WebFetch fetch "$(jq -nc --arg u "$u" '{url:$u, prompt:"p"}')"
+		[ "$output" = "deny not-granted" ] || { echo "$u: $output"; false; }
+	done
+	run decide_code Bash shell '{"command":"curl https://attacker.example/x.github.com"}'
+	[ "$output" = "deny not-granted" ]
+	run decide_code Bash shell '{"command":"curl https://api.github.com/x"}'
+	[ "$output" = "allow ok" ]
 }
