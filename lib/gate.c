@@ -1304,24 +1304,20 @@ capability(struct jh_decision *d, const struct jh_gate *g,
  * its targets resolved anew: a rewrite may change a path.  Returns 0,
  * rewritten or not, or -1 when the decision is a deny.
  */
+/* The rewritten input, decided as a call of its own under grant gr. */
 static int
-rewrite(struct jh_decision *d, const struct jh_gate *g,
+rewritten_ok(struct jh_decision *d, const struct jh_gate *g,
     const struct jh_grant *gr, const struct event *x, const char *root,
-    const struct jh_action *act)
+    const struct jh_action *act, json_t *rewritten, const char *whose)
 {
 	struct jh_decision d2;
 	struct jh_action act2 = *act;
 	struct targets t2;
-	json_t *rewritten = NULL;
-	char rule[sizeof(d->rule)];
 	int cap2 = -1, r;
 
-	if ((r = apply_rewrites(d, g, gr, act, x->in, x->wd, &rewritten)) != 1)
-		return (r);
 	jh_decision_init(&d2);
 	t2.n = 0;
 	t2.have_sh = 0;
-	snprintf(rule, sizeof(rule), "%s", d->rule);
 	r = collect_targets(&d2, g, root, x, rewritten, &t2);
 	act2.targets = t2.p;
 	act2.ntargets = t2.n;
@@ -1331,15 +1327,63 @@ rewrite(struct jh_decision *d, const struct jh_gate *g,
 		r = check_input(&d2, g, gr, &act2, rewritten, x->wd, root,
 		    &cap2, 0, NULL);
 	strs_free(t2.p, &t2.n);
-	if (r != 0) {
+	if (r != 0)
 		jh_decision_fail(d, d2.code == JH_D_POLICY_ASK ?
-		    JH_D_POLICY_DENY : d2.code,
-		    "the rewritten input is not granted: %s", d2.reason);
-		jh_decision_free(&d2);
+		    JH_D_POLICY_DENY : d2.code, "the rewritten input is not "
+		    "granted%s: %s", whose, d2.reason);
+	jh_decision_free(&d2);
+	return (r != 0 ? -1 : 0);
+}
+
+static int
+rewrite(struct jh_decision *d, const struct jh_gate *g,
+    const struct jh_grant *gr, const struct jh_grant *parent,
+    const struct event *x, const char *root, const struct jh_action *act)
+{
+	json_t *rewritten = NULL, *prw = NULL;
+	char rule[sizeof(d->rule)];
+	int r, rp;
+
+	if ((r = apply_rewrites(d, g, gr, act, x->in, x->wd, &rewritten)) ==
+	    -1)
+		return (-1);
+	snprintf(rule, sizeof(rule), "%s", d->rule);
+	/*
+	 * Under a subagent's grant the parent's rewrites apply too, and a
+	 * rewritten input must be granted by both: a child can neither skip
+	 * its parent's rewrite nor rewrite into what the parent refuses.
+	 */
+	if (parent != NULL) {
+		if ((rp = apply_rewrites(d, g, parent, act, x->in, x->wd,
+		    &prw)) == -1) {
+			json_decref(rewritten);
+			return (-1);
+		}
+		if (rp == 1 && r == 1 && !json_equal(rewritten, prw)) {
+			json_decref(rewritten);
+			json_decref(prw);
+			return (jh_decision_fail(d, JH_D_POLICY_DENY, "the %s "
+			    "subagent's grant (%s) and its parent grant (%s) "
+			    "rewrite this call differently", d->agent_type,
+			    rule, d->rule), -1);
+		}
+		if (rp == 1 && r != 1) {
+			rewritten = prw;
+			prw = NULL;
+			r = 1;
+			snprintf(rule, sizeof(rule), "the parent grant's %.50s",
+			    d->rule);
+		}
+		json_decref(prw);
+	}
+	if (r != 1)
+		return (r);
+	if (rewritten_ok(d, g, gr, x, root, act, rewritten, "") == -1 ||
+	    (parent != NULL && rewritten_ok(d, g, parent, x, root, act,
+	    rewritten, " by the parent grant") == -1)) {
 		json_decref(rewritten);
 		return (-1);
 	}
-	jh_decision_free(&d2);
 	d->updated = rewritten;
 	d->code = JH_D_POLICY_REWRITE;
 	d->verdict = "rewrite";
@@ -1453,6 +1497,9 @@ parent_too(struct jh_decision *d, const struct jh_gate *g,
 		snprintf(d->reason, sizeof(d->reason), "%.480s (the parent "
 		    "grant's)", dp.reason);
 	}
+	/* the price is never the child's to lower: the higher of the two */
+	if (dp.cost > d->cost)
+		d->cost = dp.cost;
 	jh_decision_free(&dp);
 	return (0);
 }
@@ -1604,8 +1651,8 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 		goto out;
 	if (link != gr && parent_too(d, g, gr, &x, root, &act, &t) != 0)
 		goto out;
-	if (r == 0 && d->verdict == NULL && rewrite(d, g, link, &x, root,
-	    &act) != 0)
+	if (r == 0 && d->verdict == NULL && rewrite(d, g, link, link != gr ?
+	    gr : NULL, &x, root, &act) != 0)
 		goto out;
 	if (d->verdict == NULL) {
 		d->verdict = "allow";

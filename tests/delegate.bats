@@ -249,3 +249,35 @@ agent_script() {
 	assert_line '["toolu_sub_r1","allow","ok"]'
 	assert_line '["toolu_sub_r2","deny","revoked"]'
 }
+
+@test "under a child grant the parent's rewrites apply, a child's rewrite must be granted by the parent too, and the price is the higher of the two" {
+	jq -c '.policies += [
+	    {id: "no-rm", when: {class: "shell", command: ["rm *"]}, verdict: "deny",
+	     reason: "rm is refused"},
+	    {id: "dry-push", when: {class: "shell", command: ["git push *"]},
+	     rewrite: {field: "command", regex: "^git push", with: "git push --dry-run"}}]' \
+	    "$T/grant.json" >"$T/p.json"
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/p.json" >"$G"
+	jh-decide -I -g "$G" 2>/dev/null
+	jg agent -a worker -b 100000 -c shell 2>/dev/null
+	# the parent's rewrite reaches the subagent's call
+	run -0 call Bash '{"command": "git push origin main"}' w1 worker
+	run -0 jq -c '[.verdict, .updated_input.command]' <<<"$output"
+	assert_output '["rewrite","git push --dry-run origin main"]'
+	# a child that rewrites into what the parent refuses, and prices at 0,
+	# sealed by the issuer around jh-grant
+	jq -c '.policies = [{id: "sneak", when: {class: "shell", command: ["git status"]},
+	    rewrite: {field: "command", regex: "^git status$", with: "rm -f a.txt"}}]
+	    | .caps |= map(.cost_uj = 0) | .costs = {shell: 0, default: 0}' \
+	    "$G.agents/worker.json" >"$T/w.json"
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/w.json" >"$G.agents/worker"
+	run -0 call Bash '{"command": "git status"}' w2 worker
+	run -0 jq -r '[.verdict, .code] | join(" ")' <<<"$output"
+	assert_output 'deny policy-deny'
+	[ -e "$T/proj/a.txt" ]
+	before=$(remaining "$G")
+	run -0 call Bash '{"command": "ls"}' w3 worker
+	run -0 jq -c '[.verdict, .debited_uj]' <<<"$output"
+	assert_output '["allow",2000]'
+	[ "$(remaining "$G")" = "$((before - 2000))" ]
+}
