@@ -396,6 +396,10 @@ jh_ledger_hold(struct jh_ledger *l, const char *id, uint64_t amount,
 	struct jh_hold *h;
 	uint32_t i;
 
+	/* stored whole or not at all: a cut id could name two holds */
+	if (strlen(id) >= sizeof(h->id))
+		return (jh_errf(e, "a hold id of %zu bytes is too long (at "
+		    "most %zu)", strlen(id), sizeof(h->id) - 1));
 	for (i = 0; i < l->nholds; i++)
 		if (strncmp(l->holds[i].id, id, sizeof(l->holds[i].id)) == 0)
 			return (jh_errf(e, "a hold named %s exists", id));
