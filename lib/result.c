@@ -99,6 +99,7 @@ struct res {
 	uint64_t debited;
 	char content_id[JH_ID_LEN];
 	int have_cid;
+	int closed;	/* a result already closed the call (an ask) */
 };
 
 static const char *
@@ -303,6 +304,24 @@ out:
 	jh_arena_free(&a);
 }
 
+/* Counts the session's result/1 receipts for the call. */
+static void
+result_one(void *arg, const uint8_t *p, size_t n)
+{
+	struct find_ctx *c = arg;
+	struct jh_arena a;
+	struct jh_env ent, in;
+
+	jh_arena_init(&a);
+	if (entry_parse(&a, &ent, &in, p, n) == 0 &&
+	    strcmp(in.kind, "result/1") == 0 &&
+	    jh_cbor_text_is(jh_cbor_get(in.core, "tool_use_id"), c->call) &&
+	    jh_cbor_text_is(jh_cbor_get(in.core, "session"), c->session) &&
+	    jh_cbor_text_is(jh_cbor_get(ent.core, "session"), c->session))
+		c->results++;
+	jh_arena_free(&a);
+}
+
 /*
  * The last decision filed under key: the one entry the index names, when
  * it is whole and the entry is that decision; else every entry of the
@@ -367,10 +386,23 @@ settle(struct ctx *c, struct res *r, const struct jh_cbor *grant,
 		diag(c, "ledger: not the grant's");
 	else if (jh_ledger_settle(l, call, 0, amount, release, jh_now_ms(),
 	    &e) == -1) {
-		/* Reaped at its time-to-live: it was debited then. */
 		size_t k = strlen(r->reason);
-		snprintf(r->reason + k, sizeof(r->reason) - k, "; the ask's "
-		    "hold had already settled in full");
+		if (!release && r->closed) {
+			/*
+			 * It ran after a result released its hold: it is
+			 * paid for now, whatever released it.
+			 */
+			jh_ledger_debit(l, call, amount, jh_now_ms());
+			if (jh_ledger_write(fd, l, 1, &e) == -1)
+				diag(c, "ledger: %s", e.msg);
+			else
+				r->debited = amount;
+			snprintf(r->reason + k, sizeof(r->reason) - k, "; its "
+			    "cost is debited now, as its hold was released");
+		} else
+			/* Reaped at its time-to-live: it was debited then. */
+			snprintf(r->reason + k, sizeof(r->reason) - k, "; the "
+			    "ask's hold had already settled in full");
 	} else if (jh_ledger_write(fd, l, 1, &e) == -1)
 		diag(c, "ledger: %s", e.msg);
 	else if (!release)
@@ -400,6 +432,7 @@ settle_all(struct ctx *c, struct res *r, const struct jh_cbor *core,
 		    memcmp(ch->v[i].p, own->p, own->len) == 0)
 			continue;
 		memset(&other, 0, sizeof(other));
+		other.closed = r->closed;
 		settle(c, &other, &ch->v[i], call, amount, release);
 	}
 }
@@ -552,10 +585,22 @@ check_ran(struct ctx *x, struct res *r, const struct found *f,
 	    jh_cbor_text_is(verdict, "rewrite") ? "updated_digest" :
 	    "input_digest");
 	int ok = strcmp(status, "ok") == 0;
+	char *dtool = text(jh_cbor_get(f->in.core, "tool"));
+	char *dcls = text(jh_cbor_get(f->in.core, "class"));
+	int same = dtool != NULL && dcls != NULL && strcmp(dtool, tool) == 0 &&
+	    strcmp(dcls, cls) == 0;
 
+	free(dtool);
+	free(dcls);
 	if (jh_cbor_text_is(verdict, "ask"))
 		r->answer = strcmp(status, "denied") == 0 ? "refused" :
 		    "approved";
+	/* a decision for one tool never covers another's run */
+	if (!same && strcmp(status, "denied") != 0) {
+		rsay(r, "not-allowed", "%s ran under the tool_use_id of a "
+		    "decision for another tool", tool);
+		return;
+	}
 	if (jh_cbor_text_is(verdict, "deny")) {
 		rsay(r, "not-allowed", "%s ran although its decision was "
 		    "deny", tool);
@@ -580,6 +625,11 @@ check_ran(struct ctx *x, struct res *r, const struct found *f,
 		    resp != NULL)
 			check_written(r, f, h, ev, resp, tool);
 	}
+	/* an ask a result closed as never run or refused, run after all */
+	if (jh_cbor_text_is(verdict, "ask") && r->closed &&
+	    strcmp(status, "denied") != 0)
+		rsay(r, "not-allowed", "%s ran after a result had closed its "
+		    "ask as refused or never run", tool);
 	if (jh_cbor_text_is(verdict, "ask"))
 		settle_all(x, r, f->in.core, call, jh_cbor_get(f->in.core,
 		    "cost_uj")->u, strcmp(status, "denied") == 0);
@@ -633,8 +683,16 @@ post(struct ctx *x, const json_t *ev, const struct jh_host *h,
 		    "its tool_use_id in the session's log: the gate did not "
 		    "run for it (a hook that failed open, or one removed)",
 		    tool);
-	else
+	else {
+		/* an ask's call: whether a result closed it already */
+		if (jh_cbor_text_is(jh_cbor_get(f.in.core, "verdict"),
+		    "ask")) {
+			c.results = 0;
+			log_each(&l, call, strlen(call), result_one, &c);
+			r.closed = c.results > 0;
+		}
 		check_ran(x, &r, &f, ev, h, dg);
+	}
 	/*
 	 * What ran is not what was decided, on a host that cannot end the
 	 * run now: the gate denies the session from here on.

@@ -434,3 +434,76 @@ PermissionDenied	denied	match	refused"
 	run -0 jh-verify -c "$T/sink/checkpoints" "$LOG"
 	assert_output --partial "matches the checkpoint"
 }
+
+# A decision covers the tool it was made for: an allow of a Read never
+# covers a Write of the same input under the same tool_use_id.
+@test "a tool run under another tool's decision stops the session" {
+	in=$(jq -nc --arg p "$R/evil.txt" '{file_path: $p, content: "x"}')
+	hook "$(payload PreToolUse Read "$in" toolu_swap)"
+	assert_success
+	hook "$(payload PostToolUse Write "$in" toolu_swap \
+	    "$(jq -nc --arg p "$R/evil.txt" '{type: "create", filePath: $p, content: "x"}')")"
+	assert_success
+	run -0 jq -r .continue <<<"$output"
+	assert_output false
+	run -0 results
+	run -0 jq -r '[.tool, .check] | @tsv' <<<"$output"
+	assert_output "Write	not-allowed"
+}
+
+# Stop closes an unanswered ask as refused and releases its hold: a run of
+# it after that is paid for and stops the session.
+@test "an ask that runs after a result closed it is debited, and stops the session" {
+	in='{"command":"npm run deploy"}'
+	hook "$(payload PreToolUse Bash "$in" toolu_late)"
+	assert_success
+	hook "$(jq -nc --arg s "$SID" --arg cwd "$R" '{session_id: $s,
+	    transcript_path: "/nonexistent.jsonl", cwd: $cwd,
+	    hook_event_name: "Stop", stop_hook_active: false}')"
+	assert_success
+	hook "$(payload PostToolUse Bash "$in" toolu_late \
+	    '{"stdout":"","stderr":"","interrupted":false}')"
+	assert_success
+	run -0 jq -r .continue <<<"$output"
+	assert_output false
+	run -0 results
+	run -0 jq -sr 'map([.status, .answer, .debited_uj, .check] | @tsv) | .[]' <<<"$output"
+	assert_line --index 0 "not-run	refused	0	match"
+	assert_line --index 1 "ok	approved	2000000	not-allowed"
+	run -0 jh-verify -L "$JH_STATE/ledger" "$LOG"
+	run -0 jq -c 'select(.ledger) | .ledger | [.held_uj, .spent_uj]' <<<"$output"
+	assert_output "[0,2000000]"
+}
+
+# A checkpoint is found for a log by its file's name (the SHA-256 of its
+# session, as jh-chain names it) or its first chain entry: neither a
+# bare receipt of another session put in front nor an emptied file
+# escapes it.
+@test "a log cut behind another session's receipt, or emptied, still fails its checkpoint" {
+	hook "$(payload PreToolUse Bash '{"command":"echo a"}' toolu_c1)"
+	hook "$(payload PreToolUse Bash '{"command":"echo b"}' toolu_c2)"
+	hook "$(jq -nc --arg s "$SID" --arg cwd "$R" '{session_id: $s,
+	    transcript_path: "/nonexistent.jsonl", cwd: $cwd,
+	    hook_event_name: "Stop", stop_hook_active: false}')"
+	assert_success
+	run -0 jh-verify -q -c "$T/sink/checkpoints" "$LOG"
+	/usr/bin/python3 "$PROJECT_ROOT/tests/helpers/cborseq.py" droplast \
+	    "$LOG" "$T/short.jhl"
+	jq -nc --arg cwd "$R" '{session_id: "other", tool: "Bash",
+	    input: {command: "echo x"}, cwd: $cwd, content_id: null,
+	    host: "claude-code", event: "PreToolUse", class: "shell",
+	    tool_use_id: "t9"}' | jh-decide | jh-seal >"$T/bare"
+	mkdir "$T/named" "$T/empty"
+	name=$(basename "$LOG")
+	cat "$T/bare" "$T/short.jhl" >"$T/named/$name"
+	cat "$T/bare" "$T/short.jhl" >"$T/fronted.jhl"
+	: >"$T/empty/$name"
+	for f in "$T/named/$name" "$T/fronted.jhl"; do
+		run -1 jh-verify -c "$T/sink/checkpoints" "$f"
+		assert_output --partial "truncated"
+	done
+	# emptied, even beside a log that meets the checkpoint
+	run -1 jh-verify -c "$T/sink/checkpoints" "$T/empty/$name"
+	run -1 jh-verify -c "$T/sink/checkpoints" "$LOG" "$T/empty/$name"
+	assert_output --partial "truncated"
+}
