@@ -85,6 +85,7 @@ struct opts {
 	struct jh_keyset keys;
 	struct jh_verifier v;
 	const struct jh_cp *cp;	/* the one the log at hand is checked with */
+	int cp_named;		/* ... which its file's name chose */
 	struct jh_cps cps;	/* -c: every checkpoint the file holds */
 	int cp_used;
 };
@@ -152,6 +153,13 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	    memcmp(lv->session, o->cp->session, lv->slen) == 0) {
 		o->cp_used = 1;
 		cp_fail = jh_cp_note(o->cp, lv, note, sizeof(note));
+	} else if (o->cp != NULL && o->cp_named) {
+		/* named as its session's log, it holds none of it: emptied */
+		o->cp_used = 1;
+		cp_fail = 1;
+		snprintf(note, sizeof(note), "truncated: the checkpoint has "
+		    "%llu entries, the log none of its session",
+		    (unsigned long long)o->cp->count);
 	} else
 		snprintf(note, sizeof(note), "verified as a prefix only: "
 		    "without a checkpoint, a truncated tail cannot be "
@@ -663,7 +671,7 @@ replay_ledger(struct opts *o, struct tally *t)
 	return (rc);
 }
 
-static void select_cp(struct opts *, int);
+static void select_cp(struct opts *, int, const char *);
 
 struct run {
 	struct opts *o;
@@ -773,7 +781,7 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 	jh_buf_init(&f.out);
 	jh_arena_init(&f.a);
 	jh_lv_init(&f.lv);
-	select_cp(f.o, r->fd);
+	select_cp(f.o, r->fd, path);
 	if (f.o->cp != NULL)
 		f.lv.cp_count = f.o->cp->count;
 	for (;;) {
@@ -813,6 +821,13 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 	    log_summary(&f.out, f.o, path, &f.lv, havetail ? tail : NULL,
 	    f.logbad, f.t) == -1)
 		rc = -1;
+	else if (rc != -1 && f.lv.entries == 0 && f.o->cp_named) {
+		/* named as a checkpointed session's log, and emptied */
+		f.o->cp_used = 1;
+		f.t->failed++;
+		warnx("%s: truncated: the checkpoint has %llu entries, the log "
+		    "none", path, (unsigned long long)f.o->cp->count);
+	}
 	jh_lv_free(&f.lv);
 	jh_arena_free(&f.a);
 	jh_buf_free(&f.out);
@@ -820,18 +835,37 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 }
 
 /*
- * The checkpoint for the log on fd: the latest of the session its first
- * entry names (the file is rewound), or, on a stream that cannot be
- * peeked at, of the one session the checkpoints are all of.
+ * The checkpoint for the log on fd: the latest of the session its file
+ * is named after (jh-chain's <hex of the session's SHA-256>.jhl), else
+ * of the session its first chain entry names (the file is rewound), or,
+ * on a stream that cannot be peeked at, of the one session the
+ * checkpoints are all of.
  */
 static void
-select_cp(struct opts *o, int fd)
+select_cp(struct opts *o, int fd, const char *path)
 {
-	char *sid = NULL;
+	char *sid = NULL, hex[2 * JH_HASH_LEN + 1];
+	const char *base = strrchr(path, '/');
+	uint8_t h[JH_HASH_LEN];
+	size_t i;
 
 	o->cp = NULL;
+	o->cp_named = 0;
 	if (o->cps.n == 0)
 		return;
+	/* a log named <hex of its session's SHA-256>.jhl, as jh-chain names it */
+	base = base != NULL ? base + 1 : path;
+	for (i = 0; i < o->cps.n && strlen(base) == 2 * JH_HASH_LEN + 4 &&
+	    strcmp(base + 2 * JH_HASH_LEN, ".jhl") == 0; i++) {
+		crypto_hash_sha256(h, (const uint8_t *)o->cps.v[i].session,
+		    o->cps.v[i].slen);
+		jh_hex(hex, h, sizeof(h));
+		if (strncmp(base, hex, 2 * JH_HASH_LEN) == 0) {
+			o->cp = jh_cps_pick(&o->cps, o->cps.v[i].session);
+			o->cp_named = 1;
+			return;
+		}
+	}
 	if (lseek(fd, 0, SEEK_CUR) == 0)
 		sid = jh_st_first_session(fd);
 	lseek(fd, 0, SEEK_SET);

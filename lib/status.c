@@ -1164,7 +1164,11 @@ jh_st_close_log(int fd, int hfd)
 		close(hfd);
 }
 
-/* The session id of a log, from its first entry; NULL if unreadable. */
+/*
+ * The session id of a log, from its first chain entry (a bare receipt
+ * put before it names no log's session); NULL if unreadable.  Looks at
+ * the first 64 items only.
+ */
 char *
 jh_st_first_session(int fd)
 {
@@ -1173,18 +1177,25 @@ jh_st_first_session(int fd)
 	struct jh_env env;
 	struct jh_err e;
 	const struct jh_cbor *s;
+	uint64_t off = 0;
 	char *id = NULL;
+	int i;
 
 	jh_buf_init(&b);
-	jh_arena_init(&a);
-	if (jh_st_item(&b, fd, 0, &e) == 1 &&
-	    jh_env_parse(&env, &a, b.p, b.len, &e) == 0 &&
-	    (s = jh_cbor_get(env.core, "session")) != NULL &&
-	    s->type == JH_CBOR_TEXT && (id = malloc(s->len + 1)) != NULL) {
-		memcpy(id, s->p, s->len);
-		id[s->len] = '\0';
+	for (i = 0; id == NULL && i < 64 && jh_st_item(&b, fd, off, &e) == 1;
+	    i++) {
+		off += b.len;
+		jh_arena_init(&a);
+		if (jh_env_parse(&env, &a, b.p, b.len, &e) == 0 &&
+		    strcmp(env.kind, "chain/1") == 0 &&
+		    (s = jh_cbor_get(env.core, "session")) != NULL &&
+		    s->type == JH_CBOR_TEXT && (id = malloc(s->len + 1)) !=
+		    NULL) {
+			memcpy(id, s->p, s->len);
+			id[s->len] = '\0';
+		}
+		jh_arena_free(&a);
 	}
-	jh_arena_free(&a);
 	jh_buf_free(&b);
 	return (id);
 }
