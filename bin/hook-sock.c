@@ -19,10 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "buf.h"
 #include "hook.h"
 #include "hookwire.h"
 #include "hosts.h"
+#include "statefs.h"
 #include "util.h"
 
 /* Sets a socket's send and receive timeouts to ms. */
@@ -236,6 +239,56 @@ check_peer(struct run *r, struct conf *c, const char *cfg)
 	snprintf(r->uid, sizeof(r->uid), "%u", (unsigned)cr.uid);
 	if (c->dev[i].home[0] != '\0')
 		strcpy(c->user_home, c->dev[i].home);
+}
+
+/*
+ * -a: a session is one developer's.  The first uid to name a session id
+ * owns it (<state>/owners/<hex of the id's SHA-256>, in the gate's own
+ * state): another developer served by the same gate can neither decide,
+ * close nor stop a call of it.
+ */
+void
+check_owner(struct run *r, const struct conf *c)
+{
+	char name[2 * JH_HASH_LEN + 1], have[16];
+	uint8_t h[JH_HASH_LEN];
+	struct jh_err e;
+	ssize_t n;
+	size_t l = strlen(r->uid);
+	int sfd, dfd, fd;
+
+	crypto_hash_sha256(h, (const uint8_t *)r->session, strlen(r->session));
+	jh_hex(name, h, sizeof(h));
+	if (mkdir(c->state, 0755) == -1 && errno != EEXIST)
+		deny(r, "%s: %s", c->state, strerror(errno));
+	if ((sfd = open(c->state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		deny(r, "%s: %s", c->state, strerror(errno));
+	dfd = jh_open_dir(sfd, "owners", 1, &e);
+	close(sfd);
+	if (dfd == -1)
+		deny(r, "the sessions' owners: %s", e.msg);
+	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) != -1) {
+		if (jh_write_all(fd, r->uid, l) == -1 || fsync(fd) == -1) {
+			(void)unlinkat(dfd, name, 0);
+			deny(r, "cannot record the session's owner: %s",
+			    strerror(errno));
+		}
+		close(fd);
+		close(dfd);
+		return;
+	}
+	if (errno != EEXIST || (fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		deny(r, "the session's owner: %s", strerror(errno));
+	n = read(fd, have, sizeof(have));
+	close(fd);
+	close(dfd);
+	if (n != (ssize_t)l || memcmp(have, r->uid, l) != 0)
+		deny(r, "session %.64s is another developer's (uid %.*s): uid %s "
+		    "cannot act in it", r->session, n > 0 ? (int)n : 0, have,
+		    r->uid);
 }
 
 /*

@@ -898,6 +898,8 @@ main(int argc, char *argv[])
 		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
+	if (a.serve)
+		check_owner(&r, &c);
 	deadline = jh_mono_ms() + c.deadline_ms;
 	if (fused(&r, &c))
 		st = fused_run(&r, &c, deadline, sts);

@@ -280,3 +280,32 @@ except OSError:
 		[[ $output == *"usage"* ]] || { echo "-t '$t': $output"; false; }
 	done
 }
+
+@test "a session is its first developer's: another developer of the same gate can neither decide nor close a call of it" {
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 ||
+		skip "needs root and the user nobody: a caller of another uid"
+	W=$(mktemp -d /tmp/jhsock.XXXXXX)
+	chmod 755 "$W"
+	install -m 755 "$H/jh-hook" "$W/jh-hook"
+	S="$W/gate.sock"
+	serve
+	echo "developer=$(id -u nobody)" >>"$T/srv.conf"
+	chmod 666 "$S"
+	payload PreToolUse Bash '{"command":"ls"}' own-1 >"$T/p.json"
+	run -0 "$W/jh-hook" -s "$S" <"$T/p.json"
+	# nobody names the same session: refused, and nothing is recorded
+	n=$(jh-verify "$JH_STATE/logs/"*.jhl | jq -s '[.[] | select(.chain)] | length')
+	for ev in PreToolUse PostToolUse; do
+		payload "$ev" Bash '{"command":"ls"}' own-1 >"$T/q.json"
+		run --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" <"$T/q.json"
+		[[ $stderr == *"is another developer's (uid $(id -u))"* ]]
+	done
+	[ "$(jh-verify "$JH_STATE/logs/"*.jhl | jq -s '[.[] | select(.chain)] | length')" = "$n" ]
+	[ ! -e "$JH_STATE/stopped" ] || [ -z "$(ls "$JH_STATE/stopped")" ]
+	# its own session is served
+	jq -c '.session_id = "s2" | .tool_use_id = "own-2"' "$T/p.json" >"$T/r.json"
+	run -0 --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" <"$T/r.json"
+	kill "$SRV_PID"
+	pkill -f "systemd-socket-activate --accept -l $S " || true
+	rm -rf "$W"
+}
