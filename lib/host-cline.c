@@ -99,6 +99,70 @@ whole_line(const char *s, size_t n)
 	return (1);
 }
 
+/* read_files' keys for its files, as Cline's schema (3.0.65) has them */
+static const char *const read_keys[] = { "files", "paths", "path",
+	"file_path", "filePath", "file_paths", NULL };
+
+/* Whether in has exactly one key, and it is one of keys. */
+static int
+one_key(const json_t *in, const char *const keys[])
+{
+	const char *k;
+	json_t *v;
+	size_t i, n = 0;
+
+	json_object_foreach((json_t *)in, k, v) {
+		for (i = 0; keys[i] != NULL && strcmp(keys[i], k) != 0; i++)
+			;
+		if (keys[i] == NULL || ++n > 1)
+			return (0);
+	}
+	return (n == 1);
+}
+
+/*
+ * run_commands' commands, in the shape Cline's schema takes first
+ * (3.0.65): commands as an array of lines, or one line; else a command
+ * (or cmd) line with no args.  A command given as a program and its
+ * arguments, and any other shape, is refused (why): the gate reads a
+ * line.  A new array of strings, or NULL.
+ */
+static json_t *
+run_shape(const json_t *in, char *why, size_t whysz)
+{
+	const json_t *v = json_object_get(in, "commands"), *c;
+	size_t i;
+
+	if (json_object_get(in, "args") != NULL) {
+		snprintf(why, whysz, "run_commands with args: send the "
+		    "command as one line");
+		return (NULL);
+	}
+	if (v == NULL) {
+		c = json_object_get(in, "command");
+		if (c == NULL)
+			c = json_object_get(in, "cmd");
+		else if (json_object_get(in, "cmd") != NULL)
+			c = NULL;
+		v = c;
+	}
+	if (json_is_string(v))
+		return (json_pack("[O]", v));
+	if (!json_is_array(v)) {
+		snprintf(why, whysz, "run_commands' commands are neither a "
+		    "line nor an array of lines");
+		return (NULL);
+	}
+	for (i = 0; i < json_array_size(v); i++)
+		if (!json_is_string(json_array_get(v, i))) {
+			snprintf(why, whysz, "run_commands' command %zu is "
+			    "not a line: send each command as one line",
+			    i + 1);
+			return (NULL);
+		}
+	return (json_incref((json_t *)v));
+}
+
 /*
  * run_commands' commands as one shell script, a line each, run in
  * turn: a directory change before the last one is refused, since
@@ -114,7 +178,7 @@ cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
 	size_t i, n;
 
 	if (strcmp(tool, "run_commands") == 0 &&
-	    json_is_array(v = json_object_get(in, "commands"))) {
+	    (v = run_shape(in, why, whysz)) != NULL) {
 		n = json_array_size(v);
 		jh_buf_init(&b);
 		for (i = 0; i < n; i++) {
@@ -151,11 +215,42 @@ cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
 			return (NULL);
 		}
 		json_object_del(o, "commands");
+		json_object_del(o, "args");
+		json_object_del(o, "cmd");
 		json_object_set_new(o, "command", json_string((char *)b.p));
 		json_object_set_new(o, "commands_n", json_integer(
 		    (json_int_t)n));
 		jh_buf_free(&b);
+		json_decref(v);
 		return (o);
+	}
+	if (strcmp(tool, "run_commands") == 0) {
+		if (why[0] == '\0')
+			snprintf(why, whysz, "run_commands has no command");
+		return (json_incref((json_t *)in));
+	}
+	/* web fetches: requests[].url, one a call (the gate checks one) */
+	if (strcmp(tool, "fetch_web_content") == 0) {
+		v = json_object_get(in, "requests");
+		if ((o = json_deep_copy(in)) == NULL)
+			return (NULL);
+		json_object_del(o, "url");
+		if (!json_is_array(v) || json_array_size(v) != 1 ||
+		    !json_is_string(json_object_get(json_array_get(v, 0),
+		    "url")))
+			snprintf(why, whysz, "fetch_web_content's requests "
+			    "must be one request with a url: the gate checks "
+			    "one URL a call");
+		else
+			json_object_set(o, "url", json_object_get(
+			    json_array_get(v, 0), "url"));
+		return (o);
+	}
+	if (strcmp(tool, "read_files") == 0 && !one_key(in, read_keys)) {
+		snprintf(why, whysz, "read_files names its files by more than "
+		    "one key, or by one the gate does not read: send files "
+		    "only");
+		return (json_incref((json_t *)in));
 	}
 	if (strcmp(tool, "read_files") == 0 &&
 	    json_is_array(v = json_object_get(in, "files"))) {

@@ -608,3 +608,55 @@ setup_reply() {
 	run -2 --separate-stderr gate deny
 	assert_deny r
 }
+
+# An adapter reads a tool's arguments as the host's tool does, or refuses
+# them: a decoy key the model adds never stands in for what runs.
+@test "Cline: run_commands, read_files and fetch_web_content are read in the shape Cline runs, other shapes refused" {
+	cl() { # TOOL INPUT-JSON: the event's input and defect, one line
+		jq -nc --arg n "$1" --argjson i "$2" '{taskId: "c1",
+		    workspaceRoots: ["/p"], hookName: "tool_call",
+		    tool_call: {id: "t1", name: $n, input: $i}}' |
+		    jh-normalize -H cline | jq -c '[.input.command // .input.paths // .input.url, .malformed]'
+	}
+	run -0 cl run_commands '{"commands":"touch /tmp/x","command":"git status"}'
+	assert_output '["touch /tmp/x",null]'
+	run -0 cl run_commands '{"command":"ls src"}'
+	assert_output '["ls src",null]'
+	run -0 cl run_commands '{"commands":["ls","pwd"],"command":"git status"}'
+	assert_output $'["ls\\npwd",null]'
+	for in in '{"command":"cat","args":["/etc/shadow"]}' \
+	    '{"commands":{"command":"touch","args":["/tmp/x"]},"command":"git status"}' \
+	    '{"commands":[{"command":"touch","args":["/tmp/x"]}]}' '{"commands":7}' '{}'; do
+		run -0 cl run_commands "$in"
+		run -0 jq -r '.[1]' <<<"$output"
+		[ "$output" != null ]
+	done
+	run -0 cl read_files '{"files":[{"path":"/p/a"},"/p/b"]}'
+	assert_output '[["/p/a","/p/b"],null]'
+	for in in '{"filePath":"/etc/shadow","paths":["a"]}' \
+	    '{"file_paths":["/etc/shadow"],"paths":["a"]}' '{"files":["a"],"path":"/etc/shadow"}'; do
+		run -0 cl read_files "$in"
+		assert_output --partial 'more than one key'
+	done
+	run -0 cl fetch_web_content '{"url":"https://docs.example.com/a","requests":[{"url":"https://evil.example.net/x","prompt":"p"}]}'
+	assert_output '["https://evil.example.net/x",null]'
+	run -0 cl fetch_web_content '{"requests":[{"url":"https://a.example/","prompt":"p"},{"url":"https://b.example/","prompt":"p"}]}'
+	assert_output --partial 'one URL a call'
+}
+
+@test "Gemini CLI: web_fetch is the URL its prompt names, and read_many_files' patterns are the trees of their prefixes" {
+	mkdir -p "$T/w/src/deep"
+	gm() { # TOOL INPUT-JSON
+		jq -nc --arg t "$1" --argjson i "$2" --arg cwd "$T/w" '{session_id: "g1",
+		    hook_event_name: "BeforeTool", tool_name: $t, tool_input: $i, cwd: $cwd}' |
+		    jh-normalize -H gemini-cli | jq -c '[.input.url // .input.paths, .malformed]'
+	}
+	run -0 gm web_fetch '{"prompt":"Summarize https://docs.example.com/a."}'
+	assert_output '["https://docs.example.com/a",null]'
+	run -0 gm web_fetch '{"url":"https://docs.example.com/a","prompt":"Summarize https://evil.example.net/x?d=1"}'
+	assert_output --partial 'more than one URL'
+	run -0 gm web_fetch '{"prompt":"no address"}'
+	assert_output --partial 'names no URL'
+	run -0 gm read_many_files '{"include":["src/deep/**/*.ts","README.md","**/.en?","SRC/**","/etc/*.conf"]}'
+	assert_output '[["src/deep","README.md",".",".","/etc"],null]'
+}
