@@ -5,9 +5,13 @@
  * derives one from the session, the tool and its input, so the reply
  * binds to this call and AfterTool finds its decision.
  */
+#include <sys/stat.h>
+
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -40,15 +44,135 @@ static const struct jh_host_tool gemini_tools[] = {
 	{ NULL, NULL, NULL }
 };
 
+/* Whether the first n bytes of pat name a directory, from cwd. */
+static int
+there(const char *cwd, const char *pat, size_t n)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int k;
+
+	if (n == 0)
+		return (0);
+	k = pat[0] == '/' || cwd == NULL ? snprintf(p, sizeof(p), "%.*s",
+	    (int)n, pat) : snprintf(p, sizeof(p), "%s/%.*s", cwd, (int)n, pat);
+	return (k > 0 && (size_t)k < sizeof(p) && stat(p, &st) == 0 &&
+	    S_ISDIR(st.st_mode));
+}
+
+/* The URLs a text names: each http:// or https:// up to a blank. */
+static int
+prompt_urls(const char *s, json_t *urls)
+{
+	const char *p = s, *h;
+	size_t n;
+
+	while ((h = strstr(p, "http")) != NULL) {
+		p = h + 4;
+		if (strncasecmp(h, "https://", 8) != 0 &&
+		    strncasecmp(h, "http://", 7) != 0)
+			continue;
+		n = strcspn(h, " \t\n\r\"'<>()[]{}`");
+		while (n > 0 && strchr(".,;:!?", h[n - 1]) != NULL)
+			n--;
+		if (json_array_append_new(urls, json_stringn(h, n)) == -1)
+			return (-1);
+		p = h + n;
+	}
+	return (0);
+}
+
+/*
+ * The arguments as the tool reads them (0.61.0).  web_fetch fetches the
+ * URLs its prompt names (and its url, where direct fetching is on): the
+ * one URL they come to is the fetch's, and several are refused, as the
+ * gate checks one URL a call.  read_many_files' include patterns are
+ * expanded by glob(3)-like matching, case folded, dot files included: a
+ * pattern is the tree of its literal directory prefix (the working
+ * directory when that prefix is not there as written).
+ */
+static json_t *
+gemini_input(const char *tool, json_t *in, const char *cwd, char *why,
+    size_t whysz)
+{
+	json_t *o, *v, *urls;
+	size_t i, k;
+
+	if (strcmp(tool, "web_fetch") == 0) {
+		if ((o = json_deep_copy(in)) == NULL ||
+		    (urls = json_array()) == NULL) {
+			json_decref(o);
+			return (NULL);
+		}
+		if (json_is_string(v = json_object_get(in, "url")))
+			json_array_append(urls, v);
+		if (json_is_string(v = json_object_get(in, "prompt")) &&
+		    prompt_urls(json_string_value(v), urls) == -1) {
+			json_decref(urls);
+			json_decref(o);
+			return (NULL);
+		}
+		for (i = 1; i < json_array_size(urls); i++)
+			for (k = 0; k < i; k++)
+				if (!json_equal(json_array_get(urls, i),
+				    json_array_get(urls, k))) {
+					snprintf(why, whysz, "web_fetch names "
+					    "more than one URL (its url and its "
+					    "prompt's): the gate checks one a "
+					    "call; fetch each on its own");
+					i = k = json_array_size(urls);
+				}
+		if (json_array_size(urls) == 0)
+			snprintf(why, whysz, "web_fetch names no URL");
+		else
+			json_object_set(o, "url", json_array_get(urls, 0));
+		json_decref(urls);
+		return (o);
+	}
+	if (strcmp(tool, "read_many_files") == 0 &&
+	    json_is_array(v = json_object_get(in, "include"))) {
+		if ((o = json_deep_copy(in)) == NULL ||
+		    (urls = json_array()) == NULL) {
+			json_decref(o);
+			return (NULL);
+		}
+		for (i = 0; i < json_array_size(v); i++) {
+			const char *pat = json_string_value(
+			    json_array_get(v, i));
+			size_t m;
+			if (pat == NULL) {
+				snprintf(why, whysz, "read_many_files' "
+				    "include %zu is not a string", i + 1);
+				break;
+			}
+			m = strcspn(pat, "*?[{!");
+			if (pat[m] == '\0') {
+				json_array_append_new(urls, json_string(pat));
+				continue;
+			}
+			while (m > 0 && pat[m - 1] != '/')
+				m--;
+			m = m > 1 ? m - 1 : m;
+			/* not there as written (case folded): the cwd's tree */
+			if (!there(cwd, pat, m))
+				json_array_append_new(urls, json_string("."));
+			else
+				json_array_append_new(urls, json_stringn(pat,
+				    m));
+		}
+		json_object_set_new(o, "include", urls);
+		return (o);
+	}
+	return (json_incref(in));
+}
+
 static json_t *
 gemini_canon(const json_t *p, char *why, size_t whysz)
 {
-	json_t *c = json_deep_copy(p), *in, *mc;
+	json_t *c = json_deep_copy(p), *in, *mc, *ci;
 	const char *tool, *srv, *name;
 	char *mcp = NULL;
 
-	(void)why;
-	(void)whysz;
 	if (c == NULL)
 		return (NULL);
 	jh_hc_event(c, JH_HK_EVENT, gemini_events);
@@ -62,13 +186,21 @@ gemini_canon(const json_t *p, char *why, size_t whysz)
 	name = json_string_value(json_object_get(mc, "tool_name"));
 	if (srv != NULL && name != NULL && strncmp(tool, "mcp__", 5) != 0)
 		mcp = jh_hc_mcp_name(srv, name);
-	if (jh_hc_set_tool(c, &jh_host_gemini_cli, tool, mcp ? mcp : tool,
-	    json_incref(in)) == -1 || jh_hc_derive_id(c) == -1) {
+	json_incref(in);
+	if ((ci = gemini_input(tool, in, json_string_value(json_object_get(c,
+	    "cwd")), why, whysz)) == NULL || jh_hc_set_tool(c,
+	    &jh_host_gemini_cli, tool, mcp ? mcp : tool, ci) == -1 ||
+	    jh_hc_derive_id(c) == -1) {
 		free(mcp);
+		json_decref(in);
 		json_decref(c);
 		return (NULL);
 	}
+	/* the host's own arguments, for a rewrite merged over them */
+	if (!json_equal(json_object_get(c, JH_HK_INPUT), in))
+		json_object_set(c, "native_input", in);
 	free(mcp);
+	json_decref(in);
 	return (c);
 }
 
