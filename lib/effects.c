@@ -1385,16 +1385,71 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
  * An option whose value names a program that runs with the rest of the
  * words (python -m pytest -x): that command is decided on its own.
  */
+/*
+ * python -m NAME where NAME is the project's own module: the file that
+ * runs (NAME's dots as slashes, .py, or a package's __main__.py, in the
+ * directory python runs in, which -m puts first on sys.path, so it
+ * shadows any installed module of that name).  0 with its path in out.
+ */
+static int
+py_module(const struct cmdst *c, const struct jh_sh_word *v, char *out,
+    size_t sz)
+{
+	static const char *const tail[] = { ".py", "/__main__.py", NULL };
+	char rel[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if ((strcmp(c->name, "python") != 0 && strcmp(c->name, "python3") !=
+	    0) || v->flags != 0 || c->dir[0] == '\0' || v->s[0] == '\0' ||
+	    strlen(v->s) >= sizeof(rel) - 16 ||
+	    strspn(v->s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_.") != strlen(v->s) || v->s[0] == '.' ||
+	    strstr(v->s, "..") != NULL || v->s[strlen(v->s) - 1] == '.')
+		return (-1);
+	for (i = 0; v->s[i] != '\0'; i++)
+		rel[i] = v->s[i] == '.' ? '/' : v->s[i];
+	rel[i] = '\0';
+	for (i = 0; tail[i] != NULL; i++)
+		if ((size_t)snprintf(out, sz, "%s/%s%s", c->dir, rel,
+		    tail[i]) < sz && stat(out, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			return (0);
+	return (-1);
+}
+
+/* python -I or -P before -m (k is past its value): no cwd on sys.path */
+static int
+py_isolated(const struct jh_sh_word *av, size_t k)
+{
+	size_t i;
+
+	for (i = 1; i < k; i++)
+		if (av[i].s[0] == '-' && av[i].s[1] != '-' &&
+		    strpbrk(av[i].s, "IP") != NULL)
+			return (1);
+	return (0);
+}
+
 static int
 opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
     const struct jh_sh_word *av, size_t argc, size_t k, size_t *used)
 {
-	char *w[MAX_OPERANDS];
+	char *w[MAX_OPERANDS], p[PATH_MAX + 1];
 	int fl[MAX_OPERANDS];
 	size_t n = 1;
 
 	*used = argc;	/* the rest belongs to that command */
 	c->handed = 1;
+	if (!py_isolated(av, k) && py_module(c, v, p, sizeof(p)) == 0) {
+		/* the project's code, and its words passed on to it */
+		if (add(x, JH_E_EXEC, JH_EF_RUNS, p, c->name, NULL) == -1)
+			return (-1);
+		for (; k < argc; k++)
+			if (letter(x, c, 'A', &av[k]) == -1)
+				return (-1);
+		return (0);
+	}
 	if (x->nest >= MAX_NEST)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "commands "
 		    "nested too deep"));

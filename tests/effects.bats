@@ -16,6 +16,8 @@ setup() {
 	mkdir -p "$P/node_modules/.bin"
 	printf '#!/bin/sh\n' >"$P/node_modules/.bin/tsc"
 	chmod +x "$P/node_modules/.bin/tsc"
+	mkdir -p "$P/app"
+	: >"$P/app/main.py"
 	EFX="${JH_TESTBIN:-$BATS_TEST_DIRNAME/../build/test/tests}/sh-effects"
 	[ -x "$EFX" ] || skip "no $EFX (make check builds it)"
 }
