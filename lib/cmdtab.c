@@ -44,7 +44,11 @@
 #define GIT_RUNS	".git/config,.git/config.worktree,.git/hooks/*," \
 	".git/info/attributes,.gitattributes,**/.gitattributes,.gitmodules," \
 	"**/.git/config,**/.git/config.worktree,**/.git/hooks/*,.git," \
-	"**/.git,**/.git/commondir,.husky/*"
+	"**/.git,**/.git/commondir,.husky/*,**/.git/info/attributes," \
+	"**/.git/modules/**/config,**/.git/modules/**/config.worktree," \
+	"**/.git/modules/**/hooks/*,**/.git/modules/**/info/attributes," \
+	"**/.git/modules/**/commondir,**/.git/worktrees/*/config.worktree," \
+	"**/.git/worktrees/*/commondir,**/.git/worktrees/*/gitdir"
 #define GIT(n, o, a, t, s) \
 	{ "git " n, o, a, GIT_RUNS, t, JH_CT_RUNS | JH_CT_ABBREV, s }
 #define GITS(n, o, a, t, s) \
@@ -316,7 +320,7 @@
 	{ n, o, "rwd*", NULL, NULL, GFILT, s }
 
 /* xz's options (xz, unxz). */
-#define XZ_OPTS "-S,--suffix=i -T,--threads=i -M,--memlimit=i -F,--format=i" \
+#define XZ_OPTS "-S,--suffix=u -T,--threads=i -M,--memlimit=i -F,--format=i" \
 	" -C,--check=i --files=u --files0=u --block-size=i --block-list=i" \
 	" --memlimit-compress=i --memlimit-decompress=i" \
 	" --memlimit-mt-decompress=i --flush-timeout=i --lzma1?i --lzma2?i" \
@@ -739,9 +743,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	DOCKER("create", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
 	    "docker-create(1)"),
 	DOCKER("exec", "-e,--env=i --env-file=r -u,--user=i -w,--workdir=i"
-	    " --privileged:unknown --detach-keys=i -*", "i,A*", NULL,
+	    " --privileged:unknown --detach-keys=i -*", "i,u*", NULL,
 	    JH_CT_POSIX, "docker-exec(1)"),
-	DOCKER("image", "-*", "i*", NULL, 0, "docker image --help"),
+	DOCKER("image", "-*", "u*", NULL, 0, "docker image --help"),
 	DOCKER("images", "-f,--filter=i --format=i -*", "i*", NULL, 0,
 	    "docker-images(1)"),
 	DOCKER("info", "-f,--format=i -*", "", NULL, 0, "docker-info(1)"),
@@ -760,8 +764,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	DOCKER("push", "-*", "i", "net", 0, "docker-push(1)"),
 	DOCKER("restart", "-t,--time=i -s,--signal=i -*", "i*", NULL, 0,
 	    "docker-restart(1)"),
-	DOCKER("rm", "-*", "i*", NULL, 0, "docker-rm(1)"),
-	DOCKER("rmi", "-*", "i*", NULL, 0, "docker-rmi(1)"),
+	DOCKER("rm", "-*", "u*", NULL, 0, "docker-rm(1)"),
+	DOCKER("rmi", "-*", "u*", NULL, 0, "docker-rmi(1)"),
 	DOCKER("run", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
 	    "docker-run(1)"),
 	DOCKER("save", "-o,--output=w -*", "i*", NULL, 0, "docker-save(1)"),
@@ -770,11 +774,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	DOCKER("stats", "--format=i -*", "i*", NULL, 0, "docker-stats(1)"),
 	DOCKER("stop", "-t,--time=i -s,--signal=i -*", "i*", NULL, 0,
 	    "docker-stop(1)"),
-	DOCKER("system", "-*", "i*", NULL, 0, "docker system --help"),
-	DOCKER("tag", "-*", "i,i", NULL, 0, "docker-tag(1)"),
+	DOCKER("system", "-*", "u*", NULL, 0, "docker system --help"),
+	DOCKER("tag", "-*", "u,u", NULL, 0, "docker-tag(1)"),
 	DOCKER("version", "-f,--format=i -*", "", NULL, 0,
 	    "docker-version(1)"),
-	DOCKER("volume", "-*", "i*", NULL, 0, "docker volume --help"),
+	DOCKER("volume", "-*", "u*", NULL, 0, "docker volume --help"),
 	/* DEFAULT: with no operand, the working directory. */
 	{ "du", "-B,--block-size=i -d,--max-depth=i --files0-from=r"
 	  " -t,--threshold=i --time?i --time-style=i -X,--exclude-from=r"
@@ -1532,9 +1536,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
 	/* DEFAULT: -r with no file reads the working directory. */
 	{ "grep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
-	ZIP_E("gunzip", "-S,--suffix=i -r,--recursive:recursive -*",
+	ZIP_E("gunzip", "-S,--suffix=u -r,--recursive:recursive -*",
 	    "gzip(1)"),
-	ZIP_E("gzip", "-S,--suffix=i -r,--recursive:recursive -*",
+	ZIP_E("gzip", "-S,--suffix=u -r,--recursive:recursive -*",
 	    "gzip(1)"),
 	{ "head", "-n,--lines=i -c,--bytes=i -*", "r*", NULL, NULL, GFILT,
 	  "head --help" },
@@ -2107,7 +2111,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "net,recursive", 0, "podman-build(1)"),
 	PODMAN("cp", "-a,--archive -*", "rw,rw", NULL, 0, "podman-cp(1)"),
 	PODMAN("exec", "-e,--env=i --env-file=r -u,--user=i -w,--workdir=i"
-	    " --privileged:unknown --detach-keys=i -*", "i,A*", NULL,
+	    " --privileged:unknown --detach-keys=i -*", "i,u*", NULL,
 	    JH_CT_POSIX, "podman-exec(1)"),
 	PODMAN("images", "-f,--filter=i --format=i -*", "i*", NULL, 0,
 	    "podman-images(1)"),
@@ -2119,8 +2123,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "podman-ps(1)"),
 	PODMAN("pull", "--platform=i -*", "i", "net", 0, "podman-pull(1)"),
 	PODMAN("push", "-*", "i*", "net", 0, "podman-push(1)"),
-	PODMAN("rm", "-*", "i*", NULL, 0, "podman-rm(1)"),
-	PODMAN("rmi", "-*", "i*", NULL, 0, "podman-rmi(1)"),
+	PODMAN("rm", "-*", "u*", NULL, 0, "podman-rm(1)"),
+	PODMAN("rmi", "-*", "u*", NULL, 0, "podman-rmi(1)"),
 	PODMAN("run", DOCKER_RUN, "i,A*", "net", JH_CT_POSIX,
 	    "podman-run(1)"),
 	PODMAN("start", "--detach-keys=i -*", "i*", NULL, 0,

@@ -1081,12 +1081,57 @@ letter_found(struct ex *x, struct cmdst *c, int l)
  * file, a program rewriting a tree in place (a formatter) plants none;
  * deleting a git directory destroys history.
  */
+/*
+ * gzip, bzip2, xz and their un-: the file an operand makes is another
+ * name, the operand with the suffix taken off (or .tar for .tgz and the
+ * like) or put on.  Both are written, as the mode may not be known; a
+ * -S suffix is unknown in the table.
+ */
+static int
+zip_outputs(struct ex *x, const struct cmdst *c, const char *p)
+{
+	static const char *const prog[] = { "gzip", "gunzip", "bzip2",
+	    "bunzip2", "xz", "unxz", NULL };
+	static const char *const add_sfx[] = { ".gz", ".gz", ".bz2", ".bz2",
+	    ".xz", ".xz" };
+	static const struct { const char *from, *to; } sfx[] = {
+		{ ".tgz", ".tar" }, { ".taz", ".tar" }, { ".tbz", ".tar" },
+		{ ".tbz2", ".tar" }, { ".txz", ".tar" }, { ".tlz", ".tar" },
+		{ ".gz", "" }, { ".z", "" }, { ".Z", "" }, { ".bz2", "" },
+		{ ".bz", "" }, { ".xz", "" }, { ".lzma", "" }, { NULL, NULL }
+	};
+	char o[PATH_MAX + 8];
+	size_t i, n = strlen(p), m;
+
+	for (i = 0; prog[i] != NULL && strcmp(prog[i], c->name) != 0; i++)
+		;
+	if (prog[i] == NULL)
+		return (0);
+	snprintf(o, sizeof(o), "%s%s", p, add_sfx[i]);
+	if (add(x, JH_E_WRITE, jh_path_executed(o) ? JH_EF_EXECUTED : 0, o,
+	    c->name, NULL) == -1)
+		return (-1);
+	for (i = 0; sfx[i].from != NULL; i++) {
+		m = strlen(sfx[i].from);
+		if (n > m && strcmp(p + n - m, sfx[i].from) == 0) {
+			snprintf(o, sizeof(o), "%.*s%s", (int)(n - m), p,
+			    sfx[i].to);
+			return (add(x, JH_E_WRITE, jh_path_executed(o) ?
+			    JH_EF_EXECUTED : 0, o, c->name, NULL));
+		}
+	}
+	return (0);
+}
+
 static int
 letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
 {
 	const char *fo;
 	size_t before;
 	int ff;
+
+	if (k == JH_E_WRITE && zip_outputs(x, c, p) == -1)
+		return (-1);
 
 	if (k == JH_E_WRITE && (jh_path_executed(p) ||
 	    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
@@ -1175,6 +1220,26 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	}
 	return (letter_change(x, c, l == 'w' ? JH_E_WRITE : JH_E_DELETE, fl,
 	    p));
+}
+
+/*
+ * Whether a program's file operand names code fetched to run: a URL, a
+ * registry specifier (npm:, jsr:), or a module at a version on a host
+ * (github.com/x/y@latest).
+ */
+static int
+remote_code(const char *s)
+{
+	const char *at, *sl;
+
+	if (strstr(s, "://") != NULL || strncmp(s, "npm:", 4) == 0 ||
+	    strncmp(s, "jsr:", 4) == 0)
+		return (1);
+	if ((at = strrchr(s, '@')) == NULL || at == s ||
+	    (sl = strchr(s, '/')) == NULL || sl > at)
+		return (0);
+	/* its first part a host name: a dot in it, not ./ or ../ */
+	return (s[0] != '.' && memchr(s, '.', (size_t)(sl - s)) != NULL);
 }
 
 /* Applies one effect letter to a word (an option's value or an operand). */
@@ -1288,6 +1353,21 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
 			    "runs its standard input", c->name));
+		/* deno run https://..., npm:x, go run host/mod@v: fetched code */
+		if (remote_code(w->s))
+			return (add(x, JH_E_INSTALL, 0, NULL, c->name, NULL) ==
+			    -1 ? -1 : add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+			    "%s fetches '%.100s' and runs it", c->name, w->s));
+		/*
+		 * An option's value that is a command line (tar -I 'sh -c
+		 * ...', git grep -O'cmd;:'): the shell runs it, so what it
+		 * does is only known when it runs.
+		 */
+		if (!c->inops && strpbrk(w->s, " \t\n;&|<>()$`\\\"'*?[]{}~!#=")
+		    != NULL)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "runs the command line '%.100s': what it does is "
+			    "only known when it runs", c->name, w->s));
 		/* an option's value names a program; an operand is a file */
 		if (!c->inops && !(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
 		    JH_SHW_BRACE | JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)

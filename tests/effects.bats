@@ -143,3 +143,19 @@ has() {
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'echo x > l1'
 	[ "$(jq -r .ok <<<"$output")" = false ]
 }
+
+# A write that lands on a file some program runs is marked executed, the
+# way a shell redirection names it or a program makes it under another
+# name: a submodule's or worktree's git files, a decompressor's output.
+@test "a submodule's git files, a worktree's links and a decompressor's output are marked executed" {
+	for cmd in "echo x >> .git/modules/lib/config" \
+	    "printf x > .git/modules/a/b/hooks/post-checkout" \
+	    "echo x > .git/worktrees/w/commondir" "gunzip -f Makefile.gz" \
+	    "xz -d -f package.json.xz" "bunzip2 .npmrc.bz2"; do
+		out=$(printf '%s\n' "$cmd" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"))
+		jq -e '[.effects[] | select(.effect == "write" and .executed == 1)] | length > 0' \
+		    <<<"$out" >/dev/null || { echo "not executed: $cmd: $out"; false; }
+	done
+	out=$(printf '%s\n' "gzip src/a.c" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"))
+	jq -e '[.effects[] | select(.executed == 1)] | length == 0' <<<"$out" >/dev/null
+}
