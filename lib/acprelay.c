@@ -112,6 +112,22 @@ send_json(struct jh_acp *r, enum jh_acp_peer to, json_t *j)
 static char *
 idkey(const json_t *id)
 {
+	char *k;
+	double d;
+
+	/*
+	 * 5 and 5.0 are one number to an editor in JavaScript: an integral
+	 * real is keyed as that integer, so neither can stand for the other.
+	 */
+	if (json_is_real(id)) {
+		d = json_real_value(id);
+		if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
+		    d == (double)(long long)d) {
+			if (asprintf(&k, "%lld", (long long)d) == -1)
+				return (NULL);
+			return (k);
+		}
+	}
 	return (json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY));
 }
 
@@ -315,15 +331,28 @@ answer_option(struct jh_acp *r, const json_t *id, const char *opt)
 static json_t *
 call_target(json_t *call)
 {
-	json_t *in = json_object_get(call, "rawInput"), *v, *t;
+	json_t *in = json_object_get(call, "rawInput"), *v, *fp, *t;
 	json_t *loc = json_array_get(json_object_get(call, "locations"), 0);
+	const char *kind = json_string_value(json_object_get(call, "kind"));
 
-	if (json_is_string(v = json_object_get(in, "command")))
-		return (json_pack("{s:O}", "command", v));
-	if (!json_is_string(v = json_object_get(in, "file_path")) &&
-	    !json_is_string(v = json_object_get(loc, "path")))
+	/* an approval is for the kind of call decided: a run, a read, an edit */
+	if (kind == NULL)
 		return (NULL);
-	t = json_pack("{s:O}", "path", v);
+	if (strcmp(kind, "execute") == 0)
+		return (json_is_string(v = json_object_get(in, "command")) ?
+		    json_pack("{s:s,s:O}", "kind", kind, "command", v) : NULL);
+	if (strcmp(kind, "read") != 0 && strcmp(kind, "edit") != 0)
+		return (NULL);
+	/* the path decided: the location's, which file_path may not contradict */
+	v = json_object_get(loc, "path");
+	fp = json_object_get(in, "file_path");
+	if (!json_is_string(v))
+		v = fp;
+	else if (fp != NULL && !json_equal(fp, v))
+		return (NULL);
+	if (!json_is_string(v))
+		return (NULL);
+	t = json_pack("{s:s,s:O}", "kind", kind, "path", v);
 	if (t != NULL && json_is_string(v = json_object_get(in, "content")))
 		json_object_set(t, "content", v);
 	return (t);
@@ -427,11 +456,15 @@ take_approval(struct jh_acp *r, const char *sid, const char *method,
 	size_t i;
 	json_t *a, *t, *c;
 	int term = strcmp(method, "terminal/create") == 0;
+	const char *want = term ? "execute" : strcmp(method,
+	    "fs/write_text_file") == 0 ? "edit" : "read";
 
 	json_array_foreach(r->approved, i, a) {
 		t = json_object_get(a, "target");
 		if (strcmp(json_string_value(json_object_get(a, "sessionId")),
-		    sid) != 0)
+		    sid) != 0 || json_string_value(json_object_get(t,
+		    "kind")) == NULL || strcmp(json_string_value(
+		    json_object_get(t, "kind")), want) != 0)
 			continue;
 		if (term ? !json_equal(json_object_get(t, "command"),
 		    json_object_get(params, "command")) ||

@@ -131,31 +131,29 @@ argv_line(const json_t *argv, const json_t *env)
 }
 
 /*
- * Whether a variable changes which program runs or what it loads (the
- * dynamic loader's, the shells', the interpreters'); such a variable
- * stays in the shell line, where the gate cannot prove what it does and
- * denies.  Any other (claude-code-acp sets CLAUDECODE=1) is left out of
- * the line: the command's effects are the same with it.
+ * Whether a variable may change what the command runs or loads: any but
+ * a short list of inert ones (the terminal's, the locale's, and
+ * CLAUDECODE=1, which claude-code-acp sets).  Programs read options and
+ * commands from names no list can keep up with (TAR_OPTIONS, CC,
+ * MAKEFLAGS, NPM_CONFIG_*, XDG_CONFIG_HOME, LESSOPEN...), so such a
+ * variable stays in the shell line, where the gate decides it as any
+ * assignment before a command; an inert one is left out.
  */
 static int
 risky_var(const char *n)
 {
-	static const char *const pre[] = { "LD_", "DYLD_", "BASH_FUNC_",
-	    "GIT_", "PYTHON", "PERL", "RUBY", "NODE_", "npm_config_",
-	    "JAVA_TOOL", "JDK_JAVA", "GCONV_", "MALLOC_", NULL };
-	static const char *const ex[] = { "PATH", "BASH_ENV", "ENV", "IFS",
-	    "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH",
-	    "GLOBIGNORE", "HOME", "SHELL", "TMPDIR", "ZDOTDIR", "EDITOR",
-	    "VISUAL", "PAGER", "JH_HOME", "JH_STATE", NULL };
+	static const char *const inert[] = { "CLAUDECODE", "TERM",
+	    "COLORTERM", "COLUMNS", "LINES", "LANG", "LANGUAGE", "NO_COLOR",
+	    "FORCE_COLOR", "CLICOLOR", "CI", NULL };
 	int i;
 
-	for (i = 0; pre[i] != NULL; i++)
-		if (strncmp(n, pre[i], strlen(pre[i])) == 0)
-			return (1);
-	for (i = 0; ex[i] != NULL; i++)
-		if (strcmp(n, ex[i]) == 0)
-			return (1);
-	return (!safe_word(n) || strchr(n, '=') != NULL);
+	if (strncmp(n, "LC_", 3) == 0 && safe_word(n) &&
+	    strchr(n, '=') == NULL)
+		return (0);
+	for (i = 0; inert[i] != NULL; i++)
+		if (strcmp(n, inert[i]) == 0)
+			return (0);
+	return (1);
 }
 
 /* terminal/create: {command, args, env, cwd} as a Bash call. */

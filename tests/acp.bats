@@ -801,3 +801,40 @@ fs/read_text_file"
 	run -0 grep "observed only (the agent did not ask): call_quiet" "$ED_ERR"
 	codex_mock_stop
 }
+
+@test "acp 28. ids 5 and 5.0 are one id to the editor: the second is refused; an approval of a read never lets a write through" {
+	fake_grant
+	perm50=$(ask_perm 5 c2 "$LYING" | sed 's/"id":5,/"id":5.0,/')
+	[[ $perm50 == *'"id":5.0,'* ]]
+	steps "[$(tool_call c1 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=1\"}"),
+	        $(tool_call c2 edit "{\"file_path\": \"$P/.env\", \"content\": \"K=evil\"}"),
+	        $(ask_perm 5 c1 "$LYING"), $perm50, $(await 5), $(await 5),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 6)]"
+	acp_spec fs=true
+	fake_run
+	[ "$ED_RC" -eq 0 ] || { acp_dump; false; }
+	run -0 jq -c 'select(.dir == "req" and .method == "session/request_permission") | .params.toolCall.toolCallId' "$ED_LOG"
+	assert_output '"c1"'
+	run -0 jq -r 'select(.response.id == 6) | .response.error.message' "$AG_LOG"
+	assert_output --partial "a human must approve secrets"
+	[ ! -e "$P/.env" ] || [ "$(cat "$P/.env")" != K=evil ]
+	# a read of .env approved, then a write of it: the approval is for a read
+	rm -f "$P/.env"
+	steps "[$(tool_call c3 read "{\"file_path\": \"$P/.env\"}"),
+	        $(ask_perm 7 c3 "$LYING"), $(await 7),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \"fs/write_text_file\", \"params\": {\"sessionId\": \"fake-1\", \"path\": \"$P/.env\", \"content\": \"K=evil\"}}}, $(await 8)]"
+	fake_run
+	run -0 jq -r 'select(.response.id == 8) | .response.error.message' "$AG_LOG"
+	assert_output --partial "a human must approve secrets"
+	[ ! -e "$P/.env" ]
+	# a terminal's variable that feeds a program its options stays in the
+	# line decided: TAR_OPTIONS may run a command, so it is never granted
+	steps "[{\"send\": {\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"terminal/create\", \"params\": {\"sessionId\": \"fake-1\", \"command\": \"touch\", \"args\": [\"$P/made\"], \"env\": [{\"name\": \"TAR_OPTIONS\", \"value\": \"--checkpoint-action=exec=id\"}]}}}, $(await 9),
+	        {\"send\": {\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": \"terminal/create\", \"params\": {\"sessionId\": \"fake-1\", \"command\": \"touch\", \"args\": [\"$P/made\"], \"env\": [{\"name\": \"TERM\", \"value\": \"dumb\"}]}}}, $(await 10)]"
+	acp_spec fs=true terminal=true
+	fake_run
+	run -0 jq -r 'select(.response.id == 9) | .response.error.code' "$AG_LOG"
+	assert_output -32000
+	run -0 jq -r 'select(.response.id == 10) | .response.result.terminalId' "$AG_LOG"
+	assert_output term-1
+}
