@@ -159,11 +159,13 @@ load_any(const char *p, size_t n, int *reals)
  * body (the model, its limits, stream options, tools) without building a
  * tree of the whole conversation, which would take twice the body's
  * memory again.  A member left out is not checked; the provider reads
- * it.  NULL when the body is not one JSON object; duplicate keys keep
- * the last, as jansson does.
+ * it; its name is appended to left, when left is not NULL.  NULL when
+ * the body is not one JSON object; duplicate keys keep the last, as
+ * jansson does.
  */
 json_t *
-jh_json_load_members(const char *p, size_t n, size_t max, int *reals)
+jh_json_load_members(const char *p, size_t n, size_t max, int *reals,
+    json_t *left)
 {
 	json_t *o, *k, *v;
 	size_t i, ks, ke, vs;
@@ -186,7 +188,9 @@ jh_json_load_members(const char *p, size_t n, size_t max, int *reals)
 		v = i - vs > max ? json_null() : load_any(p + vs, i - vs,
 		    reals);
 		if (!json_is_string(k) || v == NULL || json_object_setn_new(o,
-		    json_string_value(k), json_string_length(k), v) == -1) {
+		    json_string_value(k), json_string_length(k), v) == -1 ||
+		    (i - vs > max && left != NULL && json_array_append(left,
+		    k) == -1)) {
 			json_decref(k);
 			goto bad;
 		}

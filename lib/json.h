@@ -26,7 +26,8 @@ json_t	*jh_json_parse(const char *s, size_t n, struct jh_err *e);
 /* A provider's JSON as it reads it (*reals: integers past int64 seen). */
 json_t	*jh_json_load_wire(const void *p, size_t n, int *reals);
 /* A large object's top-level members, those over max bytes left null. */
-json_t	*jh_json_load_members(const char *p, size_t n, size_t max, int *reals);
+json_t	*jh_json_load_members(const char *p, size_t n, size_t max, int *reals,
+	    json_t *left);
 /* Where key's value is written in the object p[0..n): 1, 0 absent, -1. */
 int	jh_json_span(const char *p, size_t n, const char *key, size_t *vs,
 	    size_t *ve);

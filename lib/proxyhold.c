@@ -382,6 +382,15 @@ tokens_used(struct call *c, struct tally *t)
 			t->u.in = c->in_est;
 		if (!c->w.done || !t->u.have_out || c->w.out_provisional)
 			t->u.out = est_out;
+		/*
+		 * A client that left before the provider's usage came: what
+		 * the provider made unseen (reasoning, the rest of the
+		 * answer) is not in the text relayed, and leaving early is
+		 * the client's choice: the call counts at its worst case.
+		 */
+		if (c->client_gone && (!t->u.have_out ||
+		    c->w.out_provisional) && c->out_worst > t->u.out)
+			t->u.out = c->out_worst;
 	}
 }
 

@@ -646,20 +646,47 @@ ask_usage(struct call *c, json_t *req, json_t *so, char *why, size_t sz)
 int
 jh_px_scan(struct call *c, char *why, size_t sz)
 {
-	json_t *req, *v, *so;
+	/* what may be too large to read: the conversation and the tools */
+	static const char *const bulk[] = { "messages", "contents", "input",
+	    "system", "systemInstruction", "system_instruction",
+	    "instructions", "tools", "prompt", NULL };
+	json_t *req, *v, *so, *left;
+	size_t i, k;
 	int rc = 0;
 
+	if ((left = json_array()) == NULL)
+		return (-2);
 	/* A large body's conversation is not made a tree (flat memory). */
 	if (c->body.len > SCAN_WHOLE)
 		req = jh_json_load_members((const char *)c->body.p,
-		    c->body.len, SCAN_WHOLE, &c->reals);
+		    c->body.len, SCAN_WHOLE, &c->reals, left);
 	else
 		req = jh_json_load_wire(c->body.p, c->body.len, &c->reals);
 	if (!json_is_object(req)) {
 		json_decref(req);
+		json_decref(left);
 		snprintf(why, sz, "the request body is not a JSON object");
 		return (-1);
 	}
+	/*
+	 * Any other member too large to read may hold a limit (Gemini's
+	 * generationConfig, a thinking budget): never left unread.
+	 */
+	json_array_foreach(left, i, v) {
+		for (k = 0; bulk[k] != NULL && strcmp(bulk[k],
+		    json_string_value(v)) != 0; k++)
+			;
+		if (bulk[k] == NULL) {
+			snprintf(why, sz, "the request's \"%.64s\" is over "
+			    "%d bytes as written, too large for the proxy to "
+			    "read its limits: send it smaller", json_string_value(
+			    v), SCAN_WHOLE);
+			json_decref(left);
+			json_decref(req);
+			return (-1);
+		}
+	}
+	json_decref(left);
 	/* Gemini names the model and the stream in the path (begin). */
 	if (c->api != JH_API_GEMINI) {
 		if (json_is_string(v = json_object_get(req, "model")))

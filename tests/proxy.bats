@@ -316,6 +316,10 @@ upstream_calls() {
 	run receipts s1
 	run jq -c '[.verdict, .note, .completed, .debited_uj > 0]' <<<"$output"
 	assert_output '["partial","client-disconnected",0,true]'
+	# left before the usage came: the output counts at its worst case
+	run receipts s1
+	run jq -r .tokens_out <<<"$output"
+	assert_output 1000
 	for i in $(seq 50); do
 		jq -e 'select(.method == "POST") | .response.ended' "$MOCK_LOG" >/dev/null 2>&1 && break
 		sleep 0.1
@@ -465,6 +469,17 @@ upstream_calls() {
 	run receipts s3
 	run jq -c '[.limit_asked, .limit_sent < 2000, .enforced]' <<<"$output"
 	assert_output '[2000,true,1]'
+	# a member other than the conversation or the tools over 1 MiB may
+	# hide a limit: refused, never left unread
+	/usr/bin/python3 -c 'import json, sys; json.dump({"model": "claude-opus-4-5",
+	    "max_tokens": 2000, "metadata": {"user_id": "u" * (2 << 20)},
+	    "messages": [{"role": "user", "content": "x"}]}, sys.stdout)' >"$T/padded"
+	: >"$MOCK_LOG"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s4' --data-binary @"$T/padded" -w ' %{http_code}'
+	assert_output --partial '"metadata\" is over 1048576 bytes'
+	assert_output --partial ' 400'
+	run jq -r 'select(.method == "POST") | .method' "$MOCK_LOG"
+	assert_output ""
 	# not one JSON object at its top: refused here, as a small one is
 	printf '{"model":"claude-opus-4-5","max_tokens":10 "messages":"%s"}' "$(head -c 2000000 /dev/zero | tr '\0' z)" >"$T/bad"
 	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s3' --data-binary @"$T/bad" -w ' %{http_code}'

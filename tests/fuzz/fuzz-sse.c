@@ -87,12 +87,12 @@ request(struct call *c, uint8_t ctl, const uint8_t *d, size_t n)
 		int mr;
 
 		if ((m = jh_json_load_members((const char *)d, n, (size_t)-1,
-		    &mr)) == NULL || mr != reals || (!reals &&
+		    &mr, NULL)) == NULL || mr != reals || (!reals &&
 		    !json_equal(j, m)))
 			abort();
 		json_decref(m);
-		if ((m = jh_json_load_members((const char *)d, n, 8,
-		    &mr)) == NULL)
+		if ((m = jh_json_load_members((const char *)d, n, 8, &mr,
+		    NULL)) == NULL)
 			abort();
 		json_decref(m);
 	}
