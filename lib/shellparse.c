@@ -1080,6 +1080,37 @@ scan_bq(struct ps *p, struct st *st, struct wsc *w, int dq)
 	return (0);
 }
 
+/*
+ * The list of $(...), <(...) or >(...), parsed in place (its
+ * here-documents read this input) in a copy of the shell's state, its
+ * commands marked SUBST; p->i is just after the (, and ends just after
+ * the ).
+ */
+static int
+subst_list(struct ps *p, struct st *st)
+{
+	struct st sub;
+	size_t k;
+	int saved = p->cflags, r;
+
+	if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
+		return (-1);
+	p->cflags |= JH_SHC_SUBST;
+	p->lvl++;
+	r = list(p, &sub, T_PAREN);
+	for (k = 0; r >= 0 && k < p->nhd; k++)
+		if (p->hd[k].lvl >= p->lvl)
+			r = fail(p, "here-document without a body");
+	p->lvl--;
+	p->cflags = saved;
+	p->depth--;
+	st_free(&sub);
+	if (r == -1)
+		return (-1);
+	p->i++;
+	return (0);
+}
+
 /* <( or >( at i: a process substitution, not a redirection. */
 static int
 procsub_at(const struct ps *p, size_t i)
@@ -1100,29 +1131,14 @@ procsub_at(const struct ps *p, size_t i)
 static int
 scan_procsub(struct ps *p, struct st *st, struct wsc *w)
 {
-	struct st sub;
-	size_t k, start = p->i;
-	int saved = p->cflags, r;
+	size_t start = p->i;
 
 	if (p->dialect == SH_POSIX)
 		return (fail(p, "process substitution in an sh -c body (sh "
 		    "has none)"));
-	if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
-		return (-1);
 	p->i = cont(p, p->i + 1) + 1;
-	p->cflags |= JH_SHC_SUBST;
-	p->lvl++;
-	r = list(p, &sub, T_PAREN);
-	for (k = 0; r >= 0 && k < p->nhd; k++)
-		if (p->hd[k].lvl >= p->lvl)
-			r = fail(p, "here-document without a body");
-	p->lvl--;
-	p->cflags = saved;
-	p->depth--;
-	st_free(&sub);
-	if (r == -1)
+	if (subst_list(p, st) == -1)
 		return (-1);
-	p->i++;
 	raw(w, p, start, p->i);
 	w->flags |= JH_SHW_EXPAND | JH_SHW_PROCSUB;
 	p->i = cont(p, p->i);
@@ -1180,26 +1196,11 @@ cat_idiom(struct ps *p, const struct st *st, struct wsc *w, size_t m,
 static int
 scan_subst(struct ps *p, struct st *st, struct wsc *w, size_t start, int dq)
 {
-	struct st sub;
-	size_t k, m = p->out->n;
+	size_t m = p->out->n;
 	unsigned bs = p->hdbs;
-	int saved = p->cflags, r;
 
-	if (enter(p) == -1 || st_copy(p, &sub, st) == -1)
+	if (subst_list(p, st) == -1)
 		return (-1);
-	p->cflags |= JH_SHC_SUBST;
-	p->lvl++;
-	r = list(p, &sub, T_PAREN);
-	for (k = 0; r >= 0 && k < p->nhd; k++)
-		if (p->hd[k].lvl >= p->lvl)
-			r = fail(p, "here-document without a body");
-	p->lvl--;
-	p->cflags = saved;
-	p->depth--;
-	st_free(&sub);
-	if (r == -1)
-		return (-1);
-	p->i++;
 	if (cat_idiom(p, st, w, m, bs, dq))
 		return (0);
 	raw(w, p, start, p->i);
