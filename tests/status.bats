@@ -325,7 +325,7 @@ TOKEN="ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	gate s1 "npm test" "npm test" "npm test"
 	# Damage the first entry: a verification fails, the line does not
 	# read it.
-	printf X | dd of="$(logof s1)" bs=1 seek=100 conv=notrunc 2>/dev/null
+	flip_byte "$(logof s1)" 100
 	run -0 status s1 -p
 	assert_output --partial "| chain 3 ok |"
 	run -1 jh-status -s "$(logof s1)"
@@ -427,7 +427,7 @@ big_log() {
 	assert_output "[2,12,true,2]"
 	# A changed byte: exit 1, the first broken item named.
 	cp "$(logof s1)" "$T/bad.jhl"
-	printf X | dd of="$T/bad.jhl" bs=1 seek=300 conv=notrunc 2>/dev/null
+	flip_byte "$T/bad.jhl" 300
 	run -1 jh-status -s "$T/bad.jhl"
 	run jq -c '.logs[0] | [.ok, .first_broken.item, .total]' <<<"$output"
 	assert_output "[false,1,null]"
@@ -549,7 +549,7 @@ rpc() {
 	assert_equal "$(jq -c '[.isError, .content[0].text]' <<<"$output")" "[true,\"no session s3 of the project $R\"]"
 	# One byte of entry 6 changed.
 	off=$(cat "$T"/e/{0..5} | wc -c)
-	printf X | dd of="$(logof s1)" bs=1 seek=$((off + 100)) conv=notrunc 2>/dev/null
+	flip_byte "$(logof s1)" $((off + 100))
 	run -0 mcp_client "$R" verify
 	assert_equal "$(jq -c '[.isError, (.content[0].text | fromjson | [.total.ok, (.logs[] | select(.session == "s1") | .first_broken.item)])]' <<<"$output")" '[true,[false,7]]'
 	# Reading the damaged entry says so, as jh-verify does; the one
