@@ -564,6 +564,7 @@ struct ex {
 	size_t nftree;
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
+	int srcfar;		/* a file outside the project was sourced */
 };
 
 static int
@@ -2729,7 +2730,16 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		x.cflags = c->flags;
 		if (!(c->flags & JH_SHC_WRAPPED))
 			x.nftree = 0;	/* {} is only the find's it follows */
-		if (c->flags & JH_SHC_CWD_UNKNOWN)
+		/*
+		 * After a sourced file, the directory is the one the
+		 * parser followed unless that file's code moved it.  Where
+		 * every file sourced so far is the project's, that code is
+		 * decided as an exec of it and could do whatever follows
+		 * itself, so what follows is decided where it would run
+		 * had the file not moved.  After any other, it is unknown.
+		 */
+		if ((c->flags & JH_SHC_CWD_UNKNOWN) || ((c->flags &
+		    JH_SHC_CWD_SOURCED) && x.srcfar))
 			dir[0] = '\0';
 		else if (c->cwd == NULL)
 			snprintf(dir, sizeof(dir), "%s", cx->cwd);
@@ -2794,6 +2804,9 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			if (!skip && add(&x, JH_E_EXEC, JH_EF_RUNS, p, "source",
 			    NULL) == -1)
 				goto err;
+			if (skip || cx->root == NULL || !jh_path_under(p,
+			    cx->root))
+				x.srcfar = 1;
 			continue;
 		}
 		if (command(&x, dir, w, fl, n, 0) == -1)

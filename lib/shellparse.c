@@ -83,6 +83,7 @@ struct dir {			/* a pushd stack entry */
 struct st {
 	char *cwd;		/* NULL: the start directory */
 	int unknown;		/* a cd we could not follow may have run */
+	int sourced;		/* a sourced file may have moved it */
 	int vars;		/* a variable (CDPATH) may have been set */
 	int pwdvar;		/* PWD may be set: relative cds unknown */
 	unsigned changed;	/* counts cd, pushd and popd */
@@ -659,6 +660,7 @@ st_join(struct ps *p, struct st *a, const struct st *b)
 		if ((f = &a->f[i])->poison)
 			f->stamp = 0;
 	a->unknown |= b->unknown || !same_dir(a->cwd, b->cwd);
+	a->sourced |= b->sourced;
 	a->vars |= b->vars;
 	a->pwdvar |= b->pwdvar;
 	a->ifs |= b->ifs;
@@ -681,6 +683,7 @@ st_same(const struct st *a, const struct st *b)
 	size_t i;
 
 	if (a->nv != b->nv || a->nf != b->nf || a->unknown != b->unknown ||
+	    a->sourced != b->sourced ||
 	    a->vars != b->vars || a->pwdvar != b->pwdvar ||
 	    a->ifs != b->ifs || a->notrack != b->notrack ||
 	    !same_dir(a->cwd, b->cwd) || a->oldset != b->oldset ||
@@ -2395,13 +2398,26 @@ effects(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 	for (k = 0; k < c->nassign; k++)
 		asg_forget(st, &c->assign[k]);
 	name = c->argv[0].s;
-	if (c->argv[0].flags != 0 || strcmp(name, "source") == 0 ||
-	    strcmp(name, ".") == 0) {
+	if (c->argv[0].flags != 0) {
 		/* it may be any builtin, or run any code here */
 		st_clobber(st);
 		fn_poison_all(st);
 		st->changed++;
 		return (cd_unknown(st, 1));
+	}
+	if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
+		/*
+		 * It runs the file's code here, which may set anything and
+		 * move anywhere.  What follows is listed in the directory
+		 * it would be in had the file not moved, and marked: that
+		 * holds only where the file's code is the project's, which
+		 * could do whatever follows itself (jh_shell_effects).
+		 */
+		st_clobber(st);
+		fn_poison_all(st);
+		st->sourced = 1;
+		st->oldunk = st->oldset = st->stkunk = 1;
+		return (0);
 	}
 	if (strcmp(name, "export") == 0 || strcmp(name, "local") == 0 ||
 	    strcmp(name, "declare") == 0 || strcmp(name, "typeset") == 0)
@@ -2785,7 +2801,8 @@ prepend_env(struct ps *p, size_t m, const struct jh_sh_word *env, size_t ne)
 static int
 set_cwd(struct ps *p, struct jh_sh_cmd *c, const struct st *st, int cflags)
 {
-	c->flags = cflags | (st->unknown ? JH_SHC_CWD_UNKNOWN : 0);
+	c->flags = cflags | (st->unknown ? JH_SHC_CWD_UNKNOWN : 0) |
+	    (st->sourced ? JH_SHC_CWD_SOURCED : 0);
 	if (st->cwd != NULL && (c->cwd = strdup(st->cwd)) == NULL)
 		return (fail(p, "out of memory"));
 	return (0);

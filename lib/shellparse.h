@@ -57,6 +57,9 @@ struct jh_sh_redir {
 #define JH_SHC_SUBST	0x04	/* inside $(...) or `...` */
 #define JH_SHC_CWD_UNKNOWN 0x08	/* a cd this parser could not follow
 				   came before it */
+#define JH_SHC_CWD_SOURCED 0x10	/* a sourced file came before it: its
+				   directory is cwd unless that file's
+				   code moved it */
 
 struct jh_sh_cmd {
 	struct jh_sh_word *assign;	/* leading NAME=value words */

@@ -117,6 +117,7 @@ cmd_json(struct jh_buf *b, const struct jh_sh_cmd *c)
 		{ JH_SHC_OPENARGS, "openargs" },
 		{ JH_SHC_SUBST, "subst" },
 		{ JH_SHC_CWD_UNKNOWN, "cwd-unknown" },
+		{ JH_SHC_CWD_SOURCED, "cwd-sourced" },
 	};
 	size_t i;
 	int first = 1;
