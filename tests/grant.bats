@@ -50,7 +50,7 @@ spent() {	# what the ledger holds as spent: jh-verify -L over the logs
 @test "show prints the grant in force with every capability's and policy's id" {
 	run -0 --separate-stderr jg show
 	assert_equal "$(jq -r '[.caps[].id] | join(" ")' <<<"$output")" \
-	    "project-read system-read meta-tools project-write project-exec git-vcs git-net build-net local-net"
+	    "project-read system-read toolchain-read meta-tools project-write project-exec git-vcs git-net build-net local-net"
 	run -0 jq -r '.policies | map(.id) | index("push") != null' <<<"$output"
 	assert_output true
 	[[ $stderr == "jh-grant: the grant $GRANT: sha256:"* ]]
