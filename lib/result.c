@@ -585,13 +585,9 @@ check_ran(struct ctx *x, struct res *r, const struct found *f,
 	    jh_cbor_text_is(verdict, "rewrite") ? "updated_digest" :
 	    "input_digest");
 	int ok = strcmp(status, "ok") == 0;
-	char *dtool = text(jh_cbor_get(f->in.core, "tool"));
-	char *dcls = text(jh_cbor_get(f->in.core, "class"));
-	int same = dtool != NULL && dcls != NULL && strcmp(dtool, tool) == 0 &&
-	    strcmp(dcls, cls) == 0;
+	int same = jh_cbor_text_is(jh_cbor_get(f->in.core, "tool"), tool) &&
+	    jh_cbor_text_is(jh_cbor_get(f->in.core, "class"), cls);
 
-	free(dtool);
-	free(dcls);
 	if (jh_cbor_text_is(verdict, "ask"))
 		r->answer = strcmp(status, "denied") == 0 ? "refused" :
 		    "approved";
