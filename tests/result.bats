@@ -60,6 +60,13 @@ payload() {
 	     duration_ms: 12} end)'
 }
 
+# stop: a Stop payload of the session, as Claude Code sends it.
+stop() {
+	jq -nc --arg s "$SID" --arg cwd "$R" '{session_id: $s,
+	    transcript_path: "/nonexistent.jsonl", cwd: $cwd,
+	    hook_event_name: "Stop", stop_hook_active: false}'
+}
+
 # hook PAYLOAD: the driver, as Claude Code runs it; sets status and output.
 hook() {
 	run --separate-stderr jh-hook -c "$CONF" -H claude-code <<<"$1"
@@ -457,9 +464,7 @@ PermissionDenied	denied	match	refused"
 	in='{"command":"npm run deploy"}'
 	hook "$(payload PreToolUse Bash "$in" toolu_late)"
 	assert_success
-	hook "$(jq -nc --arg s "$SID" --arg cwd "$R" '{session_id: $s,
-	    transcript_path: "/nonexistent.jsonl", cwd: $cwd,
-	    hook_event_name: "Stop", stop_hook_active: false}')"
+	hook "$(stop)"
 	assert_success
 	hook "$(payload PostToolUse Bash "$in" toolu_late \
 	    '{"stdout":"","stderr":"","interrupted":false}')"
@@ -482,9 +487,7 @@ PermissionDenied	denied	match	refused"
 @test "a log cut behind another session's receipt, or emptied, still fails its checkpoint" {
 	hook "$(payload PreToolUse Bash '{"command":"echo a"}' toolu_c1)"
 	hook "$(payload PreToolUse Bash '{"command":"echo b"}' toolu_c2)"
-	hook "$(jq -nc --arg s "$SID" --arg cwd "$R" '{session_id: $s,
-	    transcript_path: "/nonexistent.jsonl", cwd: $cwd,
-	    hook_event_name: "Stop", stop_hook_active: false}')"
+	hook "$(stop)"
 	assert_success
 	run -0 jh-verify -q -c "$T/sink/checkpoints" "$LOG"
 	/usr/bin/python3 "$PROJECT_ROOT/tests/helpers/cborseq.py" droplast \
