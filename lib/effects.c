@@ -1243,6 +1243,84 @@ remote_code(const char *s)
 	return (s[0] != '.' && memchr(s, '.', (size_t)(sl - s)) != NULL);
 }
 
+/* An operand or option value whose meaning only the program knows. */
+static int
+letter_u(struct ex *x, const struct cmdst *c, const struct jh_sh_word *w)
+{
+	/* pytest --cov-report=term-missing: a report, not a path */
+	if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") == 0 &&
+	    cov_report(w->s))
+		return (0);
+	/* pytest -p no:NAME only turns a plugin off */
+	if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") == 0 &&
+	    strncmp(w->s, "no:", 3) == 0)
+		return (0);
+	if (!c->inops && inert_define(c->name, w))
+		return (0);
+	/* kill %1, kill $!: a job this shell started itself */
+	if (c->inops && strcmp(c->name, "kill") == 0 && ((w->flags == 0 &&
+	    w->s[0] == '%') || ((w->flags & JH_SHW_EXPAND) &&
+	    strcmp(w->s, "$!") == 0)))
+		return (0);
+	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what '%.100s' does "
+	    "for %s is only known when it runs", w->s, c->name));
+}
+
+/* A URL or host: the network, or file:// a file. */
+static int
+letter_n(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	char p[PATH_MAX + 1];
+
+	if (w->flags & JH_SHW_EXPAND)
+		return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
+	/* file:///etc/shadow is a read of that file */
+	if (strncasecmp(w->s, "file://", 7) == 0) {
+		struct jh_sh_word fw = *w;
+		fw.s = (char *)w->s + 7;
+		if (strncasecmp(fw.s, "localhost/", 10) == 0)
+			fw.s += 9;
+		fw.len = strlen(fw.s);
+		if (fw.s[0] != '/')
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+			    "'%.100s' names a file on another host",
+			    w->s));
+		return (letter_file(x, c, 'r', &fw));
+	}
+	jh_url_host(w->s, p, sizeof(p));
+	return (add(x, JH_E_NET, 0, NULL, c->name, "%s", p));
+}
+
+/* A program or file the command runs. */
+static int
+letter_x(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	if (c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+		    "runs its standard input", c->name));
+	/* deno run https://..., npm:x, go run host/mod@v: fetched code */
+	if (remote_code(w->s))
+		return (add(x, JH_E_INSTALL, 0, NULL, c->name, NULL) ==
+		    -1 ? -1 : add(x, JH_E_UNKNOWN, 0, NULL, c->name,
+		    "%s fetches '%.100s' and runs it", c->name, w->s));
+	/*
+	 * An option's value that is a command line (tar -I 'sh -c
+	 * ...', git grep -O'cmd;:'): the shell runs it, so what it
+	 * does is only known when it runs.
+	 */
+	if (!c->inops && strpbrk(w->s, " \t\n;&|<>()$`\\\"'*?[]{}~!#=")
+	    != NULL)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+		    "runs the command line '%.100s': what it does is "
+		    "only known when it runs", c->name, w->s));
+	/* an option's value names a program; an operand is a file */
+	if (!c->inops && !(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
+	    JH_SHW_BRACE | JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)
+		return (add(x, JH_E_EXEC, JH_EF_RUNS, NULL, w->s,
+		    NULL));
+	return (letter_file(x, c, 'x', w));
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
@@ -1296,42 +1374,9 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			return (path_of(x, c, w, p, sizeof(p), &tree, &skip));
 		return (passed_on(x, c, w));
 	case 'u':
-		/* pytest --cov-report=term-missing: a report, not a path */
-		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
-		    0 && cov_report(w->s))
-			return (0);
-		/* pytest -p no:NAME only turns a plugin off */
-		if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") ==
-		    0 && strncmp(w->s, "no:", 3) == 0)
-			return (0);
-		if (!c->inops && inert_define(c->name, w))
-			return (0);
-		/* kill %1, kill $!: a job this shell started itself */
-		if (c->inops && strcmp(c->name, "kill") == 0 &&
-		    ((w->flags == 0 && w->s[0] == '%') || ((w->flags &
-		    JH_SHW_EXPAND) && strcmp(w->s, "$!") == 0)))
-			return (0);
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "what "
-		    "'%.100s' does for %s is only known when it runs", w->s,
-		    c->name));
+		return (letter_u(x, c, w));
 	case 'n':
-		if (w->flags & JH_SHW_EXPAND)
-			return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
-		/* file:///etc/shadow is a read of that file */
-		if (strncasecmp(w->s, "file://", 7) == 0) {
-			struct jh_sh_word fw = *w;
-			fw.s = (char *)w->s + 7;
-			if (strncasecmp(fw.s, "localhost/", 10) == 0)
-				fw.s += 9;
-			fw.len = strlen(fw.s);
-			if (fw.s[0] != '/')
-				return (add(x, JH_E_UNKNOWN, 0, NULL, c->name,
-				    "'%.100s' names a file on another host",
-				    w->s));
-			return (letter_file(x, c, 'r', &fw));
-		}
-		jh_url_host(w->s, p, sizeof(p));
-		return (add(x, JH_E_NET, 0, NULL, c->name, "%s", p));
+		return (letter_n(x, c, w));
 	case 'c':
 		if ((c->def->flags & JH_CT_OPSDIR) && (c->nops > 0 ||
 		    c->have_opsdir))
@@ -1351,30 +1396,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			snprintf(c->dir, sizeof(c->dir), "%s", p);
 		return (0);
 	case 'x':
-		if (c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
-			    "runs its standard input", c->name));
-		/* deno run https://..., npm:x, go run host/mod@v: fetched code */
-		if (remote_code(w->s))
-			return (add(x, JH_E_INSTALL, 0, NULL, c->name, NULL) ==
-			    -1 ? -1 : add(x, JH_E_UNKNOWN, 0, NULL, c->name,
-			    "%s fetches '%.100s' and runs it", c->name, w->s));
-		/*
-		 * An option's value that is a command line (tar -I 'sh -c
-		 * ...', git grep -O'cmd;:'): the shell runs it, so what it
-		 * does is only known when it runs.
-		 */
-		if (!c->inops && strpbrk(w->s, " \t\n;&|<>()$`\\\"'*?[]{}~!#=")
-		    != NULL)
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
-			    "runs the command line '%.100s': what it does is "
-			    "only known when it runs", c->name, w->s));
-		/* an option's value names a program; an operand is a file */
-		if (!c->inops && !(w->flags & (JH_SHW_EXPAND | JH_SHW_GLOB |
-		    JH_SHW_BRACE | JH_SHW_TILDE)) && strchr(w->s, '/') == NULL)
-			return (add(x, JH_E_EXEC, JH_EF_RUNS, NULL, w->s,
-			    NULL));
-		/* FALLTHROUGH */
+		return (letter_x(x, c, w));
 	case 'm':
 	case 'f':
 	case 'r':
@@ -2704,6 +2726,33 @@ find_exec(const struct ex *x, const struct jh_sh_cmd *c)
 	return (0);
 }
 
+/*
+ * source FILE (or . FILE): an exec of the file, which runs in this
+ * shell.  What follows it is decided where the parser followed only
+ * while every file sourced is the project's (JH_SHC_CWD_SOURCED).
+ */
+static int
+source(struct ex *x, const char *dir, const struct jh_sh_word *file)
+{
+	struct cmdst t;
+	char p[PATH_MAX + 1];
+	int tree, skip;
+
+	if (file == NULL)
+		return (jh_errf(x->e, "source without a file"));
+	memset(&t, 0, sizeof(t));
+	snprintf(t.name, sizeof(t.name), "source");
+	snprintf(t.dir, sizeof(t.dir), "%s", dir);
+	t.endopts = 1;
+	if (path_of(x, &t, file, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (!skip && add(x, JH_E_EXEC, JH_EF_RUNS, p, "source", NULL) == -1)
+		return (-1);
+	if (skip || x->cx->root == NULL || !jh_path_under(p, x->cx->root))
+		x->srcfar = 1;
+	return (0);
+}
+
 int
 jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
     const struct jh_sh_script *sh, struct jh_err *e)
@@ -2784,32 +2833,9 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			continue;
 		}
 		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
-			char *sw[2] = { "source", n > 1 ? w[1] : "" };
-			int sf[2] = { 0, n > 1 ? fl[1] : JH_SHW_EXPAND };
-			struct cmdst t;
-			char p[PATH_MAX + 1];
-			int tree, skip;
-			struct jh_sh_word sword = { sw[1], strlen(sw[1]),
-			    sf[1] };
-			memset(&t, 0, sizeof(t));
-			snprintf(t.name, sizeof(t.name), "source");
-			snprintf(t.dir, sizeof(t.dir), "%s", dir);
-			t.endopts = 1;
-			if (n < 2 || path_of(&x, &t, &sword, p, sizeof(p),
-			    &tree, &skip) == -1) {
-				if (n < 2)
-					jh_errf(e, "source without a file");
+			if (source(&x, dir, n > 1 ? &c->argv[1] : NULL) == -1)
 				goto err;
-			}
-			if (!skip && add(&x, JH_E_EXEC, JH_EF_RUNS, p, "source",
-			    NULL) == -1)
-				goto err;
-			if (skip || cx->root == NULL || !jh_path_under(p,
-			    cx->root))
-				x.srcfar = 1;
-			continue;
-		}
-		if (command(&x, dir, w, fl, n, 0) == -1)
+		} else if (command(&x, dir, w, fl, n, 0) == -1)
 			goto err;
 	}
 	return (0);
