@@ -168,130 +168,152 @@ run_shape(const json_t *in, char *why, size_t whysz)
  * turn: a directory change before the last one is refused, since
  * whether Cline carries it over to the next command decides what the
  * next one touches, and so is a command before the last that is not a
- * whole line on its own.  read_files' files as the paths to read.
+ * whole line on its own.
  */
 static json_t *
-cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
+cline_run(const json_t *in, char *why, size_t whysz)
 {
-	json_t *o, *v, *paths;
+	json_t *o, *v;
 	struct jh_buf b;
 	size_t i, n;
 
-	if (strcmp(tool, "run_commands") == 0 &&
-	    (v = run_shape(in, why, whysz)) != NULL) {
-		n = json_array_size(v);
-		jh_buf_init(&b);
-		for (i = 0; i < n; i++) {
-			const json_t *c = json_array_get(v, i);
-			if (!json_is_string(c) || memchr(json_string_value(c),
-			    '\0', json_string_length(c)) != NULL) {
-				snprintf(why, whysz, "run_commands' command "
-				    "%zu is not a string", i + 1);
-				break;
-			}
-			if (i + 1 < n && !whole_line(json_string_value(c),
-			    json_string_length(c)))
-				snprintf(why, whysz, "run_commands' command "
-				    "%zu is not a whole command line on its "
-				    "own, so read with command %zu it is not "
-				    "what runs; send them as one command",
-				    i + 1, i + 2);
-			else if (i + 1 < n && changes_dir(json_string_value(c)))
-				snprintf(why, whysz, "run_commands' command "
-				    "%zu changes directory before command %zu: "
-				    "whether that carries over cannot be "
-				    "known, so it is not checked; send them "
-				    "as one command", i + 1, i + 2);
-			if (i > 0)
-				jh_buf_adds(&b, "\n");
-			jh_buf_adds(&b, json_string_value(c));
-		}
-		if (n == 0)
-			snprintf(why, whysz, "run_commands has no command");
-		o = json_deep_copy(in);
-		if (o == NULL || jh_buf_cstr(&b) == NULL) {
-			json_decref(o);
-			jh_buf_free(&b);
-			return (NULL);
-		}
-		json_object_del(o, "commands");
-		json_object_del(o, "args");
-		json_object_del(o, "cmd");
-		json_object_set_new(o, "command", json_string((char *)b.p));
-		json_object_set_new(o, "commands_n", json_integer(
-		    (json_int_t)n));
-		jh_buf_free(&b);
-		json_decref(v);
-		return (o);
-	}
-	if (strcmp(tool, "run_commands") == 0) {
+	if ((v = run_shape(in, why, whysz)) == NULL) {
 		if (why[0] == '\0')
 			snprintf(why, whysz, "run_commands has no command");
 		return (json_incref((json_t *)in));
 	}
-	/* web fetches: requests[].url, one a call (the gate checks one) */
-	if (strcmp(tool, "fetch_web_content") == 0) {
-		v = json_object_get(in, "requests");
-		if ((o = json_deep_copy(in)) == NULL)
-			return (NULL);
-		json_object_del(o, "url");
-		if (!json_is_array(v) || json_array_size(v) != 1 ||
-		    !json_is_string(json_object_get(json_array_get(v, 0),
-		    "url")))
-			snprintf(why, whysz, "fetch_web_content's requests "
-			    "must be one request with a url: the gate checks "
-			    "one URL a call");
-		else
-			json_object_set(o, "url", json_object_get(
-			    json_array_get(v, 0), "url"));
-		return (o);
+	n = json_array_size(v);
+	jh_buf_init(&b);
+	for (i = 0; i < n; i++) {
+		const json_t *c = json_array_get(v, i);
+		if (!json_is_string(c) || memchr(json_string_value(c), '\0',
+		    json_string_length(c)) != NULL) {
+			snprintf(why, whysz, "run_commands' command %zu is "
+			    "not a string", i + 1);
+			break;
+		}
+		if (i + 1 < n && !whole_line(json_string_value(c),
+		    json_string_length(c)))
+			snprintf(why, whysz, "run_commands' command %zu is "
+			    "not a whole command line on its own, so read "
+			    "with command %zu it is not what runs; send them "
+			    "as one command", i + 1, i + 2);
+		else if (i + 1 < n && changes_dir(json_string_value(c)))
+			snprintf(why, whysz, "run_commands' command %zu "
+			    "changes directory before command %zu: whether "
+			    "that carries over cannot be known, so it is not "
+			    "checked; send them as one command", i + 1, i + 2);
+		if (i > 0)
+			jh_buf_adds(&b, "\n");
+		jh_buf_adds(&b, json_string_value(c));
 	}
-	if (strcmp(tool, "read_files") == 0 && !one_key(in, read_keys)) {
+	if (n == 0)
+		snprintf(why, whysz, "run_commands has no command");
+	json_decref(v);
+	o = json_deep_copy(in);
+	if (o == NULL || jh_buf_cstr(&b) == NULL) {
+		json_decref(o);
+		jh_buf_free(&b);
+		return (NULL);
+	}
+	json_object_del(o, "commands");
+	json_object_del(o, "args");
+	json_object_del(o, "cmd");
+	json_object_set_new(o, "command", json_string((char *)b.p));
+	json_object_set_new(o, "commands_n", json_integer((json_int_t)n));
+	jh_buf_free(&b);
+	return (o);
+}
+
+/* web fetches: requests[].url, one a call (the gate checks one) */
+static json_t *
+cline_fetch(const json_t *in, char *why, size_t whysz)
+{
+	json_t *o, *v = json_object_get(in, "requests");
+
+	if ((o = json_deep_copy(in)) == NULL)
+		return (NULL);
+	json_object_del(o, "url");
+	if (!json_is_array(v) || json_array_size(v) != 1 ||
+	    !json_is_string(json_object_get(json_array_get(v, 0), "url")))
+		snprintf(why, whysz, "fetch_web_content's requests must be "
+		    "one request with a url: the gate checks one URL a call");
+	else
+		json_object_set(o, "url", json_object_get(json_array_get(v,
+		    0), "url"));
+	return (o);
+}
+
+/* read_files' files as the paths to read, named by exactly one key. */
+static json_t *
+cline_read(const json_t *in, char *why, size_t whysz)
+{
+	json_t *o, *v, *paths;
+	size_t i;
+
+	if (!one_key(in, read_keys)) {
 		snprintf(why, whysz, "read_files names its files by more than "
 		    "one key, or by one the gate does not read: send files "
 		    "only");
 		return (json_incref((json_t *)in));
 	}
-	if (strcmp(tool, "read_files") == 0 &&
-	    json_is_array(v = json_object_get(in, "files"))) {
-		if ((o = json_deep_copy(in)) == NULL ||
-		    (paths = json_array()) == NULL) {
-			json_decref(o);
-			return (NULL);
+	if (!json_is_array(v = json_object_get(in, "files")))
+		return (json_incref((json_t *)in));
+	if ((o = json_deep_copy(in)) == NULL ||
+	    (paths = json_array()) == NULL) {
+		json_decref(o);
+		return (NULL);
+	}
+	for (i = 0; i < json_array_size(v); i++) {
+		const json_t *f = json_array_get(v, i);
+		const json_t *p = json_is_string(f) ? f : json_object_get(f,
+		    "path");
+		if (!json_is_string(p)) {
+			snprintf(why, whysz, "read_files' file %zu has no "
+			    "path", i + 1);
+			continue;
 		}
-		for (i = 0; i < json_array_size(v); i++) {
-			const json_t *f = json_array_get(v, i);
-			const json_t *p = json_is_string(f) ? f :
-			    json_object_get(f, "path");
-			if (!json_is_string(p)) {
-				snprintf(why, whysz, "read_files' file %zu "
-				    "has no path", i + 1);
-				continue;
-			}
-			json_array_append(paths, (json_t *)p);
-		}
-		json_object_del(o, "files");
+		json_array_append(paths, (json_t *)p);
+	}
+	json_object_del(o, "files");
+	json_object_set_new(o, "paths", paths);
+	return (o);
+}
+
+/* a patch's files are what it writes (jh-normalize(1) "HOSTS") */
+static json_t *
+cline_patch(const json_t *in, char *why, size_t whysz)
+{
+	json_t *o, *paths, *v = json_object_get(in, "input");
+
+	if ((o = json_deep_copy(in)) == NULL ||
+	    (paths = json_array()) == NULL) {
+		json_decref(o);
+		return (NULL);
+	}
+	if (!json_is_string(v))
+		snprintf(why, whysz, "apply_patch has no input");
+	else if (jh_patch_paths(json_string_value(v), json_string_length(v),
+	    paths, why, whysz) == 0) {
 		json_object_set_new(o, "paths", paths);
 		return (o);
 	}
-	/* a patch's files are what it writes (jh-normalize(1) "HOSTS") */
-	if (strcmp(tool, "apply_patch") == 0) {
-		v = json_object_get(in, "input");
-		if ((o = json_deep_copy(in)) == NULL ||
-		    (paths = json_array()) == NULL) {
-			json_decref(o);
-			return (NULL);
-		}
-		if (!json_is_string(v))
-			snprintf(why, whysz, "apply_patch has no input");
-		else if (jh_patch_paths(json_string_value(v),
-		    json_string_length(v), paths, why, whysz) == 0) {
-			json_object_set_new(o, "paths", paths);
-			return (o);
-		}
-		json_decref(paths);
-		return (o);
-	}
+	json_decref(paths);
+	return (o);
+}
+
+/* A Cline tool's input as the gate reads it, or NULL (out of memory). */
+static json_t *
+cline_input(const char *tool, const json_t *in, char *why, size_t whysz)
+{
+	if (strcmp(tool, "run_commands") == 0)
+		return (cline_run(in, why, whysz));
+	if (strcmp(tool, "fetch_web_content") == 0)
+		return (cline_fetch(in, why, whysz));
+	if (strcmp(tool, "read_files") == 0)
+		return (cline_read(in, why, whysz));
+	if (strcmp(tool, "apply_patch") == 0)
+		return (cline_patch(in, why, whysz));
 	return (json_incref((json_t *)in));
 }
 
