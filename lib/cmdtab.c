@@ -1536,9 +1536,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
 	/* DEFAULT: -r with no file reads the working directory. */
 	{ "grep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
-	ZIP_E("gunzip", "-S,--suffix=u -r,--recursive:recursive -*",
+	ZIP_E("gunzip", "-S,--suffix=u -r,--recursive:recursive"
+	    " -N,--name:unknown -*",
 	    "gzip(1)"),
-	ZIP_E("gzip", "-S,--suffix=u -r,--recursive:recursive -*",
+	ZIP_E("gzip", "-S,--suffix=u -r,--recursive:recursive"
+	    " -N,--name:unknown -*",
 	    "gzip(1)"),
 	{ "head", "-n,--lines=i -c,--bytes=i -*", "r*", NULL, NULL, GFILT,
 	  "head --help" },

@@ -1351,11 +1351,17 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			    "reaches the archive '%.100s' on another host "
 			    "through rsh", c->name, w->s));
 	}
-	/* gcc @FILE: the file holds more options (-wrapper, -fplugin) */
-	if (c->inops && w->s[0] == '@' && strchr("rmwdxfA", l) != NULL &&
-	    in_list(respfile, c->name, strlen(c->name)))
+	/*
+	 * gcc @FILE: the file holds more options (-wrapper, -fplugin).
+	 * Any word is read so, an option's value too (gcc -x @FILE), and
+	 * one that starts with an expansion may start with @.
+	 */
+	if ((w->s[0] == '@' || ((w->flags & JH_SHW_EXPAND) && (w->s[0] ==
+	    '$' || w->s[0] == '`'))) && in_list(respfile, c->name,
+	    strlen(c->name)))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads "
-		    "more options from '%.100s'", c->name, w->s));
+		    "more options from a word that starts, or may start, with @ "
+		    "('%.100s')", c->name, w->s));
 	/* make -f -: the makefile is standard input */
 	if (l == 'f' && !c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
@@ -1988,10 +1994,12 @@ stdin_or_api(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (strcmp(c->name, "sqlite3") == 0 && c->nops <= 1 && !c->exits)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "sqlite3 given "
 		    "no SQL runs its standard input"));
-	/* git am given no mailbox applies the patches of its input */
-	if (strcmp(c->name, "git am") == 0 && c->nops == 0 && !c->exits)
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "git am given "
-		    "no mailbox writes the files its input's patches name"));
+	/* git am or apply given no file applies the patches of its input */
+	if ((strcmp(c->name, "git am") == 0 || strcmp(c->name,
+	    "git apply") == 0) && c->nops == 0 && !c->exits)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s given no "
+		    "file writes the files its input's patches name",
+		    c->name));
 	if (strcmp(c->name, "docker compose") == 0 && c->nops > 0 &&
 	    (strcmp(c->ops[0]->s, "run") == 0 || strcmp(c->ops[0]->s,
 	    "exec") == 0 || strcmp(c->ops[0]->s, "create") == 0 ||
@@ -2740,6 +2748,14 @@ source(struct ex *x, const char *dir, const struct jh_sh_word *file)
 
 	if (file == NULL)
 		return (jh_errf(x->e, "source without a file"));
+	/* source NAME: bash and sh look NAME up in PATH first */
+	if (file->flags == 0 && strchr(file->s, '/') == NULL) {
+		x->srcfar = 1;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, "source", "'%.100s' "
+		    "names no directory, so the shell looks it up in PATH "
+		    "before the working directory: say ./%.100s for the "
+		    "project's", file->s, file->s));
+	}
 	memset(&t, 0, sizeof(t));
 	snprintf(t.name, sizeof(t.name), "source");
 	snprintf(t.dir, sizeof(t.dir), "%s", dir);
