@@ -354,13 +354,19 @@ int
 jh_reader_cbor(struct jh_reader *r, const uint8_t **item, size_t *len,
     struct jh_err *e)
 {
-	size_t n;
+	size_t n, have;
 	int rc;
 
 	for (;;) {
-		if (r->pos < r->b.len) {
-			rc = jh_cbor_item_len(&n, r->b.p + r->pos,
-			    r->b.len - r->pos, e);
+		/*
+		 * An item found truncated is framed again only once what is
+		 * read of it has doubled (or at the end, or over the limit):
+		 * a long item read in small pieces costs linear time.
+		 */
+		have = r->b.len - r->pos;
+		if (have > 0 && (have >= 2 * r->tried || r->eof ||
+		    have > JH_MAX_RECORD)) {
+			rc = jh_cbor_item_len(&n, r->b.p + r->pos, have, e);
 			if (rc == JH_CBOR_OK) {
 				if (n > JH_MAX_RECORD) {
 					jh_errf(e, "item longer than %u bytes",
@@ -370,15 +376,17 @@ jh_reader_cbor(struct jh_reader *r, const uint8_t **item, size_t *len,
 				*item = r->b.p + r->pos;
 				*len = n;
 				r->pos += n;
+				r->tried = 0;
 				return (1);
 			}
 			if (rc == JH_CBOR_INVALID)
 				return (JH_CBOR_INVALID);
-			if (r->b.len - r->pos > JH_MAX_RECORD) {
+			if (have > JH_MAX_RECORD) {
 				jh_errf(e, "item longer than %u bytes",
 				    JH_MAX_RECORD);
 				return (JH_CBOR_INVALID);
 			}
+			r->tried = have;
 		}
 		if (r->eof)
 			break;

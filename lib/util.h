@@ -68,6 +68,7 @@ struct jh_reader {
 	int eof;
 	int err;		/* the errno of a read that failed, else 0 */
 	uint64_t offset;	/* stream offset of b.p[0] */
+	size_t tried;		/* bytes of an item found truncated */
 };
 void	jh_reader_init(struct jh_reader *r, int fd);
 int	jh_reader_mem(struct jh_reader *r, const void *p, size_t n);
