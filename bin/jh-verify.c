@@ -794,7 +794,7 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 		 * acknowledged and the next append cuts.
 		 */
 		if (x == JH_CBOR_TRUNCATED && jh_log_tail(tail, sizeof(tail),
-		    r, &f.lv, off, r->fd != STDIN_FILENO ? r->fd : -1)) {
+		    r, &f.lv, off, r->fd != STDIN_FILENO ? r->fd : -1, &e)) {
 			havetail = 1;
 			break;
 		}

@@ -477,6 +477,17 @@ jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,
 				    (unsigned long long)torn);
 				goto out;
 			}
+			/* a torn append never holds a whole entry */
+			if (jh_env_within(r.b.p + r.pos, r.b.len - r.pos,
+			    "chain/1")) {
+				jh_errf(e, "%s: damaged at offset %llu: an "
+				    "entry's length was altered, and the %llu "
+				    "bytes after it hold whole entries: not a "
+				    "torn append, never cut", l->name,
+				    (unsigned long long)off,
+				    (unsigned long long)torn);
+				goto out;
+			}
 			if (cut) {
 				if (ftruncate(l->fd, (off_t)off) == -1 ||
 				    fsync(l->fd) == -1) {

@@ -243,3 +243,32 @@ jh_env_check_sig(const struct jh_env *env, const struct jh_sealed *own,
 			return (0);
 	return (jh_env_verify_sig(env, e));
 }
+
+int
+jh_env_within(const uint8_t *p, size_t n, const char *kind)
+{
+	struct jh_arena a;
+	struct jh_env env;
+	struct jh_err e;
+	size_t i, len, tries = 0;
+	int hit = 0;
+
+	jh_arena_init(&a);
+	for (i = 1; i + 1 < n && !hit; i++) {
+		/* tag 18 (COSE_Sign1) on an array of four */
+		if (p[i] != 0xd2 || p[i + 1] != 0x84)
+			continue;
+		if (++tries > JH_ENV_SCAN) {
+			hit = 1;
+			break;
+		}
+		if (jh_cbor_item_len(&len, p + i, n - i, &e) != JH_CBOR_OK)
+			continue;
+		jh_arena_reset(&a);
+		hit = jh_env_parse(&env, &a, p + i, len, &e) == 0 &&
+		    env.kind != NULL && strcmp(env.kind, kind) == 0 &&
+		    jh_env_verify_sig(&env, &e) == 0;
+	}
+	jh_arena_free(&a);
+	return (hit);
+}

@@ -50,6 +50,17 @@ int	jh_env_parse(struct jh_env *env, struct jh_arena *a, const uint8_t *p,
 int	jh_env_verify_sig(const struct jh_env *env, struct jh_err *e);
 
 /*
+ * Whether p[1..n) holds a whole envelope of kind whose signature checks
+ * (against its own kid: no trust is asked).  A log's partial last item
+ * is a torn append only where it holds no chain entry: an entry never
+ * holds another, while a length altered in a complete entry hides the
+ * entries after it in what looks like a torn tail.  More than
+ * JH_ENV_SCAN candidates is taken as a yes.
+ */
+#define JH_ENV_SCAN	4096
+int	jh_env_within(const uint8_t *p, size_t n, const char *kind);
+
+/*
  * The envelopes one process sealed itself, to hand on to its own later
  * checks (the fused hook: seal, chain, reply): an envelope whose bytes
  * are exactly one of these carries a signature this process made with a

@@ -1033,7 +1033,7 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 		if ((x = jh_reader_cbor(&r, &item, &len, &ie)) == 0)
 			break;
 		if (x == JH_CBOR_TRUNCATED && jh_log_tail(ls.tail,
-		    sizeof(ls.tail), &r, &ls.lv, off, fd))
+		    sizeof(ls.tail), &r, &ls.lv, off, fd, &ie))
 			break;
 		ls.t.entries++;
 		if (x == JH_CBOR_INVALID && r.err != 0) {

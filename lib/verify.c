@@ -251,12 +251,19 @@ jh_lv_skip(struct jh_lv *lv, const uint8_t *bytes, size_t n, const char *err)
  */
 int
 jh_log_tail(char *out, size_t sz, const struct jh_reader *r,
-    const struct jh_lv *lv, uint64_t off, int fd)
+    const struct jh_lv *lv, uint64_t off, int fd, struct jh_err *e)
 {
 	uint64_t n = r->offset + r->b.len - off;
 
 	if (lv->entries == 0 || r->b.p[r->pos] != 0xd2 || n > JH_MAX_RECORD)
 		return (0);
+	if (jh_env_within(r->b.p + r->pos, r->b.len - r->pos, "chain/1")) {
+		jh_errf(e, "an entry's length was altered: the %llu bytes "
+		    "from here, which do not frame, hold whole signed chain "
+		    "entries, so they are not a torn append",
+		    (unsigned long long)n);
+		return (0);
+	}
 	if (fd != -1 && flock(fd, LOCK_SH | LOCK_NB) == -1 &&
 	    errno == EWOULDBLOCK)
 		snprintf(out, sz, "a partial last item: an append is in "

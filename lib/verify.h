@@ -70,10 +70,11 @@ void	jh_lv_skip(struct jh_lv *lv, const uint8_t *bytes, size_t n,
 	    const char *err);
 /*
  * 1 when the item at off that r found truncated is a log's partial last
- * item (an append in progress, or a torn tail), said in out; else 0.
+ * item (an append in progress, or a torn tail), said in out; else 0,
+ * with e set to why it is not where it holds a whole chain entry.
  */
 int	jh_log_tail(char *out, size_t sz, const struct jh_reader *r,
-	    const struct jh_lv *lv, uint64_t off, int fd);
+	    const struct jh_lv *lv, uint64_t off, int fd, struct jh_err *e);
 
 /* The JSON line of a chain entry, and of one jh-chain -j just wrote. */
 int	jh_entry_json(struct jh_buf *b, const struct jh_env *ent,

@@ -244,6 +244,41 @@ first_three() {
 	assert_equal "$(stat -c %s "$(logof)")" "$size"
 }
 
+# A torn append is a part of one entry; a length altered in a complete
+# entry (the payload's, from 734 bytes to 65535) makes the rest look like
+# one, but it holds whole signed entries: neither verified as a torn
+# tail nor cut, before or after more appends, with or without the .head.
+@test "an entry's length altered mid-log is damage, never a torn tail: verify fails and jh-chain refuses" {
+	chain_n 5
+	local log off
+	log=$(logof)
+	mkdir "$T/e"
+	$SEQ split "$log" "$T/e"
+	off=$(( $(stat -c %s "$T/e/0") + $(stat -c %s "$T/e/1") + 44 ))
+	printf '\xff\xff' | dd of="$log" bs=1 seek="$off" conv=notrunc status=none
+	run -1 --separate-stderr jh-verify -q "$log"
+	[[ "$stderr" == *"an entry's length was altered"* ]] || { echo "$stderr"; false; }
+	run -1 --separate-stderr jh-status -s "$log"
+	run -0 jq -r '.logs[0].first_broken.error' <<<"$output"
+	assert_output --partial "length was altered"
+	# with its .head, jh-chain appends after the last entry it names;
+	# what it appends is hidden as well, and still found
+	run jh-chain < <(decision_json | jq -c '.tool_use_id="toolu_9"' | jh-seal)
+	run -1 jh-verify -q "$log"
+	# without it, the scan refuses rather than cut acknowledged entries
+	rm "$log.head"
+	size=$(stat -c %s "$log")
+	run -2 --separate-stderr jh-chain < <(decision_json | jh-seal)
+	[[ "$stderr" == *"hold whole entries: not a torn append, never cut"* ]] || { echo "$stderr"; false; }
+	assert_equal "$(stat -c %s "$log")" "$size"
+	# a real torn append that holds its whole inner receipt is one still
+	mkdir "$T/f"
+	head -c -1 "$T/e/4" >"$T/f/last"
+	cat "$T/e/0" "$T/e/1" "$T/e/2" "$T/e/3" "$T/f/last" >"$log"
+	run -0 jh-verify "$log"
+	assert_output --partial "a torn tail of"
+}
+
 @test "a log cut below the entries it acknowledged is never started over: appends are refused, saying why" {
 	chain_n 3
 	local log
