@@ -87,7 +87,7 @@ struct opts {
 	const struct jh_cp *cp;	/* the one the log at hand is checked with */
 	int cp_named;		/* ... which its file's name chose */
 	struct jh_cps cps;	/* -c: every checkpoint the file holds */
-	int cp_used;
+	unsigned char *cp_used;	/* ... each of whose session a log was given */
 };
 
 struct tally {
@@ -140,6 +140,18 @@ report_fail(struct jh_buf *out, const struct opts *o, const char *src,
 	return (put(out));
 }
 
+/* A log of o->cp's session was given: every checkpoint of it is used. */
+static void
+cp_used(struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->cps.n; i++)
+		if (o->cps.v[i].slen == o->cp->slen && memcmp(
+		    o->cps.v[i].session, o->cp->session, o->cp->slen) == 0)
+			o->cp_used[i] = 1;
+}
+
 /* One line for a log: its extent, head, and what a checkpoint added. */
 static int
 log_summary(struct jh_buf *out, struct opts *o, const char *src,
@@ -151,11 +163,11 @@ log_summary(struct jh_buf *out, struct opts *o, const char *src,
 	jh_hex(hex, lv->hash, JH_HASH_LEN);
 	if (o->cp != NULL && lv->have_session && lv->slen == o->cp->slen &&
 	    memcmp(lv->session, o->cp->session, lv->slen) == 0) {
-		o->cp_used = 1;
+		cp_used(o);
 		cp_fail = jh_cp_note(o->cp, lv, note, sizeof(note));
 	} else if (o->cp != NULL && o->cp_named) {
 		/* named as its session's log, it holds none of it: emptied */
-		o->cp_used = 1;
+		cp_used(o);
 		cp_fail = 1;
 		snprintf(note, sizeof(note), "truncated: the checkpoint has "
 		    "%llu entries, the log none of its session",
@@ -823,7 +835,7 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 		rc = -1;
 	else if (rc != -1 && f.lv.entries == 0 && f.o->cp_named) {
 		/* named as a checkpointed session's log, and emptied */
-		f.o->cp_used = 1;
+		cp_used(f.o);
 		f.t->failed++;
 		warnx("%s: truncated: the checkpoint has %llu entries, the log "
 		    "none", path, (unsigned long long)f.o->cp->count);
@@ -844,33 +856,7 @@ run_file(void *arg, struct jh_reader *r, const char *path)
 static void
 select_cp(struct opts *o, int fd, const char *path)
 {
-	char *sid = NULL, hex[2 * JH_HASH_LEN + 1];
-	const char *base = strrchr(path, '/');
-	uint8_t h[JH_HASH_LEN];
-	size_t i;
-
-	o->cp = NULL;
-	o->cp_named = 0;
-	if (o->cps.n == 0)
-		return;
-	/* a log named <hex of its session's SHA-256>.jhl, as jh-chain names it */
-	base = base != NULL ? base + 1 : path;
-	for (i = 0; i < o->cps.n && strlen(base) == 2 * JH_HASH_LEN + 4 &&
-	    strcmp(base + 2 * JH_HASH_LEN, ".jhl") == 0; i++) {
-		crypto_hash_sha256(h, (const uint8_t *)o->cps.v[i].session,
-		    o->cps.v[i].slen);
-		jh_hex(hex, h, sizeof(h));
-		if (strncmp(base, hex, 2 * JH_HASH_LEN) == 0) {
-			o->cp = jh_cps_pick(&o->cps, o->cps.v[i].session);
-			o->cp_named = 1;
-			return;
-		}
-	}
-	if (lseek(fd, 0, SEEK_CUR) == 0)
-		sid = jh_st_first_session(fd);
-	lseek(fd, 0, SEEK_SET);
-	o->cp = jh_cps_pick(&o->cps, sid);
-	free(sid);
+	o->cp = jh_st_log_cp(&o->cps, fd, path, &o->cp_named);
 }
 
 /* A default key list, when it is there. */
@@ -894,6 +880,7 @@ main(int argc, char *argv[])
 	struct jh_err e;
 	const char *cpfile = NULL;
 	struct jh_where w;
+	size_t i, j;
 	int ch, rc = 0, given = 0, x;
 
 	memset(&o, 0, sizeof(o));
@@ -951,6 +938,8 @@ main(int argc, char *argv[])
 		warnx("%s: ends in %zu bytes of a checkpoint cut short, an "
 		    "append that never completed; the %zu whole ones before "
 		    "it are used", cpfile, o.cps.torn, o.cps.n);
+	if (o.cps.n > 0 && (o.cp_used = calloc(o.cps.n, 1)) == NULL)
+		err(2, "calloc");
 
 	run.o = &o;
 	run.t = &t;
@@ -963,10 +952,19 @@ main(int argc, char *argv[])
 	free(o.rp.v);
 	free(o.gs.v);
 	free(o.sh.v);
-	if (rc != -1 && o.cps.n > 0 && !o.cp_used) {
-		t.failed++;
-		warnx("no log of the checkpoint's session was given");
-	}
+	for (i = 0; rc != -1 && i < o.cps.n; i++)
+		if (!o.cp_used[i]) {
+			/* each session once: a log was given for none */
+			for (j = i; j < o.cps.n; j++)
+				if (o.cps.v[j].slen == o.cps.v[i].slen &&
+				    memcmp(o.cps.v[j].session,
+				    o.cps.v[i].session, o.cps.v[i].slen) == 0)
+					o.cp_used[j] = 1;
+			t.failed++;
+			warnx("no log of the checkpoint's session %.*s was "
+			    "given", (int)o.cps.v[i].slen, o.cps.v[i].session);
+		}
+	free(o.cp_used);
 	if (rc != -1 && !o.quiet) {
 		printf("{\"summary\":{\"objects\":%lu,\"verified\":%lu,"
 		    "\"failed\":%lu}}\n", t.objects, t.ok, t.failed);

@@ -1011,21 +1011,15 @@ jh_sum_log(struct jh_sum *s, int fd, const char *name, struct jh_err *e)
 	struct logsum ls;
 	struct jh_err ie;
 	const uint8_t *item;
-	char *sid;
 	size_t len;
 	uint64_t off;
-	int x, rc = 0;
+	int x, rc = 0, named;
 
 	memset(&ls, 0, sizeof(ls));
 	jh_lv_init(&ls.lv);
 	/* the sink's latest checkpoint of the log's session, if any */
-	if (s->cps != NULL && s->cps->n > 0 && lseek(fd, 0, SEEK_CUR) == 0) {
-		sid = jh_st_first_session(fd);
-		lseek(fd, 0, SEEK_SET);
-		if (sid != NULL && (ls.cp = jh_cps_pick(s->cps, sid)) != NULL)
-			ls.lv.cp_count = ls.cp->count;
-		free(sid);
-	}
+	if ((ls.cp = jh_st_log_cp(s->cps, fd, name, &named)) != NULL)
+		ls.lv.cp_count = ls.cp->count;
 	jh_reader_init(&r, fd);
 	jh_arena_init(&a);
 	for (;;) {
@@ -1166,8 +1160,8 @@ jh_st_close_log(int fd, int hfd)
 
 /*
  * The session id of a log, from its first chain entry (a bare receipt
- * put before it names no log's session); NULL if unreadable.  Looks at
- * the first 64 items only.
+ * put before it names no log's session, however many there are); NULL
+ * if unreadable or there is none.
  */
 char *
 jh_st_first_session(int fd)
@@ -1179,11 +1173,9 @@ jh_st_first_session(int fd)
 	const struct jh_cbor *s;
 	uint64_t off = 0;
 	char *id = NULL;
-	int i;
 
 	jh_buf_init(&b);
-	for (i = 0; id == NULL && i < 64 && jh_st_item(&b, fd, off, &e) == 1;
-	    i++) {
+	while (id == NULL && jh_st_item(&b, fd, off, &e) == 1) {
 		off += b.len;
 		jh_arena_init(&a);
 		if (jh_env_parse(&env, &a, b.p, b.len, &e) == 0 &&
@@ -1198,6 +1190,42 @@ jh_st_first_session(int fd)
 	}
 	jh_buf_free(&b);
 	return (id);
+}
+
+/*
+ * The checkpoint a log is held to: the latest of the session its file
+ * is named after (jh-chain's lowercase hex SHA-256 of the session id,
+ * then .jhl), else of the session of its first chain entry (the file is
+ * rewound), else, where the file cannot be peeked at, of the one
+ * session all of s is of.  *named is set when the name chose it.
+ */
+const struct jh_cp *
+jh_st_log_cp(const struct jh_cps *s, int fd, const char *path, int *named)
+{
+	char *sid = NULL, hex[2 * JH_HASH_LEN + 1];
+	const char *base = strrchr(path, '/');
+	const struct jh_cp *cp;
+	size_t i;
+
+	*named = 0;
+	if (s == NULL || s->n == 0)
+		return (NULL);
+	base = base != NULL ? base + 1 : path;
+	for (i = 0; i < s->n && strlen(base) == 2 * JH_HASH_LEN + 4 &&
+	    strcmp(base + 2 * JH_HASH_LEN, ".jhl") == 0; i++) {
+		jh_st_digest(hex, (const uint8_t *)s->v[i].session,
+		    s->v[i].slen);
+		if (strncmp(base, hex, 2 * JH_HASH_LEN) == 0) {
+			*named = 1;
+			return (jh_cps_pick(s, s->v[i].session));
+		}
+	}
+	if (lseek(fd, 0, SEEK_CUR) == 0)
+		sid = jh_st_first_session(fd);
+	lseek(fd, 0, SEEK_SET);
+	cp = jh_cps_pick(s, sid);
+	free(sid);
+	return (cp);
 }
 
 /* Verifies one log (- for the standard input) into a summary. */

@@ -16,6 +16,7 @@
 #include "chain.h"
 #include "jh.h"
 
+struct jh_cp;
 struct jh_cps;
 struct jh_keyset;
 struct jh_verifier;
@@ -40,6 +41,12 @@ int	jh_st_open_log(const struct jh_stctx *o, const char *digest, int *fd,
 void	jh_st_close_log(int fd, int hfd);
 /* The session id of a log, from its first entry; NULL if unreadable. */
 char	*jh_st_first_session(int fd);
+/*
+ * The checkpoint of s a log is held to: by its file's name, else its
+ * first chain entry (jh-verify(1) "Logs"); *named when the name chose.
+ */
+const struct jh_cp *jh_st_log_cp(const struct jh_cps *s, int fd,
+	    const char *path, int *named);
 /*
  * The CBOR item at off into b: 1, 0 at the end of the file,
  * JH_CBOR_TRUNCATED, JH_CBOR_INVALID (cbor.h), -1 on a read error.

@@ -168,6 +168,32 @@ first_three() {
 	run -1 jh-verify -c "$T/cp9" "$(logof)"
 }
 
+# A sink holds the checkpoints of many sessions: each needs its log, and
+# no number of bare receipts in front of a log hides which session it is.
+@test "a sink of two sessions: a log deleted fails, naming its session; bare receipts in front hide nothing" {
+	chain_n 4
+	chain_n 2 s2
+	{ jh-chain -c -i s1; jh-chain -c -i s2; } >"$T/sink"
+	run -0 jh-verify -q -c "$T/sink" "$(logof)" "$(logof s2)"
+	run -1 --separate-stderr jh-verify -q -c "$T/sink" "$(logof)"
+	[[ "$stderr" == *"no log of the checkpoint's session s2 was given"* ]] || { echo "$stderr"; false; }
+	# 70 bare receipts, then s1's first three entries, under another name
+	for ((i = 0; i < 70; i++)); do decision_json; done | jh-seal >"$T/pad"
+	first_three >"$T/short"
+	cat "$T/pad" "$T/short" >"$T/renamed.log"
+	run -1 --separate-stderr jh-verify -q -c "$T/sink" "$T/renamed.log" "$(logof s2)"
+	[[ "$stderr" == *"truncated: the checkpoint has 4 entries, the log 3"* ]] || { echo "$stderr"; false; }
+	# jh-status with the sink in its config holds a log to it as jh-verify does
+	printf 'home=%s\nstate=%s\nsink=%s\n' "$JH_HOME" "$JH_STATE" "$T/sink" >"$T/hook.conf"
+	chmod 600 "$T/hook.conf"
+	run -1 jh-status -s -c "$T/hook.conf" "$T/renamed.log"
+	mkdir "$T/empty"
+	: >"$T/empty/$(basename "$(logof s2)")"
+	run -1 jh-status -s -c "$T/hook.conf" "$T/empty/$(basename "$(logof s2)")"
+	assert_output --partial "truncated: the checkpoint has 2 entries"
+	run -0 jh-status -s -c "$T/hook.conf" "$(logof)" "$(logof s2)"
+}
+
 @test "a checkpoint sink past 16 MiB (a year of Stops) is still read, and still catches a cut log" {
 	chain_n 4
 	jh-chain -c -i s1 >"$T/cp"
