@@ -5,6 +5,7 @@
  * them early, the answer is a deny, never "go ahead".
  */
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -360,6 +361,60 @@ early_end(const struct run *r, const struct early *e)
 	if (e->out.len > 0)
 		(void)jh_write_all(STDOUT_FILENO, e->out.p, e->out.len);
 	finish_raw(r, e->status);
+}
+
+/*
+ * Reading the payload and binding the call come before any stage, and a
+ * payload of many megabytes takes seconds to parse on a loaded machine:
+ * the deadline counts from the start, and until the stages start an
+ * alarm at the deadline ends this process with the deny made here, by
+ * write(2) alone.  The stages keep the deadline themselves.
+ */
+static struct early pre_late;
+static const struct run *pre_run;
+
+static void
+pre_alarm(int sig)
+{
+	(void)sig;
+	early_end(pre_run, &pre_late);
+}
+
+void
+pre_deadline(const struct run *r, const struct conf *c, uint64_t deadline)
+{
+	struct itimerval it;
+	struct sigaction sa;
+	char why[160];
+	uint64_t now = jh_mono_ms();
+
+	snprintf(why, sizeof(why), "the gate did not answer within %u ms "
+	    "(reading the call)", c->deadline_ms);
+	early_make(&pre_late, r, why);
+	pre_run = r;
+	if (now >= deadline)
+		early_end(r, &pre_late);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pre_alarm;
+	sigemptyset(&sa.sa_mask);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)((deadline - now) / 1000);
+	it.it_value.tv_usec = (suseconds_t)((deadline - now) % 1000 * 1000);
+	if (sigaction(SIGALRM, &sa, NULL) == -1 ||
+	    setitimer(ITIMER_REAL, &it, NULL) == -1)
+		deny(r, "cannot set the deadline: %s", strerror(errno));
+}
+
+/* The stages start: the alarm is off, its deny is freed. */
+void
+pre_deadline_off(void)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_DFL);
+	jh_buf_free(&pre_late.out);
 }
 
 /*

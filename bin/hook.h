@@ -115,6 +115,10 @@ int	pipeline(struct run *r, const struct conf *c, char *paths[],
 	    uint64_t deadline, int st[], inproc_fn inproc);
 /* Whether this call takes the fused path; and the path itself. */
 int	fused(const struct run *r, const struct conf *c);
+/* The deadline before the stages start (hook-run.c), and its end. */
+void	pre_deadline(const struct run *r, const struct conf *c,
+	    uint64_t deadline);
+void	pre_deadline_off(void);
 int	fused_run(struct run *r, const struct conf *c, uint64_t deadline,
 	    int sts[]);
 

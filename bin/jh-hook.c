@@ -847,7 +847,7 @@ main(int argc, char *argv[])
 	struct jh_err e;
 	char why[1024];
 	int st, sts[NSTAGES];
-	uint64_t deadline;
+	uint64_t start = jh_mono_ms(), deadline;
 
 	setrlimit(RLIMIT_CORE, &rl);
 	roomy = stack_room(&stack);
@@ -893,6 +893,9 @@ main(int argc, char *argv[])
 		check_peer(&r, &c, a.cfg);
 	}
 	environment(&r, &c);
+	/* the deadline counts from the start, the payload's reading too */
+	deadline = start + c.deadline_ms;
+	pre_deadline(&r, &c, deadline);
 	if (!a.serve && jh_read_all(&r.payload, STDIN_FILENO, JH_MAX_RECORD,
 	    &e) == -1)
 		deny(&r, "reading the payload: %s", e.msg);
@@ -900,7 +903,7 @@ main(int argc, char *argv[])
 		deny(&r, "%s", why);
 	if (a.serve)
 		check_owner(&r, &c);
-	deadline = jh_mono_ms() + c.deadline_ms;
+	pre_deadline_off();
 	if (fused(&r, &c))
 		st = fused_run(&r, &c, deadline, sts);
 	else {

@@ -139,6 +139,23 @@ same() {
 	run -0 grep -c 'the payload is not JSON' "$T/err1"
 }
 
+# The deadline counts from the hook's start: a payload that takes long to
+# arrive (or to parse: megabytes of it on a loaded machine) is the host's
+# deny at the deadline, before the host's own timeout lets the call run.
+@test "a payload still arriving at the deadline is a deny then, with the reason" {
+	sed -i 's/^deadline_ms=.*//; s/^lock_ms=.*//' "$JH_HOME/hook.conf"
+	printf 'deadline_ms=1000\nlock_ms=500\n' >>"$JH_HOME/hook.conf"
+	payload PreToolUse Bash '{"command":"ls"}' toolu_slow >"$T/p.json"
+	run -2 --separate-stderr bash -c '{ head -c 40 "$1"; sleep 4; tail -c +41 "$1"; } |
+	    "$2" -c "$3"' _ "$T/p.json" "$H/jh-hook" "$JH_HOME/hook.conf"
+	run -0 jq -r .hookSpecificOutput.permissionDecision <<<"$output"
+	assert_output deny
+	[[ "$stderr" == *"did not answer within 1000 ms (reading the call)"* ]] || { echo "$stderr"; false; }
+	# nothing was decided or chained for it, and the gate goes on
+	payload PreToolUse Bash '{"command":"ls"}' toolu_next >"$T/p.json"
+	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+}
+
 @test "fused: a worker killed, crashed, aborted or hung at any stage is the host's deny, and the log still verifies" {
 	local stage sig
 	sed -i 's/^deadline_ms=.*//' "$JH_HOME/hook.conf"
