@@ -330,3 +330,34 @@ serve_start(struct run *r)
 		_exit(2);
 	}
 }
+
+/*
+ * -a: the transcript a Stop names is read as this gate's user, so a
+ * developer could name the gate's own files (its keys, another
+ * developer's transcript) and learn from the meter whether they are
+ * there and how many lines they hold.  It is opened here, once, and
+ * used only when what was opened is a regular file of the caller's; the
+ * stages then read that open file (/dev/fd/N), so no link swapped in
+ * after the check is followed.  Any other is not metered, and said so.
+ */
+void
+check_transcript(struct run *r)
+{
+	struct stat st;
+	int fd;
+
+	if (r->transcript[0] == '\0')
+		return;
+	if ((fd = open(r->transcript, O_RDONLY | O_NONBLOCK)) == -1 ||
+	    fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (unsigned long)st.st_uid != strtoul(r->uid, NULL, 10)) {
+		fprintf(stderr, "%s: the transcript %.200s is not a file of "
+		    "uid %s: not metered\n", PROG, r->transcript, r->uid);
+		if (fd != -1)
+			close(fd);
+		r->transcript[0] = '\0';
+		return;
+	}
+	snprintf(r->transcript, sizeof(r->transcript), "/dev/fd/%d", fd);
+}
+

@@ -129,6 +129,7 @@ void	client(struct run *r, const char *sock, unsigned ms)
 void	read_request(struct run *r, unsigned ms);
 void	check_peer(struct run *r, struct conf *c, const char *cfg);
 void	check_owner(struct run *r, const struct conf *c);
+void	check_transcript(struct run *r);
 void	serve_start(struct run *r);
 
 #endif /* JH_HOOK_H */

@@ -901,8 +901,10 @@ main(int argc, char *argv[])
 		deny(&r, "reading the payload: %s", e.msg);
 	if (bind_call(&r, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
-	if (a.serve)
+	if (a.serve) {
 		check_owner(&r, &c);
+		check_transcript(&r);
+	}
 	pre_deadline_off();
 	if (fused(&r, &c))
 		st = fused_run(&r, &c, deadline, sts);

@@ -309,3 +309,40 @@ except OSError:
 	pkill -f "systemd-socket-activate --accept -l $S " || true
 	rm -rf "$W"
 }
+
+# The server reads a Stop's transcript as the gate's user: a developer
+# naming the gate's own files would learn from the meter whether they are
+# there and how many lines they hold.  Only a regular file of the caller's
+# is metered, read through the one it opened.
+@test "a Stop naming a transcript that is not the caller's own file is not metered" {
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 ||
+		skip "needs root and the user nobody: a caller of another uid"
+	W=$(mktemp -d /tmp/jhsock.XXXXXX)
+	chmod 755 "$W"
+	install -m 755 "$H/jh-hook" "$W/jh-hook"
+	S="$W/gate.sock"
+	serve meter=transcript
+	echo "developer=$(id -u nobody)" >>"$T/srv.conf"
+	chmod 666 "$S"
+	printf '{"type":"x"}\n{"type":"y"}\n' >"$W/secret.jsonl"
+	chmod 600 "$W/secret.jsonl"
+	stop() {
+		jq -nc --arg cwd "$P" --arg t "$1" '{session_id: "n1", transcript_path: $t,
+		    cwd: $cwd, hook_event_name: "Stop", stop_hook_active: false}'
+	}
+	run --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" < <(stop "$W/secret.jsonl")
+	[[ $stderr == *"is not a file of uid $(id -u nobody): not metered"* ]] || { echo "$stderr"; false; }
+	[[ $stderr != *"lines"* ]] || { echo "$stderr"; false; }
+	# a link of the caller's to it is the same refusal
+	ln -s "$W/secret.jsonl" "$W/link.jsonl"
+	run --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" < <(stop "$W/link.jsonl")
+	[[ $stderr == *"not metered"* ]] || { echo "$stderr"; false; }
+	# the caller's own transcript is metered
+	: >"$W/own.jsonl"
+	chown nobody "$W/own.jsonl"
+	run --separate-stderr runuser -u nobody -- "$W/jh-hook" -s "$S" < <(stop "$W/own.jsonl")
+	[[ $stderr != *"not metered"* ]] || { echo "$stderr"; false; }
+	kill "$SRV_PID"
+	pkill -f "systemd-socket-activate --accept -l $S " || true
+	rm -rf "$W"
+}
