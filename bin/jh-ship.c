@@ -523,8 +523,20 @@ ship_fd(struct opts *o, int fd, const char *path, int quiet_idle)
 	for (;;) {
 		off = r.offset + r.pos;
 		x = jh_reader_cbor(&r, &item, &len, &e);
-		if (x == 0 || x == JH_CBOR_TRUNCATED)
-			break;	/* the end, or an append in progress */
+		if (x == 0)
+			break;
+		/* an append in progress, unless it hides whole entries */
+		if (x == JH_CBOR_TRUNCATED && jh_env_within(r.b.p + r.pos,
+		    r.b.len - r.pos, "chain/1")) {
+			rc = 1;
+			warnx("%s: entry at offset %llu: its length was altered, "
+			    "and the bytes after it hold whole entries; not "
+			    "shipped, nor anything after it", path,
+			    (unsigned long long)off);
+			break;
+		}
+		if (x == JH_CBOR_TRUNCATED)
+			break;
 		if (x != 1) {
 			rc = r.err != 0 ? 2 : 1;	/* unreadable, unframeable */
 			warnx("%s: entry at offset %llu: %s; not shipped, nor "

@@ -252,6 +252,21 @@ b1|2|2|ok"
 	assert_line --regexp "^alice\|\|claude-code\|[0-9-]+\|12000000\|6\|6\|0\|0\|0\|0$"
 }
 
+# An entry's length altered to swallow the entries after it makes them
+# look like an append in progress: never shipped as the end, nor waited on.
+@test "an entry's length altered mid-log: jh-ship refuses it and what follows, saying why" {
+	dev alice
+	chain 5 s
+	mkdir "$T/e"
+	$SEQ split "$(logof s)" "$T/e"
+	off=$(( $(stat -c %s "$T/e/0") + $(stat -c %s "$T/e/1") + 44 ))
+	printf '\xff\xff' | dd of="$(logof s)" bs=1 seek="$off" conv=notrunc status=none
+	run -1 --separate-stderr jh-ship -d "$DB"
+	[[ $stderr == *"its length was altered"*"not shipped, nor anything after it"* ]] || { echo "$stderr"; false; }
+	run -0 rows entries
+	assert_output --partial "2"
+}
+
 @test "a damaged cursor is an error, never reset; one that names another entry is a rewritten log" {
 	dev alice
 	chain 2 s
