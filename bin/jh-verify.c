@@ -140,6 +140,32 @@ report_fail(struct jh_buf *out, const struct opts *o, const char *src,
 	return (put(out));
 }
 
+/*
+ * Whether a log of cp's session that was not given is there, under the
+ * name jh-chain gives it, in the directory of a log given: then it was
+ * not asked about.  One that is in none of them was deleted, or the
+ * logs given are not where the session's log was kept; either fails.
+ */
+static int
+log_beside(const struct jh_cp *cp, int argc, char *argv[])
+{
+	char hex[2 * JH_HASH_LEN + 1], p[PATH_MAX];
+	const char *slash;
+	int i;
+
+	jh_st_digest(hex, (const uint8_t *)cp->session, cp->slen);
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-") == 0)
+			continue;
+		slash = strrchr(argv[i], '/');
+		if ((size_t)snprintf(p, sizeof(p), "%.*s%s.jhl", slash == NULL ?
+		    0 : (int)(slash - argv[i] + 1), argv[i], hex) < sizeof(p) &&
+		    access(p, F_OK) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /* A log of o->cp's session was given: every checkpoint of it is used. */
 static void
 cp_used(struct opts *o)
@@ -960,9 +986,12 @@ main(int argc, char *argv[])
 				    memcmp(o.cps.v[j].session,
 				    o.cps.v[i].session, o.cps.v[i].slen) == 0)
 					o.cp_used[j] = 1;
+			if (log_beside(&o.cps.v[i], argc, argv))
+				continue;
 			t.failed++;
 			warnx("no log of the checkpoint's session %.*s was "
-			    "given", (int)o.cps.v[i].slen, o.cps.v[i].session);
+			    "given, nor is one beside the logs given",
+			    (int)o.cps.v[i].slen, o.cps.v[i].session);
 		}
 	free(o.cp_used);
 	if (rc != -1 && !o.quiet) {

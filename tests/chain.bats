@@ -170,13 +170,18 @@ first_three() {
 
 # A sink holds the checkpoints of many sessions: each needs its log, and
 # no number of bare receipts in front of a log hides which session it is.
-@test "a sink of two sessions: a log deleted fails, naming its session; bare receipts in front hide nothing" {
+@test "a sink of two sessions: a log deleted from beside the others fails, naming its session; bare receipts in front hide nothing" {
 	chain_n 4
 	chain_n 2 s2
 	{ jh-chain -c -i s1; jh-chain -c -i s2; } >"$T/sink"
 	run -0 jh-verify -q -c "$T/sink" "$(logof)" "$(logof s2)"
+	# one log asked about, the other beside it: not asked about
+	run -0 jh-verify -q -c "$T/sink" "$(logof)"
+	# the other deleted: found missing
+	mv "$(logof s2)" "$T/away"
 	run -1 --separate-stderr jh-verify -q -c "$T/sink" "$(logof)"
-	[[ "$stderr" == *"no log of the checkpoint's session s2 was given"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"no log of the checkpoint's session s2 was given, nor is one beside the logs given"* ]] || { echo "$stderr"; false; }
+	mv "$T/away" "$(logof s2)"
 	# 70 bare receipts, then s1's first three entries, under another name
 	for ((i = 0; i < 70; i++)); do decision_json; done | jh-seal >"$T/pad"
 	first_three >"$T/short"
