@@ -31,7 +31,8 @@
 /* The canonical tools an ACP call becomes (Claude Code's, and Codex's
  * apply_patch for a change of several files). */
 static const struct jh_host_tool acp_tools[] = {
-	{ "Bash", "shell", NULL },
+	/* workdir: the terminal's or the exec's cwd, set below, never raw */
+	{ "Bash", "shell", "workdir=workdir" },
 	{ "Write", "write", NULL },
 	{ "Edit", "edit", NULL },
 	{ "MultiEdit", "edit", NULL },
@@ -328,6 +329,9 @@ acp_claude(json_t *c, const json_t *raw, const char *tn, const char *kind,
 		return (0);
 	}
 	in = json_deep_copy(raw);
+	/* Claude's Bash takes no directory: a workdir in it is a decoy */
+	if (in != NULL && strcmp(canon, "Bash") == 0)
+		json_object_del(in, "workdir");
 	if (in != NULL && strcmp(canon, "Bash") == 0 &&
 	    strcmp(tn, canon) != 0 &&
 	    json_is_string(json_object_get(c, JH_HK_CWD)))

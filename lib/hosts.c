@@ -630,6 +630,21 @@ jh_hc_move(json_t *o, const char *from, const char *to)
 	json_object_del(o, from);
 }
 
+/* Whether a key list ("a=b c=d") reads name: it is one of its a's. */
+static int
+reads_key(const char *keys, const char *name)
+{
+	char from[64], to[64];
+	int n;
+
+	while (sscanf(keys, " %63[^= ]=%63s%n", from, to, &n) == 2) {
+		if (strcmp(from, name) == 0)
+			return (1);
+		keys += n;
+	}
+	return (0);
+}
+
 /*
  * The input with its keys renamed by keys ("a=b c=d": a becomes b), or
  * with back, b becomes a; other keys are kept.  A new reference.
@@ -644,6 +659,18 @@ jh_hc_rename(const json_t *in, const char *keys, int back)
 
 	if (o == NULL || keys == NULL || !json_is_object(o))
 		return (o);
+	/*
+	 * A canonical name the host's tool does not read is a key the host
+	 * ignores (Gemini's shell reads dir_path, never workdir): one the
+	 * model put in the input is dropped, not decided in the place of
+	 * what the host reads.  A file_path is kept: both are targets.
+	 */
+	while (!back && sscanf(k, " %63[^= ]=%63s%n", from, to, &n) == 2) {
+		if (strcmp(to, "file_path") != 0 && !reads_key(keys, to))
+			json_object_del(o, to);
+		k += n;
+	}
+	k = keys;
 	while (sscanf(k, " %63[^= ]=%63s%n", from, to, &n) == 2) {
 		if (back)
 			jh_hc_move(o, to, from);

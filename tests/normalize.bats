@@ -660,3 +660,26 @@ setup_reply() {
 	run -0 gm read_many_files '{"include":["src/deep/**/*.ts","README.md","**/.en?","SRC/**","/etc/*.conf"]}'
 	assert_output '[["src/deep","README.md",".",".","/etc"],null]'
 }
+
+# A directory is where the host runs a command only under the key the
+# host's tool reads: Gemini's shell reads dir_path and ignores a workdir
+# the model adds; an ACP agent's exec and an editor's terminal run in
+# their own cwd, which the gate must follow.
+@test "a workdir is the host's own: a decoy one is dropped, an ACP exec's or terminal's cwd is followed" {
+	run -0 jh-normalize -H gemini-cli <<<'{"session_id":"g1","transcript_path":"/x","cwd":"/p","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","workdir":"/tmp"}}'
+	run -0 jq -c '[.workdir, .input]' <<<"$output"
+	assert_output '[null,{"command":"ls"}]'
+	run -0 jh-normalize -H gemini-cli <<<'{"session_id":"g1","transcript_path":"/x","cwd":"/p","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/p/sub","workdir":"/tmp"}}'
+	run -0 jq -c '[.workdir, .input]' <<<"$output"
+	assert_output '["/p/sub",{"command":"ls","workdir":"/p/sub"}]'
+	run -0 jh-normalize -H acp <<<'{"hook_event_name":"PreToolUse","session_id":"a1","cwd":"/p","acp_method":"terminal/create","params":{"sessionId":"a1","command":"sh","args":["-c","echo x >> .bashrc"],"cwd":"/root"}}'
+	run -0 jq -r .workdir <<<"$output"
+	assert_output /root
+	run -0 jh-normalize -H acp <<<'{"hook_event_name":"PreToolUse","session_id":"a1","cwd":"/p","acp_method":"session/request_permission","tool_call":{"toolCallId":"x","kind":"execute","status":"pending","title":"x","rawInput":{"call_id":"c","command":["/bin/bash","-lc","rm -rf .ssh"],"cwd":"/root"}}}'
+	run -0 jq -r .workdir <<<"$output"
+	assert_output /root
+	# Claude's Bash over ACP takes no directory: a workdir in it is dropped
+	run -0 jh-normalize -H acp <<<'{"hook_event_name":"PreToolUse","session_id":"a1","cwd":"/p","acp_method":"session/request_permission","tool_call":{"toolCallId":"x","kind":"execute","status":"pending","title":"x","rawInput":{"command":"ls","workdir":"/tmp"},"_meta":{"claudeCode":{"toolName":"Bash"}}}}'
+	run -0 jq -c '[.workdir, .input.workdir]' <<<"$output"
+	refute_output --partial /tmp
+}
