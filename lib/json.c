@@ -80,9 +80,9 @@ skip_ws(const char *p, size_t n, size_t i)
 
 /*
  * Where the member key of the JSON object p[0..n) has its value, as
- * written: [*vs, *ve), the key compared as written, without escapes.
- * Returns 1 found once, 0 absent, -1 written more than once or p not an
- * object.  For a body jansson read, so the bytes are well-formed; a
+ * written: [*vs, *ve), the key compared as written.  Returns 1 found
+ * once, 0 absent, -1 written more than once, p not an object, or a key
+ * of it written with an escape (which may be key once decoded).  For a body jansson read, so the bytes are well-formed; a
  * caller that edits the value checks that the parse saw the same.
  */
 int
@@ -99,6 +99,12 @@ jh_json_span(const char *p, size_t n, const char *key, size_t *vs,
 		ks = i + 1;
 		i = skip_value(p, n, i);
 		e = i - 1;			/* the closing quote */
+		/*
+		 * A key written with an escape (max\u005ftokens) is the same
+		 * key to a parser, which reads the last of two: no span.
+		 */
+		if (memchr(p + ks, '\\', e - ks) != NULL)
+			return (-1);
 		i = skip_ws(p, n, i);
 		if (i >= n || p[i] != ':')
 			return (-1);

@@ -383,13 +383,17 @@ tokens_used(struct call *c, struct tally *t)
 		if (!c->w.done || !t->u.have_out || c->w.out_provisional)
 			t->u.out = est_out;
 		/*
-		 * A client that left before the provider's usage came: what
-		 * the provider made unseen (reasoning, the rest of the
-		 * answer) is not in the text relayed, and leaving early is
-		 * the client's choice: the call counts at its worst case.
+		 * A client that left before the provider's usage came, or a
+		 * successful answer without it: what the provider made unseen
+		 * (reasoning, the rest of the answer) is not in the text
+		 * relayed.  Leaving early is the client's choice, and so is
+		 * a request for an answer without usage (Gemini's fields or
+		 * alt=proto; a provider's answer always carries it): the call
+		 * counts at its worst case.
 		 */
-		if (c->client_gone && (!t->u.have_out ||
-		    c->w.out_provisional) && c->out_worst > t->u.out)
+		if ((c->client_gone || (c->status >= 200 && c->status < 300)) &&
+		    (!t->u.have_out || c->w.out_provisional) &&
+		    c->out_worst > t->u.out)
 			t->u.out = c->out_worst;
 	}
 }

@@ -1015,6 +1015,61 @@ route(struct call *c, int get, int post)
 	c->w.api = c->api;
 }
 
+/* Whether p[0..n) is the string s. */
+static int
+span_is(const char *p, size_t n, const char *s)
+{
+	return (strlen(s) == n && memcmp(p, s, n) == 0);
+}
+
+/*
+ * What would make the provider answer in another shape than the one the
+ * meter reads its usage from, or run another method than the one routed,
+ * or NULL.  Google's system parameters (fields, $fields, alt=proto, the
+ * X-Goog-FieldMask header) drop usageMetadata from the answer, and
+ * X-HTTP-Method-Override turns a routed GET into a POST: refused.  A
+ * Gemini call's query may hold only alt (sse or json), key and
+ * prettyPrint.
+ */
+static const char *
+answer_shape(struct call *c)
+{
+	static const char *const hdr[] = { "X-HTTP-Method-Override",
+	    "X-HTTP-Method", "X-Method-Override", "X-Goog-FieldMask",
+	    "X-Fields", NULL };
+	const char *q = strchr(c->uri, '?'), *a, *e, *eq, *k, *v;
+	size_t i, kl, vl;
+
+	for (i = 0; hdr[i] != NULL; i++)
+		if (MHD_lookup_connection_value(c->con, MHD_HEADER_KIND,
+		    hdr[i]) != NULL)
+			return ("joulehook: a method override or a field mask "
+			    "would change what the provider runs or answers, "
+			    "unseen by the meter: refused");
+	if (c->api != JH_API_GEMINI || q == NULL)
+		return (NULL);
+	for (a = q + 1; *a != '\0'; a = *e == '&' ? e + 1 : e) {
+		e = a + strcspn(a, "&");
+		eq = memchr(a, '=', (size_t)(e - a));
+		k = a;
+		kl = (size_t)((eq != NULL ? eq : e) - a);
+		v = eq != NULL ? eq + 1 : e;
+		vl = (size_t)(e - v);
+		if (kl > 0 && k[0] == '$') {
+			k++;
+			kl--;
+		}
+		if ((kl == 0 && vl == 0) || span_is(k, kl, "key") ||
+		    span_is(k, kl, "prettyPrint") || (span_is(k, kl, "alt") &&
+		    (span_is(v, vl, "sse") || span_is(v, vl, "json"))))
+			continue;
+		return ("joulehook: the meter reads the usage from the answer: "
+		    "a query parameter other than alt=sse or alt=json, key "
+		    "and prettyPrint (fields, alt=proto) is refused");
+	}
+	return (NULL);
+}
+
 /* A caller without the token: refused, logged at most once a second. */
 static enum MHD_Result
 unauthorized(struct call *c, const char *method)
@@ -1074,7 +1129,7 @@ static enum MHD_Result
 begin(struct call *c, const char *method)
 {
 	struct jh_px *px = c->px;
-	const char *s, *cl;
+	const char *s, *cl, *why;
 
 	route(c, strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0,
 	    strcmp(method, "POST") == 0);
@@ -1089,6 +1144,8 @@ begin(struct call *c, const char *method)
 	if (atomic_load(&px->stopping))
 		return (reply_error(c, c->api == JH_API_GEMINI ? 503 : 529,
 		    "overloaded_error", "joulehook: the proxy is stopping"));
+	if ((why = answer_shape(c)) != NULL)
+		return (reply_error(c, 400, "invalid_request_error", why));
 	c->metered = c->route == R_MESSAGES || c->route == R_CHAT ||
 	    c->route == R_RESPONSES || c->route == R_GEMINI;
 	if (c->metered) {

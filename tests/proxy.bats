@@ -129,7 +129,7 @@ upstream_calls() {
 	assert_output "[\"ok\",$in,57,2000,100,true,57,1]"
 }
 
-@test "a stream whose only output count is message_start's placeholder is sealed usage-estimated, its relayed text counted, never ok" {
+@test "a stream whose only output count is message_start's placeholder is sealed usage-estimated, its output at the worst case, never ok" {
 	grant_budget 20000000000000
 	text=$(printf 'word %.0s' $(seq 80))
 	jq -nc --arg t "$text" '[{text: $t, delta_usage: false}]' >"$T/script.json"
@@ -141,9 +141,10 @@ upstream_calls() {
 	# the log line says which figures are estimates
 	grep -q 'POST /v1/messages 200 usage-estimated .* (tokens estimated) energy=.* (est) debit=' "$PROXY_ERR"
 	run receipts s1
-	# 400 bytes of text relayed: about 100 tokens, not message_start's 1
-	run jq -c '[.verdict, .tokens_out >= 90, .enforced]' <<<"$output"
-	assert_output '["usage-estimated",true,1]'
+	# a successful answer without its usage: the output at the call's
+	# worst case (max_tokens 4000), not message_start's 1 nor the text's
+	run jq -c '[.verdict, .tokens_out, .enforced]' <<<"$output"
+	assert_output '["usage-estimated",4000,1]'
 }
 
 @test "count_tokens and the model list pass through, unmetered" {
@@ -1315,4 +1316,52 @@ $(printf '["ok",200,42,1000,42,true,"Estimator","gemini-2.5-flash","%s",1,1,200]
 	assert_equal "${#lines[@]}" 1
 	run receipts mine
 	assert_equal "${#lines[@]}" 1
+}
+
+# A review found two ways to use more than the hold: a second copy of the
+# output limit written with an escape, which the provider reads and the
+# lowering did not see; and Gemini's system parameters that drop the
+# usage from the answer, settled then on the text alone.
+@test "a limit written twice through an escape is never lowered and sent; a usage-dropping parameter is refused" {
+	grant_budget 2000000000
+	jq -nc '[{text: "hi"}]' >"$T/script.json"
+	mock_start "$T/script.json"
+	proxy_start
+	printf '%s' '{"model":"claude-opus-4-1","max_tokens":100000,"max\u005ftokens":100000,"messages":[{"role":"user","content":"hi"}]}' >"$T/body"
+	run -0 ph /v1/messages -H 'X-Claude-Code-Session-Id: s1' -w ' %{http_code}' --data-binary @"$T/body"
+	assert_output --partial 'the joule budget'
+	run -0 sh -c 'cat "$1" 2>/dev/null | jq -s "map(select(.method == \"POST\")) | length"' _ "$MOCK_LOG"
+	assert_output 0
+	run -0 ledger_json
+	run -0 jq -c '[.spent, .held]' <<<"$output"
+	assert_output '[0,0]'
+	mock_stop
+	grant_budget 20000000000000
+	jq -nc '[{text: "hello", usage: {promptTokenCount: 10, candidatesTokenCount: 3}}]' >"$T/g.json"
+	gemini_mock_start "$T/g.json"
+	proxy_stop
+	UPSTREAM=$GEMINI_MOCK_URL proxy_start
+	gbody 500 >"$T/gb"
+	for q in 'generateContent?fields=candidates' 'generateContent?alt=proto' \
+	    'generateContent?%24fields=candidates' 'streamGenerateContent?alt=sse&$fields=candidates'; do
+		run -0 ph "/v1beta/models/gemini-2.5-pro:$q" -H 'X-Joulehook-Session: g1' \
+		    -w ' %{http_code}' --data-binary @"$T/gb"
+		assert_output --partial ' 400'
+	done
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -H 'X-Joulehook-Session: g1' \
+	    -H 'X-Goog-FieldMask: candidates' -w ' %{http_code}' --data-binary @"$T/gb"
+	assert_output --partial ' 400'
+	run -0 gemini_calls
+	assert_output 0
+	# the shapes a client uses pass
+	run -0 ph '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=k' \
+	    -H 'X-Joulehook-Session: g1' -w ' %{http_code}' --data-binary @"$T/gb"
+	assert_output --partial ' 200'
+	# an answer that came without its usage counts at the worst case
+	jq -nc '[{text: "no usage here", no_usage: true}]' >"$T/g.json"
+	run -0 ph '/v1beta/models/gemini-2.5-pro:generateContent' -H 'X-Joulehook-Session: g2' \
+	    --data-binary @"$T/gb"
+	run receipts g2
+	run -0 jq -c '[.verdict, .tokens_out]' <<<"$output"
+	assert_output '["usage-estimated",500]'
 }
