@@ -44,6 +44,7 @@ struct opts {
 	char homebuf[PATH_MAX], statebuf[PATH_MAX];	/* the config's */
 	struct jh_where w;
 	char sink[PATH_MAX];	/* the config's checkpoint sink, or "" */
+	char keys_bad[200];	/* why the stewards file did not load */
 	struct jh_keyset keys;	/* stewards and trust */
 	struct jh_verifier v;
 };
@@ -182,6 +183,12 @@ status_line(struct opts *o)
 	r = jh_st_open_log(&o->c, digest, &fd, &hfd, path, sizeof(path), &e);
 	if (r == 0)
 		jh_st_head(&sh, fd, hfd, digest, &o->keys);
+	if (r == 0 && o->keys_bad[0] != '\0' && sh.state != JH_ST_EMPTY &&
+	    sh.state != JH_ST_UNCHECKED) {
+		sh.state = JH_ST_UNCHECKED;
+		snprintf(sh.why, sizeof(sh.why), "the stewards file does not "
+		    "load (%.100s)", o->keys_bad);
+	}
 	if (r == -2)
 		jh_buf_addf(&out, "status unavailable: %s", e.msg);
 	else if (r == -1 || sh.state == JH_ST_EMPTY) {
@@ -230,16 +237,17 @@ summary_mode(struct opts *o, int argc, char **argv)
 	 * latest checkpoint there, as jh-verify -c does.  A sink not yet
 	 * written (no Stop yet) holds none.
 	 */
-	if (o->sink[0] != '\0') {
-		int x = jh_cps_load(&cps, o->sink, &o->v, &e);
-		if (x == -1) {
-			warnx("checkpoint sink: %s", e.msg);
-			refused = 1;	/* it does not verify */
-		} else if (x == -2 && access(o->sink, F_OK) == 0) {
-			warnx("checkpoint sink: %s", e.msg);
-			bad = 1;
-		} else if (x == 0)
-			s.cps = &cps;
+	switch (jh_st_load_sink(&cps, o->sink, &o->v, &e)) {
+	case 1:
+		warnx("checkpoint sink: %s", e.msg);
+		refused = 1;	/* it does not verify */
+		break;
+	case 2:
+		warnx("checkpoint sink: %s", e.msg);
+		bad = 1;
+		break;
+	default:
+		s.cps = &cps;
 	}
 	if (argc == 0 && jh_st_summarize_project(&o->c, &s, NULL, &e) == -1) {
 		warnx("%s", e.msg);
@@ -430,8 +438,13 @@ load_keys(struct opts *o, const char *path, int role)
 	struct jh_err e;
 
 	if (path != NULL && access(path, F_OK) == 0 &&
-	    jh_keyset_load(&o->keys, path, role, &e) == -1)
+	    jh_keyset_load(&o->keys, path, role, &e) == -1) {
 		warnx("%s", e.msg);
+		/* the status line then checks no signature: it says so */
+		if (role == JH_ROLE_STEWARD)
+			snprintf(o->keys_bad, sizeof(o->keys_bad), "%.80s: "
+			    "%.100s", path, e.msg);
+	}
 }
 
 /*
@@ -550,6 +563,7 @@ main(int argc, char *argv[])
 	o.c.keys = &o.keys;
 	o.c.v = &o.v;
 	o.c.root = o.root;
+	o.c.sink = o.sink[0] != '\0' ? o.sink : NULL;
 	if (o.mode != 0) {
 		if (root == NULL && (root = getcwd(cwd, sizeof(cwd))) == NULL)
 			err(2, "getcwd");

@@ -23,6 +23,7 @@
 #include "jh.h"
 #include "buf.h"
 #include "cbor.h"
+#include "checkpoint.h"
 #include "cose.h"
 #include "json.h"
 #include "keys.h"
@@ -30,6 +31,8 @@
 #include "status.h"
 #include "util.h"
 #include "verify.h"
+
+#define MCP_MAX_LINE	(1u << 20)	/* one request, in bytes */
 
 #define PAGE		100		/* resources per resources/list page */
 #define WATCH_MS	1000		/* how often idle, the list is checked */
@@ -653,12 +656,14 @@ m_call(struct mcp *m, json_t *p, struct rpcerr *re)
 	json_t *name = json_object_get(p, "name");
 	json_t *args = json_object_get(p, "arguments"), *sess = NULL;
 	struct jh_sum s;
+	struct jh_cps cps;
 	struct jh_buf out;
 	struct jh_err e;
 	const char *key;
 	json_t *v, *res;
 	int bad = 0;
 
+	memset(&cps, 0, sizeof(cps));
 	if (!json_is_string(name))
 		return (fail(re, -32602, "tools/call needs a name"));
 	if (strcmp(json_string_value(name), "verify") != 0)
@@ -677,8 +682,13 @@ m_call(struct mcp *m, json_t *p, struct rpcerr *re)
 		jh_buf_adds(&out, "no trusted keys: list them in "
 		    "JH_HOME/stewards and JH_HOME/trust");
 		bad = 1;
+	} else if (jh_st_load_sink(&cps, m->o->sink, m->o->v, &e) != 0) {
+		/* each log is held to the config's sink, as -s holds it */
+		jh_buf_addf(&out, "checkpoint sink: %s", e.msg);
+		bad = 1;
 	} else {
 		jh_sum_init(&s, m->o->v);
+		s.cps = &cps;
 		if (jh_st_summarize_project(m->o, &s, sess != NULL ?
 		    json_string_value(sess) : NULL, &e) == -1) {
 			jh_buf_adds(&out, e.msg);
@@ -689,6 +699,7 @@ m_call(struct mcp *m, json_t *p, struct rpcerr *re)
 		}
 		jh_sum_free(&s);
 	}
+	jh_cps_free(&cps);
 	res = json_pack("{s:[{s:s,s:o}],s:b}", "content", "type", "text",
 	    "text", jstrn(out.p, out.len), "isError", bad);
 	jh_buf_free(&out);
@@ -823,7 +834,14 @@ jh_mcp_serve(const struct jh_stctx *o, int fd, FILE *out, struct jh_err *e)
 		while (len > 0 && (line[len - 1] == '\r' ||
 		    line[len - 1] == ' '))
 			len--;
-		if (len > 0)
+		/*
+		 * A request is a few hundred bytes; parsed, a line of many
+		 * small values takes 80 times its size: refused unparsed.
+		 */
+		if (len > MCP_MAX_LINE)
+			reply_err(&m, NULL, -32700, "Parse error: message "
+			    "over 1 MiB");
+		else if (len > 0)
 			handle(&m, line, len);
 	}
 	jh_reader_free(&r);

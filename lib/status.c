@@ -464,7 +464,7 @@ static void
 pinned_sessions(struct jh_buf *out, size_t *n, DIR *dir, int lfd,
     const char *root)
 {
-	char pinned[PATH_MAX], real[PATH_MAX], name[JH_LOG_NAME];
+	char pinned[PATH_MAX], name[JH_LOG_NAME];
 	struct jh_err e;
 	struct dirent *d;
 	struct stat st;
@@ -481,8 +481,13 @@ pinned_sessions(struct jh_buf *out, size_t *n, DIR *dir, int lfd,
 		if (r <= 0)
 			continue;
 		pinned[r] = '\0';
-		if (strcmp(pinned, root) != 0 && (realpath(pinned, real) ==
-		    NULL || strcmp(real, root) != 0))
+		/*
+		 * The root was pinned resolved, and root is: compared as
+		 * written, never through the file system as it is now, where
+		 * a link planted in a path of another project's root would
+		 * make that project's sessions look like this one's.
+		 */
+		if (strcmp(pinned, root) != 0)
 			continue;
 		memcpy(name, d->d_name, 2 * JH_HASH_LEN);
 		memcpy(name + 2 * JH_HASH_LEN, ".jhl", 5);
@@ -539,8 +544,8 @@ unpinned_sessions(struct jh_buf *out, size_t *n, int lfd, int rfd,
 
 /*
  * The sessions of a project (jh-status(1), The MCP server): those whose
- * root pinned in <state>/roots/ is the project root (compared as given,
- * then realpath'd) and that have a log; and those with a log but no
+ * root pinned in <state>/roots/ is the project root (both resolved, so
+ * compared as written) and that have a log; and those with a log but no
  * pinned root (only model calls metered, no tool call gated yet) whose
  * first unit debited the project's grant (the one jh-decide would use
  * for that root).  out receives n digests of 65 bytes each, sorted.
@@ -1228,6 +1233,22 @@ jh_st_log_cp(const struct jh_cps *s, int fd, const char *path, int *named)
 	return (cp);
 }
 
+int
+jh_st_load_sink(struct jh_cps *cps, const char *sink, struct jh_verifier *v,
+    struct jh_err *e)
+{
+	int x;
+
+	memset(cps, 0, sizeof(*cps));
+	if (sink == NULL || sink[0] == '\0')
+		return (0);
+	if ((x = jh_cps_load(cps, sink, v, e)) == -1)
+		return (1);
+	if (x == -2 && access(sink, F_OK) == 0)
+		return (2);
+	return (0);
+}
+
 /* Verifies one log (- for the standard input) into a summary. */
 int
 jh_st_summarize(struct jh_sum *s, const char *path, struct jh_err *e)
@@ -1297,8 +1318,13 @@ jh_st_session_json(const struct jh_stctx *o, const char *digest, int fd,
 	const struct jh_head *h = &sh.head;
 
 	jh_st_head(&sh, fd, hfd, digest, o->keys);
+	/*
+	 * A session served with no root pinned debits the project's grant
+	 * (jh_st_sessions): that one, found by the project's root, not the
+	 * default grant.
+	 */
 	jh_st_budget(&sb, o->home, o->statedir, o->ledgerdir,
-	    o->grantfile, digest, NULL);
+	    o->grantfile, digest, o->root);
 	jh_buf_init(&b);
 	jh_buf_adds(&b, "{\"session\":");
 	if (id != NULL)

@@ -28,9 +28,18 @@ struct jh_stctx {
 	const char *ledgerdir;	/* NULL: <statedir>/ledger */
 	const char *grantfile;	/* NULL: the session's, as jh-decide finds it */
 	const char *root;	/* the project root, realpath'd */
+	const char *sink;	/* the checkpoint sink, or NULL */
 	const struct jh_keyset *keys;	/* stewards and trust */
 	struct jh_verifier *v;
 };
+
+/*
+ * The sink's checkpoints into cps, for a summary to hold each log to (a
+ * sink not written yet holds none): 0, 1 when it does not verify, 2
+ * when it cannot be read; e says why.
+ */
+int	jh_st_load_sink(struct jh_cps *cps, const char *sink,
+	    struct jh_verifier *v, struct jh_err *e);
 
 /* The hex SHA-256 of a session id, which names its log (65 bytes). */
 void	jh_st_digest(char *hex, const uint8_t *p, size_t n);

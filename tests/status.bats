@@ -669,3 +669,52 @@ rpc() {
 	assert_output --partial "1 allow"
 	assert_file_not_exist "$T/evil2.log"
 }
+
+# A fifth review, of the MCP server and the status line as the agent
+# sees them: a link planted in another project's root, a sink the verify
+# tool left out, a default grant named for a session of the project's,
+# a request line that parses to 80 times its size, a stewards file that
+# does not load.
+@test "MCP and the line hold against planted links, a cut log, a huge line and bad stewards" {
+	gate s1 "npm test" "npm test" "npm test"
+	gate s3 -C "$T/other" "npm test"
+	# a link where another project's root was: its sessions stay its own
+	mv "$T/other" "$T/other.real"
+	ln -s "$R" "$T/other"
+	run -0 rpc '{"jsonrpc":"2.0","id":1,"method":"resources/list"}'
+	refute_output --partial "$(digest s3)"
+	run -0 rpc '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"verify","arguments":{"session":"s3"}}}'
+	run -0 jq -r '.result.content[0].text' <<<"$output"
+	refute_output --partial '"entries":1'
+	rm "$T/other"
+	mv "$T/other.real" "$T/other"
+	# the verify tool holds a log to the config's sink, as -s does
+	jh-chain -c -i s1 >"$T/sink"
+	printf 'home=%s\nstate=%s\nsink=%s\n' "$JH_HOME" "$JH_STATE" "$T/sink" >"$T/hook.conf"
+	chmod 600 "$T/hook.conf"
+	mkdir "$T/e"
+	$SEQ split "$(logof s1)" "$T/e"
+	cat "$T/e/0" "$T/e/1" >"$(logof s1)"
+	rm -f "$(logof s1).head"
+	run -0 sh -c "printf '%s\n' '{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"verify\",\"arguments\":{\"session\":\"s1\"}}}' |
+	    jh-status -m -c '$T/hook.conf' -r '$R'"
+	run -0 jq -c '.result | [.isError, (.content[0].text | fromjson | .logs[0].extent)]' <<<"$output"
+	assert_output '[true,"truncated: the checkpoint has 3 entries, the log 2"]'
+	# a session with only model calls shows the project's grant
+	eff m1 1 2500000 Estimator proxy "$GID"
+	grant_doc 7000000 >"$T/g7.json"
+	jh-seal -K grant/1 -k "$JH_HOME/issuer.key" "$T/g7.json" >"$JH_HOME/grant"
+	run -0 rpc "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{\"uri\":\"joulehook://session/$(digest m1)\"}}"
+	run -0 jq -r '.result.contents[0].text | fromjson | .grant' <<<"$output"
+	assert_output "$GID"
+	# a request over 1 MiB is refused unparsed
+	run -0 sh -c "python3 -c 'import sys; sys.stdout.write(\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"method\\\":\\\"ping\\\",\\\"params\\\":{\\\"a\\\":[\" + \",\".join([\"{}\"] * 600000) + \"]}}\\n\")' |
+	    jh-status -m -r '$R'"
+	assert_output --partial "over 1 MiB"
+	# stewards that do not load: the line checks no signature, and says so
+	cp "$JH_HOME/stewards" "$T/stewards.ok"
+	echo garbage >"$JH_HOME/stewards"
+	run -0 --separate-stderr status s3 -p
+	assert_output --partial "chain unchecked: the stewards file does not load"
+	cp "$T/stewards.ok" "$JH_HOME/stewards"
+}
