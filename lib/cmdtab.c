@@ -121,7 +121,7 @@
 #define GO_B " -o,--o=w -C,--C=c -p=i -asmflags,--asmflags=u" \
 	" -buildmode=i -buildvcs=i -compiler=i -gccgoflags,--gccgoflags=u" \
 	" -gcflags,--gcflags=u -installsuffix=i -ldflags,--ldflags=u" \
-	" -mod=i -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
+	" -mod=u -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
 	" -pkgdir,--pkgdir=w -tags,--tags=i -toolexec,--toolexec=x" \
 	" -coverpkg=i -covermode=i -exec,--exec=x -vettool,--vettool=x "
 #define GO_RUNS "go.mod,go.work,**/go.mod"
@@ -477,7 +477,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -F,--features=i --prune=i --exclude=i -*", "", "net", 0,
 	    "cargo-tree(1)"),
 	CARGO("uninstall", "--root=w --bin=i -p,--package=i -*", "i*",
-	    NULL, 0, "cargo-uninstall(1)"),
+	    "install", 0, "cargo-uninstall(1)"),
 	/* new locked versions: code the next build runs, as npm update */
 	CARGO("update", "-p,--package=i --precise=i -*", "i*", "install,net",
 	    0, "cargo-update(1)"),
@@ -527,7 +527,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -v,--verbose --list-presets?i --debug-output --debug-find"
 	  " --debug-trycompile --compile-no-warning-as-error -L -LA -LH -LAH"
 	  " -N --:rest", "r*", "CMakeLists.txt,**/CMakeLists.txt,*.cmake,"
-	  "**/*.cmake,CMakePresets.json,CMakeUserPresets.json", NULL,
+	  "**/*.cmake,CMakePresets.json,CMakeUserPresets.json,"
+	  "**/CMakeCache.txt,**/CMakeFiles/**", NULL,
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "cmake(1)" },
 	{ "cmp", "-i,--ignore-initial=i -n,--bytes=i -*", "r*", NULL, NULL,
 	  GFILT, "cmp --help" },
@@ -631,8 +632,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --tlsv1.1 --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --retry-all-errors"
 	  " --retry-connrefused --path-as-is --raw --tcp-nodelay"
 	  " --no-keepalive --no-sessionid --basic --digest --ntlm --negotiate"
-	  " --anyauth --proxy-insecure -p,--proxytunnel -n,--netrc"
-	  " --netrc-optional -j,--junk-session-cookies -R,--remote-time"
+	  " --anyauth --proxy-insecure -p,--proxytunnel -n,--netrc:unknown"
+	  " --netrc-optional:unknown -j,--junk-session-cookies -R,--remote-time"
 	  " --xattr --crlf -B,--use-ascii -l,--list-only -a,--append"
 	  " -Z,--parallel --parallel-immediate -q,--disable -h,--help"
 	  " -V,--version -M,--manual --styled-output --no-styled-output"
@@ -1361,9 +1362,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* The command is a shell command line. */
 	GIT("submodule foreach", "-*", "u*", NULL, "git-submodule(1)"),
 	GIT("submodule init", "-*", "r*", NULL, "git-submodule(1)"),
-	GIT("submodule set-branch", "-b,--branch=i -*", "r", NULL,
+	GIT("submodule set-branch", "-b,--branch=i -*", "u", NULL,
 	    "git-submodule(1)"),
-	GIT("submodule set-url", "-*", "r,n", NULL, "git-submodule(1)"),
+	GIT("submodule set-url", "-*", "u*", NULL, "git-submodule(1)"),
 	GIT("submodule status", "-*", "r*", NULL, "git-submodule(1)"),
 	GIT("submodule summary", "-n,--summary-limit=i -*", "i*", NULL,
 	    "git-submodule(1)"),
@@ -1409,7 +1410,13 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_SUB | JH_CT_DASHLONG | JH_CT_NOCLUSTER,
 	  "go help" },
 	GO("build", GO_B "-*", "r*", "net", 0, "go help build"),
-	GO("clean", "-*", "r*", NULL, 0, "go help clean"),
+	/*
+	 * -modcache, -cache, -fuzzcache and -i delete what is outside the
+	 * project; -testcache only expires the cached test results.
+	 */
+	GO("clean", "-modcache:unknown -cache:unknown -fuzzcache:unknown"
+	    " -i:unknown -*", "r*", NULL, 0,
+	    "go help clean"),
 	GO("doc", "-*", "i*", NULL, 0, "go help doc"),
 	/* -w sets GOFLAGS and the like for every later go command. */
 	GO("env", "-w:unknown -u:unknown -*", "i*", NULL, 0, "go help env"),
@@ -1435,7 +1442,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "go help mod edit"),
 	GO("mod graph", "-go=i -*", "", "net", 0, "go help mod graph"),
 	GO("mod init", "", "i", NULL, 0, "go help mod init"),
-	GO("mod tidy", "-go=i -compat=i -*", "", "net", 0,
+	GO("mod tidy", "-go=i -compat=i -*", "", "install,net", 0,
 	    "go help mod tidy"),
 	GO("mod vendor", "-o=w -*", "", "net", 0, "go help mod vendor"),
 	GO("mod verify", "", "", NULL, 0, "go help mod verify"),
@@ -1861,7 +1868,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	NPM("audit fix", "--audit-level=i", "", "install,net", 0,
 	    "npm-audit(1)"),
 	NPM("audit signatures", "", "", "net", 0, "npm-audit(1)"),
-	NPM("cache", "", "i*", "net", 0, "npm-cache(1)"),
+	NPM("cache", "", "u*", "net", 0, "npm-cache(1)"),
 	NPM("ci", "", "", "install,net", 0, "npm-ci(1)"),
 	NPM("config", "", "s", NULL, JH_CT_SUB, "npm-config(1)"),
 	/* Configuration can set script-shell and node-options. */
@@ -2014,7 +2021,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	PIP("cache", "", "u*", NULL, 0, "pip cache --help"),
 	PIP("check", "", "", NULL, 0, "pip check --help"),
 	/* set writes pip.conf, which can name an index or a build. */
-	PIP("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
+	PIP("config", "--editor=x", "u*", NULL, 0, "pip config --help"),
 	PIP("download", PIP_I "-d,--dest=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip download --help"),
 	PIP("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
@@ -2039,7 +2046,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_SUB | JH_CT_ABBREV, "pip --help" },
 	PIP3("cache", "", "u*", NULL, 0, "pip cache --help"),
 	PIP3("check", "", "", NULL, 0, "pip check --help"),
-	PIP3("config", "--editor=x", "i,u*", NULL, 0, "pip config --help"),
+	PIP3("config", "--editor=x", "u*", NULL, 0, "pip config --help"),
 	PIP3("download", PIP_I "-d,--dest=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip download --help"),
 	PIP3("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
@@ -2094,7 +2101,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	PNPM("rm", "", "i*", "install", 0, "pnpm remove --help"),
 	PNPM("run", "--:rest", "i,A*", NULL, 0, "pnpm run --help"),
 	PNPM("start", "--:rest", "A*", NULL, 0, "pnpm start --help"),
-	PNPM("store", "", "i*", NULL, 0, "pnpm store --help"),
+	PNPM("store", "", "u*", NULL, 0, "pnpm store --help"),
 	PNPM("t", "--:rest", "A*", NULL, 0, "pnpm test --help"),
 	PNPM("test", "--:rest", "A*", NULL, 0, "pnpm test --help"),
 	PNPM("uninstall", "", "i*", "install", 0, "pnpm remove --help"),
@@ -2538,7 +2545,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --bounds=i -m,--marker=i --optional=i", "r*", "install,net", 0,
 	    "uv add --help"),
 	UV("build", "-o,--out-dir=w", "r", "net", 0, "uv build --help"),
-	UV("cache", "", "i*", NULL, 0, "uv cache --help"),
+	UV("cache", "", "u*", NULL, 0, "uv cache --help"),
 	UV("export", "-o,--output-file=w --format=i", "", "net", 0,
 	    "uv export --help"),
 	UV("init", "--name=i --build-backend=i --vcs=i", "w", NULL, 0,
@@ -2585,7 +2592,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	UV("tool run", "--from=i --with=i --with-editable=f"
 	    " --with-requirements=r", "P", "install,net", JH_CT_POSIX,
 	    "uv tool run --help"),
-	UV("tool uninstall", "", "i*", NULL, 0, "uv tool uninstall --help"),
+	UV("tool uninstall", "", "i*", "install", 0,
+	    "uv tool uninstall --help"),
 	UV("tool upgrade", "", "i*", "install,net", 0,
 	    "uv tool upgrade --help"),
 	UV("tree", "--depth=i --prune=i", "", "net", 0, "uv tree --help"),
@@ -2694,7 +2702,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "r*", "install,net", 0, "yarn add --help"),
 	YARN("audit", "", "i*", "net", 0, "yarn audit --help"),
 	YARN("bin", "", "i", NULL, 0, "yarn bin --help"),
-	YARN("cache", "", "i*", NULL, 0, "yarn cache --help"),
+	YARN("cache", "", "u*", NULL, 0, "yarn cache --help"),
 	YARN("config", "", "i,u*", NULL, 0, "yarn config --help"),
 	/* It runs the rules of yarn.config.cjs. */
 	YARN("constraints", "--fix:inplace", "", NULL, 0,

@@ -1994,6 +1994,25 @@ stdin_or_api(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (strcmp(c->name, "sqlite3") == 0 && c->nops <= 1 && !c->exits)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "sqlite3 given "
 		    "no SQL runs its standard input"));
+	/*
+	 * go mod edit with no file edits go.mod; go work edit, init and use
+	 * edit or make go.work: files the go command executes.
+	 */
+	if ((strcmp(c->name, "go mod edit") == 0 && c->nops == 0) ||
+	    ((strcmp(c->name, "go work edit") == 0 && c->nops == 0) ||
+	    strcmp(c->name, "go work init") == 0 || strcmp(c->name,
+	    "go work use") == 0)) {
+		char p[PATH_MAX + 16];
+
+		if (c->dir[0] == '\0')
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "runs in a directory this gate cannot follow",
+			    c->name));
+		snprintf(p, sizeof(p), "%s/%s", c->dir, c->name[3] == 'm' ?
+		    "go.mod" : "go.work");
+		return (add(x, JH_E_WRITE, jh_path_executed(p) ?
+		    JH_EF_EXECUTED : 0, p, c->name, NULL));
+	}
 	/* git am or apply given no file applies the patches of its input */
 	if ((strcmp(c->name, "git am") == 0 || strcmp(c->name,
 	    "git apply") == 0) && c->nops == 0 && !c->exits)
