@@ -907,7 +907,7 @@ main(int argc, char *argv[])
 	const char *cpfile = NULL;
 	struct jh_where w;
 	size_t i, j;
-	int ch, rc = 0, given = 0, x;
+	int ch, rc = 0, given = 0, x, any;
 
 	memset(&o, 0, sizeof(o));
 	jh_keyset_init(&o.keys);
@@ -978,6 +978,10 @@ main(int argc, char *argv[])
 	free(o.rp.v);
 	free(o.gs.v);
 	free(o.sh.v);
+	/* a log left out is not asked about only where some log was */
+	for (i = 0, j = 0; i < o.cps.n; i++)
+		j |= o.cp_used[i];
+	any = j != 0;
 	for (i = 0; rc != -1 && i < o.cps.n; i++)
 		if (!o.cp_used[i]) {
 			/* each session once: a log was given for none */
@@ -986,7 +990,7 @@ main(int argc, char *argv[])
 				    memcmp(o.cps.v[j].session,
 				    o.cps.v[i].session, o.cps.v[i].slen) == 0)
 					o.cp_used[j] = 1;
-			if (log_beside(&o.cps.v[i], argc, argv))
+			if (any && log_beside(&o.cps.v[i], argc, argv))
 				continue;
 			t.failed++;
 			warnx("no log of the checkpoint's session %.*s was "
