@@ -434,6 +434,34 @@ out:
 }
 
 /*
+ * The partial item at off that r found at the end of the log: a torn
+ * tail, cut when cut is set (its size in *cutbytes), or -1 with e set
+ * where it is damage: it does not start as an entry, is over the
+ * limit, or holds a whole entry (a torn append never does: a length
+ * altered in a complete entry hides the entries after it).
+ */
+static int
+torn_tail(struct jh_log *l, const struct jh_reader *r, uint64_t off,
+    int cut, uint64_t *cutbytes, struct jh_err *e)
+{
+	uint64_t torn = r->offset + r->b.len - off;
+
+	if (r->b.p[r->pos] != 0xd2 || torn > JH_MAX_RECORD)
+		return (jh_errf(e, "%s: damaged at offset %llu: %llu trailing "
+		    "bytes that are not an entry", l->name,
+		    (unsigned long long)off, (unsigned long long)torn));
+	if (jh_env_within(r->b.p + r->pos, r->b.len - r->pos, "chain/1"))
+		return (jh_errf(e, "%s: damaged at offset %llu: an entry's "
+		    "length was altered, and the %llu bytes after it hold "
+		    "whole entries: not a torn append, never cut", l->name,
+		    (unsigned long long)off, (unsigned long long)torn));
+	if (cut && (ftruncate(l->fd, (off_t)off) == -1 || fsync(l->fd) == -1))
+		return (jh_errf(e, "%s: %s", l->name, strerror(errno)));
+	*cutbytes = torn;
+	return (0);
+}
+
+/*
  * Scans the log from the start to rebuild the head.  Structure, seq and
  * prev links are checked for every entry; the signature of the last one.
  * An incomplete item at the end that starts like an envelope and is
@@ -469,34 +497,8 @@ jh_log_scan(struct jh_log *l, const struct jh_keyset *ks, int cut,
 		if (x == 0)
 			break;
 		if (x == JH_CBOR_TRUNCATED) {
-			uint64_t torn = r.offset + r.b.len - off;
-			if (r.b.p[r.pos] != 0xd2 || torn > JH_MAX_RECORD) {
-				jh_errf(e, "%s: damaged at offset %llu: "
-				    "%llu trailing bytes that are not an "
-				    "entry", l->name, (unsigned long long)off,
-				    (unsigned long long)torn);
+			if (torn_tail(l, &r, off, cut, cutbytes, e) == -1)
 				goto out;
-			}
-			/* a torn append never holds a whole entry */
-			if (jh_env_within(r.b.p + r.pos, r.b.len - r.pos,
-			    "chain/1")) {
-				jh_errf(e, "%s: damaged at offset %llu: an "
-				    "entry's length was altered, and the %llu "
-				    "bytes after it hold whole entries: not a "
-				    "torn append, never cut", l->name,
-				    (unsigned long long)off,
-				    (unsigned long long)torn);
-				goto out;
-			}
-			if (cut) {
-				if (ftruncate(l->fd, (off_t)off) == -1 ||
-				    fsync(l->fd) == -1) {
-					jh_errf(e, "%s: %s", l->name,
-					    strerror(errno));
-					goto out;
-				}
-			}
-			*cutbytes = torn;
 			break;
 		}
 		if (x != 1) {
