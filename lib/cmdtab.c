@@ -2008,8 +2008,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --merge?i --read-only=i -*", "w,r", NULL, "unknown", GNU,
 	  "patch --help" },
 	/* -e gives the program: the operands are then its input files. */
-	{ "perl", "-v:exit -h:exit -e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l?i -0?i"
-	  " -F=i -V?i -x?c -d?u -D?i -C?i -S:unknown -*", "x,r*", NULL, NULL,
+	/* -l and -0 take only digits, -F only an attached pattern */
+	{ "perl", "-v:exit -h:exit -e,-E=u:pattern -i?i:inplace -I=f -M=u -m=u -l -0"
+	  " -F?i -V?i -x?c -d?u -D?i -C?i -S:unknown -*", "x,r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_POSIX, "perlrun(1)" },
 	{ "pgrep", "-*", "i*", NULL, NULL, 0, "pgrep(1)" },
 	{ "pip", "-V,--version -h,--help" PIP_G, "s", PIP_RUNS, NULL,
@@ -2290,7 +2291,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --delete-missing-args:delete -*", "r*,$w", NULL,
 	  "net,recursive", JH_CT_NET, "rsync(1)" },
 	{ "ruby", "-v,--version:exit -h,--help:exit -e=u:pattern -r=u -I=f -i?i:inplace -C=c -x?c"
-	  " -E,--encoding=i -F=i -0?i -W?i --disable=i --enable=i --dump=i"
+	  " -E,--encoding=i -F?i -0 -W --disable=i --enable=i --dump=i"
 	  " --external-encoding=i --internal-encoding=i -S:unknown -*", "x,r*",
 	  NULL, NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
 	/* `ruff PATH' (before check was needed) is not listed: unknown. */
@@ -2419,7 +2420,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "n,u*", NULL, "net", JH_CT_RUNS | JH_CT_NET | JH_CT_POSIX,
 	  "ssh(1)" },
 	{ "ssh-keygen", "-f=w -t=i -b=i -C=i -N=i -P=i -E=i -F=i -R=u -s=r"
-	  " -I=i -n=i -V=i -Y=i -O=i -a=i -m=i -D=u -w=u -r=i -z=i -M=i -Z=i"
+	  " -I=i -n=i -V=i -Y=i -O=u -a=i -m=i -D=u -w=u -r=i -z=i -M=i -Z=i"
 	  " -q -y -l -H -e -i -p -L -K -A -k -u -c -g -v -h -B -U", "rw*",
 	  NULL, NULL, 0, "ssh-keygen(1)" },
 	{ "stat", "-c,--format=i --printf=i --cached=i -*", "m*", NULL, NULL,

@@ -1362,6 +1362,12 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads "
 		    "more options from a word that starts, or may start, with @ "
 		    "('%.100s')", c->name, w->s));
+	/* strace -o '|CMD' (or !CMD) pipes its trace to a command it runs */
+	if (!c->inops && (w->s[0] == '|' || w->s[0] == '!') &&
+	    (strcmp(c->name, "strace") == 0 || strcmp(c->name, "ltrace") ==
+	    0))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s runs "
+		    "'%.100s' as a command", c->name, w->s + 1));
 	/* make -f -: the makefile is standard input */
 	if (l == 'f' && !c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
@@ -1834,46 +1840,121 @@ operands(struct ex *x, struct cmdst *c)
 	return (0);
 }
 
+/* Past a part of a sed command delimited by d, from p; NULL if unclosed. */
+static const char *
+sed_part(const char *p, char d)
+{
+	for (; *p != '\0' && *p != '\n'; p++) {
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		else if (*p == d)
+			return (p + 1);
+	}
+	return (NULL);
+}
+
 /*
- * A sed script or an awk program is inert only without the commands
- * that run programs or write files: sed's e, w, W, r, R and the s///e
- * and s///w flags; awk's system(), getline, pipes and redirections.
+ * Past a sed address at p (a line number with ~N, $, /RE/ or \cREc with
+ * I or M, and a second one after a comma, or +N, ~N), or p where none
+ * starts; NULL where one is cut short.
+ */
+static const char *
+sed_addr(const char *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (*p == '$')
+			p++;
+		else if (isdigit((unsigned char)*p) || (i == 1 && (*p == '+' ||
+		    *p == '~'))) {
+			p++;
+			while (isdigit((unsigned char)*p) || *p == '~')
+				p++;
+		} else if (*p == '/' || (*p == '\\' && p[1] != '\0' &&
+		    p[1] != '\n')) {
+			if ((p = sed_part(p + (*p == '/' ? 1 : 2), *p == '/' ?
+			    '/' : p[1])) == NULL)
+				return (NULL);
+			while (*p == 'I' || *p == 'M')
+				p++;
+		} else
+			return (i == 0 ? p : NULL);
+		if (i == 1 || *p != ',')
+			return (p);
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	return (p);
+}
+
+/*
+ * Whether a sed script or an awk program may run a command, or read or
+ * write a file of its own choosing.  A sed script is read command by
+ * command, each after its address (an s inside /RE/ is no command): s
+ * and y have their parts skipped (an s's flags are inert only as g, p,
+ * i, m and a count: not e or w), a, i and c their text, labels theirs;
+ * e, w, W, r, R, v, F, z, Q or a letter not known are risky.  An awk
+ * program is risky with system(), getline, a pipe, a redirection,
+ * close, fflush, @load, @include, or ARGV or ARGC (files it names
+ * itself).
  */
 static int
 script_risky(const char *prog, const char *s)
 {
-	const char *p;
+	const char *p = s;
+	char d;
 
-	if (strcmp(prog, "sed") == 0) {
-		for (p = s; *p != '\0'; p++) {
-			if (*p == 's' && p[1] != '\0' && p[1] != '\n' &&
-			    p[1] != ';' && p[1] != '\\') {
-				char d = p[1];
-				int parts = 0;
-				for (p += 2; *p != '\0' && parts < 2; p++) {
-					if (*p == '\\' && p[1] != '\0')
-						p++;
-					else if (*p == d)
-						parts++;
-				}
-				for (; *p != '\0' && *p != ';' && *p != '\n' &&
-				    *p != '}'; p++)
-					if (strchr("gpiImM0123456789 ", *p) ==
-					    NULL)
-						return (1);
-				if (*p == '\0')
-					break;
-				continue;
-			}
-			if (strchr("ewWrRvFzQ", *p) != NULL)
-				return (1);
+	if (strcmp(prog, "sed") != 0)
+		return (strstr(s, "system") != NULL || strstr(s, "getline") !=
+		    NULL || strchr(s, '|') != NULL || strchr(s, '>') != NULL ||
+		    strstr(s, "close") != NULL || strstr(s, "fflush") !=
+		    NULL || strstr(s, "@load") != NULL || strstr(s,
+		    "@include") != NULL || strstr(s, "ARGV") != NULL ||
+		    strstr(s, "ARGC") != NULL);
+	for (;;) {
+		while (*p != '\0' && strchr(" \t\n;{}", *p) != NULL)
+			p++;
+		if (*p == '\0')
+			return (0);
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
 		}
-		return (0);
+		if ((p = sed_addr(p)) == NULL)
+			return (1);
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		if (*p == '\0' || strchr("\n;{}", *p) != NULL)
+			continue;
+		if (*p == 's' || *p == 'y') {
+			d = p[1];
+			if (d == '\0' || d == '\n' || d == '\\' ||
+			    (p = sed_part(p + 2, d)) == NULL ||
+			    (p = sed_part(p, d)) == NULL)
+				return (1);
+			for (; *p != '\0' && strchr(";\n}", *p) == NULL; p++)
+				if (strchr("gpiImM0123456789 \t", *p) == NULL)
+					return (1);
+			continue;
+		}
+		if (strchr("aic", *p) != NULL) {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		if (strchr(":btT", *p) != NULL) {
+			p += strcspn(p, ";\n");
+			continue;
+		}
+		if (strchr("pdDnNPhHgGxlLq=", *p) != NULL) {
+			p++;
+			while (isdigit((unsigned char)*p) || *p == ' ')
+				p++;
+			continue;
+		}
+		return (1);
 	}
-	return (strstr(s, "system") != NULL || strstr(s, "getline") !=
-	    NULL || strchr(s, '|') != NULL || strchr(s, '>') != NULL ||
-	    strstr(s, "close") != NULL || strstr(s, "fflush") != NULL ||
-	    strstr(s, "@load") != NULL);
 }
 
 /*
@@ -2355,24 +2436,36 @@ passed_on(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 
 /*
  * tar's old-style key (tar xzf A, tar-1.34 "Old options"): a first word
- * of letters is the options of its letters, their values the next words.
+ * of letters is the options of its letters, their values the next words,
+ * in turn.  Read as a cluster, a value letter takes the rest of the
+ * word instead: the one letter that takes a value is put last (tar xfz
+ * A is tar -xzf A), and a key with two is 1, unknown (tar cfI x.tar
+ * CMD: -I's value is CMD, and tar runs it).
  */
-static void
+static int
 old_style(const struct cmdst *c, struct jh_sh_word *av, size_t n,
     char *key, size_t sz)
 {
-	const char *s;
+	const char *s, *v;
 
 	if (strcmp(c->name, "tar") != 0 || n < 2 || av[1].flags != 0)
-		return;
+		return (0);
 	s = av[1].s;
 	if (s[0] == '-' || s[0] == '\0' || strlen(s) + 2 > sz ||
 	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") !=
 	    strlen(s))
-		return;
-	snprintf(key, sz, "-%s", s);
+		return (0);
+	/* GNU tar's short options that take a value: one, put last */
+	if ((v = strpbrk(s, "bCfFgHIKLNTVX")) != NULL &&
+	    strpbrk(v + 1, "bCfFgHIKLNTVX") != NULL)
+		return (1);
+	if (v == NULL)
+		snprintf(key, sz, "-%s", s);
+	else
+		snprintf(key, sz, "-%.*s%s%c", (int)(v - s), s, v + 1, *v);
 	av[1].s = key;
 	av[1].len = strlen(key);
+	return (0);
 }
 
 /*
@@ -2509,8 +2602,12 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 			    c->name);
 	} else if (!(c->def->flags & JH_CT_WRAPPER)) {
 		cmd_reset(c, c->def, c->name);
-		old_style(c, av, n, key, sizeof(key));
-		if ((r = kill_group(x, c, av, n)) == 0 &&
+		if (old_style(c, av, n, key, sizeof(key)))
+			r = add(x, JH_E_UNKNOWN, 0, NULL, c->name, "tar's key "
+			    "'%.40s' gives values to letters before its last, "
+			    "which take the next words in turn: write them as "
+			    "options (-c -f FILE)", av[1].s);
+		else if ((r = kill_group(x, c, av, n)) == 0 &&
 		    (r = words(x, c, av, n)) == 0)
 			r = entry_effects(x, c);
 	}
