@@ -53,6 +53,20 @@ serve() {
 	return 1
 }
 
+# serve_nobody [CONFIG-LINE...]: a server in a directory the user nobody
+# can reach, serving the caller and nobody; skips where that cannot be.
+serve_nobody() {
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 ||
+		skip "needs root and the user nobody: a caller of another uid"
+	W=$(mktemp -d /tmp/jhsock.XXXXXX)
+	chmod 755 "$W"
+	install -m 755 "$H/jh-hook" "$W/jh-hook"
+	S="$W/gate.sock"
+	serve "$@"
+	echo "developer=$(id -u nobody)" >>"$T/srv.conf"
+	chmod 666 "$S"
+}
+
 payload() {	# EVENT TOOL INPUT-JSON [ID]
 	jq -nc --arg cwd "$P" --arg ev "$1" --arg tool "$2" --argjson in "$3" --arg id "${4:-toolu_1}" \
 	    '{session_id: "s1", transcript_path: "/dev/null", cwd: $cwd, hook_event_name: $ev,
@@ -282,15 +296,7 @@ except OSError:
 }
 
 @test "a session is its first developer's: another developer of the same gate can neither decide nor close a call of it" {
-	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 ||
-		skip "needs root and the user nobody: a caller of another uid"
-	W=$(mktemp -d /tmp/jhsock.XXXXXX)
-	chmod 755 "$W"
-	install -m 755 "$H/jh-hook" "$W/jh-hook"
-	S="$W/gate.sock"
-	serve
-	echo "developer=$(id -u nobody)" >>"$T/srv.conf"
-	chmod 666 "$S"
+	serve_nobody
 	payload PreToolUse Bash '{"command":"ls"}' own-1 >"$T/p.json"
 	run -0 "$W/jh-hook" -s "$S" <"$T/p.json"
 	# nobody names the same session: refused, and nothing is recorded
@@ -315,15 +321,7 @@ except OSError:
 # there and how many lines they hold.  Only a regular file of the caller's
 # is metered, read through the one it opened.
 @test "a Stop naming a transcript that is not the caller's own file is not metered" {
-	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 ||
-		skip "needs root and the user nobody: a caller of another uid"
-	W=$(mktemp -d /tmp/jhsock.XXXXXX)
-	chmod 755 "$W"
-	install -m 755 "$H/jh-hook" "$W/jh-hook"
-	S="$W/gate.sock"
-	serve meter=transcript
-	echo "developer=$(id -u nobody)" >>"$T/srv.conf"
-	chmod 666 "$S"
+	serve_nobody meter=transcript
 	printf '{"type":"x"}\n{"type":"y"}\n' >"$W/secret.jsonl"
 	chmod 600 "$W/secret.jsonl"
 	stop() {
