@@ -133,16 +133,21 @@ receipts() {
 	    jq -c 'select(.kind == "efficiency/1") | .core'
 }
 
-# ledger_json: spent and held of the grant's ledger (jh-verify -L on no logs)
+# ledger_json: spent and held of the grant's ledger, read as jh-proxy reads it
 ledger_json() {
 	local l="$JH_STATE/ledger/$GRANT_HEX"
 	/usr/bin/python3 - "$l" <<-'EOF'
-	import struct, sys, json
-	d = open(sys.argv[1], "rb").read()
+	import fcntl, struct, sys, json, zlib
+	# as jh-proxy reads it: under the lock, a slot only where its CRC holds
+	with open(sys.argv[1], "rb") as f:
+	    fcntl.flock(f, fcntl.LOCK_SH)
+	    d = f.read()
 	best = None
 	for i in range(2):
 	    s = d[i * 8800:(i + 1) * 8800]
 	    if len(s) < 8800 or s[:7] != b"JHLEDG1":
+	        continue
+	    if zlib.crc32(s[:8792]) != struct.unpack_from("<I", s, 8792)[0]:
 	        continue
 	    seq, = struct.unpack_from("<Q", s, 8)
 	    if best is None or seq > best[0]:
