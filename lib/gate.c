@@ -474,12 +474,12 @@ shck_init(struct jh_shck *sc, struct jh_decision *d, const struct jh_gate *g,
 	sc->targets = d->targets;
 }
 
-/* A target of the action: resolved, checked against protection. */
+/* One form of a target: resolved, checked against protection. */
 static int
-add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
-    const char *base, const char *path, struct targets *t)
+add_form(struct jh_decision *d, const struct jh_gate *g, const char *root,
+    const char *base, const char *path, int lexical, struct targets *t)
 {
-	char r[PATH_MAX + 1], h[PATH_MAX + 1];
+	char r[PATH_MAX + 1], h[PATH_MAX + 1], l[PATH_MAX + 1];
 	struct jh_err e;
 
 	/* ~ and ~/x are the user's home, as the host reads them */
@@ -492,6 +492,12 @@ add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
 			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is "
 			    "too long", path));
 		path = h;
+	}
+	if (lexical) {
+		if (jh_path_lexical(l, sizeof(l), base, path) == -1)
+			return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is "
+			    "too long", path));
+		path = l;
 	}
 	if (jh_path_resolve(r, sizeof(r), base, path, &e) == -1)
 		return (jh_decision_fail(d, JH_D_UNSAFE, "cannot resolve "
@@ -507,6 +513,35 @@ add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
 		return (jh_decision_fail(d, JH_D_GATEFAIL, "out of memory"));
 	json_array_append_new(d->targets, json_string(r));
 	t->n++;
+	return (0);
+}
+
+/*
+ * A target of the action, in every form a host may read it as: as
+ * written, its ".." parts taken as text (Node's path.resolve, which the
+ * hosts' file tools use: "link/../x" is the x beside link, not the one
+ * beside link's target), and without the white space at its ends
+ * (Claude Code trims a search's path).  Each form must pass.
+ */
+static int
+add_target(struct jh_decision *d, const struct jh_gate *g, const char *root,
+    const char *base, const char *path, struct targets *t)
+{
+	char trimmed[PATH_MAX + 1];
+	const char *form[2];
+	int i, n = 1, rc, k;
+
+	form[0] = path;
+	if ((k = jh_path_trim(trimmed, sizeof(trimmed), path)) == -1)
+		return (jh_decision_fail(d, JH_D_UNSAFE, "%.200s is too long",
+		    path));
+	if (k == 1 && trimmed[0] != '\0')
+		form[n++] = trimmed;
+	for (i = 0; i < n; i++)
+		if ((rc = add_form(d, g, root, base, form[i], 0, t)) != 0 ||
+		    (jh_path_dotdot(form[i]) && (rc = add_form(d, g, root,
+		    base, form[i], 1, t)) != 0))
+			return (rc);
 	return (0);
 }
 

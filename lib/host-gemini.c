@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "host.h"
 #include "hosts.h"
+#include "paths.h"
 
 static const struct jh_hc_event gemini_events[] = {
 	{ "BeforeTool", "PreToolUse" },
@@ -83,6 +84,48 @@ prompt_urls(const char *s, json_t *urls)
 }
 
 /*
+ * A file tool's path as 0.61.0 reads it.  A leading "@" is dropped where
+ * the path is not there as written (resolveDefensiveToolPath), so both
+ * forms are targets.  replace given a relative path that is not there
+ * searches the workspace for a file whose path ends with it
+ * (correctPath), which may be any file: refused, to be named in full.
+ */
+static json_t *
+gemini_file(const char *tool, json_t *in, const char *fp, const char *cwd,
+    char *why, size_t whysz)
+{
+	char lex[PATH_MAX + 1], bare[PATH_MAX + 1];
+	const char *b = NULL;
+	struct stat st;
+	json_t *o;
+
+	if (fp[0] == '@' && fp[1] != '\0') {
+		b = fp + 1 + strspn(fp + 1, "/\\");
+		snprintf(bare, sizeof(bare), "%s", b);
+		b = bare[0] != '\0' ? bare : NULL;
+	}
+	if (strcmp(tool, "replace") == 0 && fp[0] != '/' && (cwd == NULL ||
+	    jh_path_lexical(lex, sizeof(lex), cwd, fp) == -1 ||
+	    stat(lex, &st) == -1) && (b == NULL || b[0] == '/' || cwd ==
+	    NULL || jh_path_lexical(lex, sizeof(lex), cwd, b) == -1 ||
+	    stat(lex, &st) == -1)) {
+		snprintf(why, whysz, "replace names %.200s, which is not in "
+		    "the working directory: Gemini CLI would search the "
+		    "workspace for a file of that name; give its path in full",
+		    fp);
+		return (json_incref(in));
+	}
+	if (b == NULL)
+		return (json_incref(in));
+	if ((o = json_deep_copy(in)) == NULL || json_object_set_new(o, "paths",
+	    json_pack("[s]", b)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/*
  * The arguments as the tool reads them (0.61.0).  web_fetch fetches the
  * URLs its prompt names (and its url, where direct fetching is on): the
  * one URL they come to is the fetch's, and several are refused, as the
@@ -129,6 +172,11 @@ gemini_input(const char *tool, json_t *in, const char *cwd, char *why,
 		json_decref(urls);
 		return (o);
 	}
+	if ((strcmp(tool, "write_file") == 0 || strcmp(tool, "replace") == 0 ||
+	    strcmp(tool, "read_file") == 0) && json_is_string(v =
+	    json_object_get(in, "file_path")))
+		return (gemini_file(tool, in, json_string_value(v), cwd, why,
+		    whysz));
 	if (strcmp(tool, "read_many_files") == 0 &&
 	    json_is_array(v = json_object_get(in, "include"))) {
 		if ((o = json_deep_copy(in)) == NULL ||

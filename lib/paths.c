@@ -219,6 +219,123 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 	return (0);
 }
 
+/*
+ * path made absolute against base, its "." and ".." parts taken as text,
+ * as Node's path.resolve(3) does (and Claude Code, Gemini CLI and
+ * OpenCode before they open the file): "link/.." is the directory that
+ * holds link, whatever link points to.  0, or -1 when it is too long.
+ */
+int
+jh_path_lexical(char *out, size_t sz, const char *base, const char *path)
+{
+	char in[PATH_MAX * 2];
+	size_t n = 1, k;
+	const char *p, *c;
+
+	if (sz < 2 || (size_t)(path[0] == '/' || base == NULL ?
+	    snprintf(in, sizeof(in), "%s", path) : snprintf(in, sizeof(in),
+	    "%s/%s", base, path)) >= sizeof(in))
+		return (-1);
+	out[0] = '/';
+	out[1] = '\0';
+	for (p = in; *p != '\0'; p = c) {
+		while (*p == '/')
+			p++;
+		c = p + strcspn(p, "/");
+		k = (size_t)(c - p);
+		if (k == 0 || (k == 1 && p[0] == '.'))
+			continue;
+		if (k == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+			out[n] = '\0';
+			continue;
+		}
+		if (n + (n > 1) + k + 1 > sz)
+			return (-1);
+		if (n > 1)
+			out[n++] = '/';
+		memcpy(out + n, p, k);
+		n += k;
+		out[n] = '\0';
+	}
+	return (0);
+}
+
+/* Whether a path has a ".." part. */
+int
+jh_path_dotdot(const char *path)
+{
+	const char *p;
+
+	for (p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' ||
+		    p[2] == '/'))
+			return (1);
+	return (0);
+}
+
+/*
+ * The bytes of white space at s, as JavaScript's String.prototype.trim
+ * counts it (ECMA-262, WhiteSpace and LineTerminator), in UTF-8: 0 where
+ * s holds none.
+ */
+static size_t
+js_space(const unsigned char *s, size_t left)
+{
+	static const char *const u[] = { "\xc2\xa0", "\xe1\x9a\x80",
+	    "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f",
+	    "\xe3\x80\x80", "\xef\xbb\xbf", NULL };
+	size_t i, n;
+
+	if (left == 0)
+		return (0);
+	if (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))
+		return (1);
+	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] >= 0x80 &&
+	    s[2] <= 0x8a)
+		return (3);		/* U+2000 to U+200A */
+	for (i = 0; u[i] != NULL; i++)
+		if ((n = strlen(u[i])) <= left && memcmp(s, u[i], n) == 0)
+			return (n);
+	return (0);
+}
+
+/*
+ * path without the white space JavaScript's trim() drops at its ends,
+ * as Claude Code's tools read a path: 1 with it in out where some was
+ * dropped, 0 where none was, -1 where out is too small.
+ */
+int
+jh_path_trim(char *out, size_t sz, const char *path)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	size_t len = strlen(path), lo = 0, hi = len, k, j;
+	int moved;
+
+	while ((k = js_space(s + lo, hi - lo)) > 0)
+		lo += k;
+	/* from the end: the longest of the spaces that ends there */
+	do {
+		moved = 0;
+		for (j = 1; j <= 3 && j <= hi - lo; j++)
+			if (js_space(s + hi - j, j) == j) {
+				hi -= j;
+				moved = 1;
+				break;
+			}
+	} while (moved);
+	if (lo == 0 && hi == len)
+		return (0);
+	if (hi - lo + 1 > sz)
+		return (-1);
+	memcpy(out, path + lo, hi - lo);
+	out[hi - lo] = '\0';
+	return (1);
+}
+
 /* True when path is dir or lies under it; fold: ignoring ASCII case. */
 static int
 under(const char *path, const char *dir, int fold)

@@ -15,6 +15,13 @@ struct jh_err;
 /* path made absolute against base, and resolved, into out[0..sz). */
 int	jh_path_resolve(char *out, size_t sz, const char *base,
 	    const char *path, struct jh_err *e);
+/* path made absolute against base, "." and ".." taken as text. */
+int	jh_path_lexical(char *out, size_t sz, const char *base,
+	    const char *path);
+/* Whether path has a ".." part. */
+int	jh_path_dotdot(const char *path);
+/* path without JavaScript trim()'s white space at its ends: 1 if cut. */
+int	jh_path_trim(char *out, size_t sz, const char *path);
 /* Whether path is dir or under it; _fold ignores ASCII case. */
 int	jh_path_under(const char *path, const char *dir);
 int	jh_path_under_fold(const char *path, const char *dir);

@@ -43,6 +43,24 @@ shfail(struct jh_shck *s, int code, const char *fmt, ...)
 	return (code);
 }
 
+/* Whether a part of rel (a path below the root) is .claude, any case. */
+static int
+nested_claude(const char *rel)
+{
+	const char *p = rel;
+	size_t k;
+
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		k = strcspn(p, "/");
+		if (k == 7 && strncasecmp(p, ".claude", 7) == 0)
+			return (1);
+		p += k;
+	}
+	return (0);
+}
+
 int
 jh_path_protected(char *const *protect, size_t nprotect, const char *root,
     const char *path)
@@ -71,6 +89,14 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 			if (strcasecmp(path, p) == 0)
 				return (1);
 		}
+		/*
+		 * Claude Code also loads the skills, commands and agents of a
+		 * .claude found deeper in the project: one at any depth is
+		 * its configuration too.
+		 */
+		if (jh_path_under(path, root) && nested_claude(path +
+		    strlen(root)))
+			return (1);
 	}
 	return (0);
 }

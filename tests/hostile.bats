@@ -254,6 +254,42 @@ denied_unchanged() {
 	state_ok
 }
 
+@test "a path as the host's file tools read it: '..' after a link taken as text, white space at its ends trimmed, a .claude at any depth: each form decided, the narrowest wins" {
+	local t f want
+	mkdir -p "$P/src/a/b/c"
+	ln -s a/b/c "$P/src/deep"
+	while read -r t f want; do
+		case $t in
+		Grep) in=$(jq -nc --arg f "${f//@/$P}" '{pattern: "AKIA", path: $f}') ;;
+		*) in=$(jq -nc --arg f "${f//@/$P}" '{file_path: $f, content: "x"}') ;;
+		esac
+		hook <<<"$(claude "$t" "$in" "p$RANDOM")"
+		case $want in
+		allow) [ "$status" = 0 ] || { echo "$t $f: $stderr"; return 1; } ;;
+		*) ! [ "$status" = 0 ] && [[ $stderr == *"$want"* ]] || { echo "$t $f: $status $stderr"; return 1; } ;;
+		esac
+	done <<-'EOF'
+	Write src/deep/../x.c allow
+	Write src/deep/../../x.c not in your grant
+	Write @/src/deep/../../x.c not in your grant
+	Write src/deep/../../../.claude/settings.json is protected
+	Write src/.claude/skills/x/SKILL.md is protected
+	Write src/a/.CLAUDE/commands/x.md is protected
+	Write @/src/a.c allow
+	Grep src/deep/../../.. is protected
+	Grep src/deep/../.. allow
+	EOF
+	# leading white space, which Claude Code's search trims: U+0020, a tab, U+00A0, U+FEFF
+	for f in " $HOME" $'\t'"$HOME" $'\u00a0'"$HOME" $'\ufeff'"$HOME/"; do
+		hook <<<"$(claude Grep "$(jq -nc --arg f "$f" '{pattern: "AKIA", path: $f}')" "p$RANDOM")"
+		! [ "$status" = 0 ] || { echo "allowed: '$f'"; return 1; }
+		[[ $stderr == *"not in your grant"* || $stderr == *"protected"* ]] || { echo "'$f': $stderr"; return 1; }
+	done
+	hook <<<"$(claude Grep "$(jq -nc --arg f " src " '{pattern: "AKIA", path: $f}')" "p$RANDOM")"
+	[ "$status" = 0 ] || { echo "$stderr"; return 1; }
+	state_ok
+}
+
 @test "grants that cannot be trusted deny at the hook with the reason: an untrusted issuer, a far-future nbf, a revocation by another issuer" {
 	local gid
 	jh-seal -G -W -R issuer -k "$T/other.key"

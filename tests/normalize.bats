@@ -683,3 +683,27 @@ setup_reply() {
 	run -0 jq -c '[.workdir, .input.workdir]' <<<"$output"
 	refute_output --partial /tmp
 }
+
+# Gemini CLI 0.61.0 drops a leading "@" from a file tool's path that is
+# not there as written, and its replace searches the workspace for a
+# relative path that is not there: both forms are targets, and such a
+# replace is refused.
+@test "Gemini: a file path's '@' form is a target too; replace of a relative path not there is refused" {
+	mkdir -p "$T/g/.gemini" "$T/g/src"
+	echo '{}' >"$T/g/.gemini/settings.json"
+	echo x >"$T/g/src/a.c"
+	for t in write_file replace read_file; do
+		run -0 jh-normalize -H gemini-cli <<<"$(jq -nc --arg t "$t" --arg c "$T/g" '{session_id:"g1",hook_event_name:"BeforeTool",cwd:$c,tool_name:$t,tool_input:{file_path:"@.gemini/settings.json",content:"x",old_string:"a",new_string:"b"}}')"
+		run -0 jq -c '[.input.file_path, .input.paths, .malformed]' <<<"$output"
+		assert_output '["@.gemini/settings.json",[".gemini/settings.json"],null]'
+	done
+	run -0 jh-normalize -H gemini-cli <<<"$(jq -nc --arg c "$T/g" '{session_id:"g1",hook_event_name:"BeforeTool",cwd:$c,tool_name:"replace",tool_input:{file_path:"settings.json",old_string:"a",new_string:"b"}}')"
+	run -0 jq -r .malformed <<<"$output"
+	assert_output --partial 'would search the workspace'
+	# a path that is there, relative or in full, is the host's as written
+	for f in src/a.c "$T/g/src/a.c" src/new.c; do
+		run -0 jh-normalize -H gemini-cli <<<"$(jq -nc --arg c "$T/g" --arg f "$f" '{session_id:"g1",hook_event_name:"BeforeTool",cwd:$c,tool_name:"write_file",tool_input:{file_path:$f,content:"x"}}')"
+		run -0 jq -c '[.input.paths, .malformed]' <<<"$output"
+		assert_output '[null,null]'
+	done
+}
