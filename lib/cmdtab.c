@@ -48,7 +48,12 @@
 	"**/.git/modules/**/config,**/.git/modules/**/config.worktree," \
 	"**/.git/modules/**/hooks/*,**/.git/modules/**/info/attributes," \
 	"**/.git/modules/**/commondir,**/.git/worktrees/*/config.worktree," \
-	"**/.git/worktrees/*/commondir,**/.git/worktrees/*/gitdir"
+	"**/.git/worktrees/*/commondir,**/.git/worktrees/*/gitdir," \
+	"lefthook.yml,.lefthook.yml,lefthook-local.yml,.lefthook-local.yml," \
+	".pre-commit-config.yaml"
+/* What every python start runs: a .pth file's import lines, and these. */
+#define PY_RUNS	"**/site-packages/*.pth,**/sitecustomize.py," \
+	"**/usercustomize.py"
 #define GIT(n, o, a, t, s) \
 	{ "git " n, o, a, GIT_RUNS, t, JH_CT_RUNS | JH_CT_ABBREV, s }
 #define GITS(n, o, a, t, s) \
@@ -280,7 +285,8 @@
 	" -fdiagnostics-color?i -fno-exceptions -fno-rtti -fexceptions" \
 	" -march=i -mtune=i -m32 -m64 -D=i -U=i -I=r -iquote=r -isystem=r" \
 	" -idirafter=r -include=r -imacros=r -L=r -l=i -x=i -M -MM -MD -MMD" \
-	" -MP -MF=w -MT=i -MQ=i -MG -v -dumpversion -dumpmachine" \
+	" -MP -MF=w -MT=i -MQ=i -MG -dM -dD -dN -dI -dU -v -dumpversion" \
+	" -dumpmachine" \
 	" -print-search-dirs -print-file-name=i -print-prog-name=i" \
 	" -fsyntax-only -save-temps -pipe -nostdlib -nostdinc" \
 	" -nostartfiles -nodefaultlibs -rdynamic -s -B=x -wrapper=x" \
@@ -536,6 +542,13 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "code", "-*", "r*", NULL, "unknown", JH_CT_RUNS, "code --help" },
 	{ "col", "-b -f -h -l=i -p -x -*", "", NULL, NULL, JH_CT_FILTER,
 	  "col(1)" },
+	{ "column", "-s,--separator=i -o,--output-separator=i"
+	  " -c,--output-width=i -n,--table-name=i -N,--table-columns=i"
+	  " -l,--table-columns-limit=i -R,--table-right=i"
+	  " -T,--table-truncate=i -E,--table-noextreme=i -W,--table-wrap=i"
+	  " -H,--table-hide=i -O,--table-order=i -r,--tree=i -i,--tree-id=i"
+	  " -p,--tree-parent=i -*", "r*", NULL, NULL, GFILT,
+	  "column --help" },
 	{ "comm", "--output-delimiter=i -*", "r,r", NULL, NULL, GFILT,
 	  "comm --help" },
 	/* command -v and -V only look the name up (lib/shellparse.c). */
@@ -1097,9 +1110,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * one named after the repository in the working directory, is
 	 * created. */
 	GIT("clone", "-o,--origin=i -b,--branch=i -u,--upload-pack=u"
-	    " --template=f -c,--config=u --depth=i --shallow-since=i"
+	    " --template=u -c,--config=u --depth=i --shallow-since=i"
 	    " --shallow-exclude=i --recurse-submodules?i --recursive?i"
-	    " -j,--jobs=i --separate-git-dir=w --reference=r"
+	    " -j,--jobs=i --separate-git-dir=u --reference=r"
 	    " --reference-if-able=r --server-option=i --filter=i"
 	    " --bundle-uri=n --ref-format=i -*", "rn,w", "net",
 	    "git-clone(1)"),
@@ -1108,7 +1121,12 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --author=i --date=i --trailer=i -t,--template=r --cleanup=i"
 	    " -S,--gpg-sign?i -u,--untracked-files?i --pathspec-from-file=r"
 	    " -*", "r*", NULL, "git-commit(1)"),
-	GIT("commit-tree", "-p=i -m=i -F=r -S,--gpg-sign?i -*", "i", NULL,
+	/*
+	 * Plumbing that builds a commit or stages a blob from objects of
+	 * any content: a checkout, merge or stash then writes it where a
+	 * direct write would be asked (package.json, a hook).
+	 */
+	GIT("commit-tree", "-p=i -m=i -F=r -S,--gpg-sign?i -*", "u", NULL,
 	    "git-commit-tree(1)"),
 	/*
 	 * One operand reads a key; a value (a second operand) or the
@@ -1177,7 +1195,11 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("hash-object", "-t=i --path=i --stdin-paths:unknown -*", "r*", NULL,
 	    "git-hash-object(1)"),
 	GIT("help", "-w,--web:unknown -*", "i*", NULL, "git-help(1)"),
-	GIT("init", "--template=f --separate-git-dir=w -b,--initial-branch=i"
+	/*
+	 * --template copies its hooks and config into the repository, and
+	 * --separate-git-dir moves it where its hooks are no longer known.
+	 */
+	GIT("init", "--template=u --separate-git-dir=u -b,--initial-branch=i"
 	    " --object-format=i --shared?i --ref-format=i -*", "w", NULL,
 	    "git-init(1)"),
 	/* install writes hooks and filters into the configuration. */
@@ -1202,7 +1224,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("merge-base", "-*", "i*", NULL, "git-merge-base(1)"),
 	GIT("mergetool", "-t,--tool=x -O=r -*", "r*", NULL,
 	    "git-mergetool(1)"),
-	GIT("mktree", "-*", "", NULL, "git-mktree(1)"),
+	GIT("mktree", "-*", "", "unknown", "git-mktree(1)"),
 	GIT("mv", "-f,--force:destroy -*", "rd*,$w", "recursive",
 	    "git-mv(1)"),
 	GIT("name-rev", "--refs=i --exclude=i -*", "i*", NULL,
@@ -1383,7 +1405,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --contains=i --no-contains=i --merged=i --no-merged=i --sort=i"
 	    " --points-at=i --format=i --color?i --trailer=i -*", "i*", NULL,
 	    "git-tag(1)"),
-	GIT("update-index", "--chmod=i --cacheinfo=i --index-version=i -*",
+	GIT("update-index", "--chmod=i --cacheinfo=u --index-info:unknown"
+	    " --index-version=i -*",
 	    "r*", NULL, "git-update-index(1)"),
 	/* It moves or deletes any ref: commits can be lost. */
 	GIT("update-ref", "-m=i -*", "i*", "destroy", "git-update-ref(1)"),
@@ -1581,8 +1604,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -p,--module-path=f --upgrade-module-path=f -D=u --add-modules=i"
 	  " --add-opens=i --add-exports=i --add-reads=i"
 	  " --enable-native-access=i --enable-preview -ea -da -esa -dsa"
-	  " -enableassertions -disableassertions -version --version"
-	  " -showversion --show-version -help --help -h -server -client"
+	  " -enableassertions -disableassertions -version,--version:exit"
+	  " -showversion --show-version -help,--help,-h:exit -server -client"
 	  " -verbose --dry-run --source=i -Xmx=i -Xms=i -Xss=i", "x,A*",
 	  NULL, NULL, JH_CT_RUNS | JH_CT_POSIX | JH_CT_DASHLONG |
 	  JH_CT_NOCLUSTER, "java(1)" },
@@ -1720,7 +1743,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * no trace of it, and a symbolic one is followed by the commands
 	 * after it on the same line before anything looks. */
 	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
-	  " -*", "rw*,$w", NULL, NULL, GNU, "ln --help" },
+	  " -s,--symbolic:symbolic -*", "rw*,$w", NULL, NULL, GNU,
+	  "ln --help" },
 	/* DEFAULT: with no operand, the working directory. */
 	{ "ls", "--block-size=i --color?i -F,--classify?i --format=i"
 	  " --hide=i --hyperlink?i --indicator-style=i -I,--ignore=i"
@@ -2222,7 +2246,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --cov-report=u --cov-config=f --cov-fail-under=i --cov-context=i"
 	  " --doctest-glob=i -o,--override-ini=u --debug?w --pdbcls=u"
 	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
-	  " --reruns=i --reruns-delay=i --randomly-seed=i"
+	  " --reruns=i --reruns-delay=i --randomly-seed=i --co,--collect-only"
 	  " --pastebin=i:net --tx=u --rsyncdir=u -d:unknown -*", "f*",
 	  "conftest.py,**/conftest.py,pytest.ini,.pytest.ini,pyproject.toml,"
 	  "setup.cfg,tox.ini",
@@ -2230,11 +2254,16 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* -m MODULE ARGS is the command MODULE ARGS (python -m pytest is
 	 * pytest).  With no script (or -) it runs its standard input. */
 	{ "python", "-V,--version:exit -h,--help:exit -c=u:pattern -m=P -W=i"
-	  " -X=u --check-hash-based-pycs=i -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
-	  "python3(1)" },
+	  " -X=u --check-hash-based-pycs=i -*", "x,A*", PY_RUNS, NULL,
+	  JH_CT_RUNS | JH_CT_POSIX, "python3(1)" },
 	{ "python3", "-V,--version:exit -h,--help:exit -c=u:pattern -m=P -W=i"
-	  " -X=u --check-hash-based-pycs=i -i:unknown -*", "x,A*", NULL, NULL, JH_CT_RUNS | JH_CT_POSIX,
-	  "python3(1)" },
+	  " -X=u --check-hash-based-pycs=i -i:unknown -*", "x,A*", PY_RUNS,
+	  NULL, JH_CT_RUNS | JH_CT_POSIX, "python3(1)" },
+	{ "readelf", "-x,--hex-dump=i -p,--string-dump=i"
+	  " -R,--relocated-dump=i --dwarf-depth=i --dwarf-start=i --ctf=i"
+	  " --ctf-parent=i --ctf-symbols=i --ctf-strings=i --sframe?i"
+	  " --debug-dump?i -T,--silent-truncation -*", "r*", NULL, NULL, GNU,
+	  "readelf --help" },
 	{ "readlink", "-*", "r*", NULL, NULL, GNU, "readlink --help" },
 	{ "realpath", "--relative-to=r --relative-base=r -*", "r*", NULL,
 	  NULL, GNU, "realpath --help" },
@@ -2384,6 +2413,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	SUM_E("sha512sum", "sha512sum --help"),
 	{ "shuf", "-i,--input-range=i -n,--head-count=i -o,--output=w"
 	  " --random-source=r -*", "r*", NULL, NULL, GFILT, "shuf --help" },
+	{ "size", "--format=i --radix=i --target=i -*", "r*", NULL, NULL,
+	  GNU, "size --help" },
 	{ "sleep", "-*", "i*", NULL, NULL, GNU, "sleep --help" },
 	{ "sort", "-o,--output=w -k,--key=i -t,--field-separator=i"
 	  " -S,--buffer-size=i -T,--temporary-directory=w"
@@ -2788,7 +2819,8 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
 
 static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
 	"force", "net", "install", "exec", "recursive", "inplace", "delete",
-	"pattern", "target", "end", "rest", "unknown", "exit", "rmt", NULL };
+	"pattern", "target", "end", "rest", "unknown", "exit", "rmt", "symbolic",
+	NULL };
 
 static int
 ct_fail(char *why, size_t whysz, const struct jh_cmddef *d, const char *fmt,

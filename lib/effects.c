@@ -127,11 +127,57 @@ climbs(const char *g)
 	return (0);
 }
 
+/*
+ * A part of a glob that may match "..": one that starts with a dot (.*,
+ * .?*, .{.,x}).  bash before 5.2, and 5.2 without globskipdots, gives
+ * ".." to .* as to ls -a, so .*\/x reaches the parent's x.
+ */
+static int
+dot_climbs(const char *w)
+{
+	const char *p = w;
+	char part[NAME_MAX + 1];
+	size_t k;
+
+	for (; *p != '\0'; p += k + (p[k] == '/')) {
+		k = strcspn(p, "/");
+		if (p[0] != '.' || strcspn(p, "*?[{") >= k)
+			continue;
+		if (k > NAME_MAX || memchr(p, '{', k) != NULL)
+			return (1);
+		memcpy(part, p, k);
+		part[k] = '\0';
+		if (fnmatch(part, "..", 0) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * A directory a cd reached through "..": bash's cd takes ".." as text
+ * (cd -L: "link/.." is where link is), and only where that is not there
+ * the way the kernel does ("link/.." is above link's target).  The gate
+ * follows the directory only where both come to the same place.
+ */
+static int
+logical_agrees(const char *dir)
+{
+	char lex[PATH_MAX + 1], a[PATH_MAX + 1], b[PATH_MAX + 1];
+	struct jh_err e;
+
+	if (dir[0] != '/' || !jh_path_dotdot(dir))
+		return (1);
+	return (jh_path_lexical(lex, sizeof(lex), NULL, dir) == 0 &&
+	    jh_path_resolve(a, sizeof(a), "/", lex, &e) == 0 &&
+	    jh_path_resolve(b, sizeof(b), "/", dir, &e) == 0 &&
+	    strcmp(a, b) == 0);
+}
+
 /* Programs that read more options from an @FILE operand. */
 static const char *const respfile[] = { "cc", "c++", "gcc", "g++", "clang",
     "clang++", "cpp", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld", "as",
-    "ar", "nm", "objdump", "objcopy", "strip", "rustc", "javac", "java",
-    NULL };
+    "ar", "nm", "objdump", "objcopy", "readelf", "size", "strip", "rustc",
+    "javac", "java", NULL };
 
 /*
  * CFLAGS='-O0 -g -fsanitize=address': options that only change how the
@@ -749,6 +795,7 @@ struct cmdst {
 	int pattern;		/* the pattern came with an option */
 	int exits;		/* an option prints and exits (--version) */
 	int target;		/* a -t destination was given */
+	int symbolic;		/* ln -s: a target is read from the link */
 	int inplace, recursive, delete;
 	int rest;		/* the rest is passed on (A) */
 	int sawopt;		/* FINDEXPR: the expression began */
@@ -847,7 +894,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		 * start again at / or ~.
 		 */
 		g = w->s + strcspn(w->s, "*?[{");
-		if (climbs(g) || strstr(g, "{/") != NULL ||
+		if (climbs(g) || dot_climbs(w->s) || strstr(g, "{/") != NULL ||
 		    strstr(g, ",/") != NULL || strstr(g, "{~") != NULL ||
 		    strstr(g, ",~") != NULL) {
 			*skip = 1;
@@ -1122,6 +1169,46 @@ zip_outputs(struct ex *x, const struct cmdst *c, const char *p)
 		}
 	}
 	return (0);
+}
+
+/*
+ * A write of a directory lands in it under a name the program picks:
+ * cp SRC DIR/ makes DIR/SRC's name, go build -o DIR/ the package's.
+ * It is marked executed where a file of that name there would be (for
+ * each path the command read), or where any name there would be
+ * (any name in .git/hooks): the write the name alone would have asked
+ * about.
+ */
+static void
+into_dirs(struct ex *x)
+{
+	char q[PATH_MAX * 2 + 2];
+	struct jh_effect *w, *r;
+	struct stat st;
+	const char *b;
+	size_t i, j;
+
+	for (i = x->ef->n; i > 0 && x->ef->v[i - 1].cmd == x->cmd; i--) {
+		w = &x->ef->v[i - 1];
+		if (w->kind != JH_E_WRITE || w->path == NULL ||
+		    (w->flags & JH_EF_EXECUTED))
+			continue;
+		/* any name: also a directory made there (clone DIR) */
+		snprintf(q, sizeof(q), "%s/x", w->path);
+		if (!jh_path_executed(q) && !(w->flags & JH_EF_TREE) &&
+		    (stat(w->path, &st) == -1 || !S_ISDIR(st.st_mode)))
+			continue;
+		for (j = x->ef->n; !jh_path_executed(q) && j > 0 &&
+		    x->ef->v[j - 1].cmd == x->cmd; j--) {
+			r = &x->ef->v[j - 1];
+			if (r->kind != JH_E_READ || r->path == NULL ||
+			    (b = strrchr(r->path, '/')) == NULL || b[1] == '\0')
+				continue;
+			snprintf(q, sizeof(q), "%s%s", w->path, b);
+		}
+		if (jh_path_executed(q))
+			w->flags |= JH_EF_EXECUTED;
+	}
 }
 
 static int
@@ -1468,6 +1555,8 @@ tags(struct ex *x, struct cmdst *c, const char *t, size_t len)
 		c->pattern = 1;
 	if (list_has(t, len, "target", 6))
 		c->target = 1;
+	if (list_has(t, len, "symbolic", 8))
+		c->symbolic = 1;
 	if (list_has(t, len, "end", 3))
 		c->endopts = 1;
 	if (list_has(t, len, "rest", 4))
@@ -1780,6 +1869,38 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 	    0), c->dir, c->name, NULL));
 }
 
+/*
+ * ln -s TARGET LINK: a relative TARGET is found from LINK's directory,
+ * not the working directory, so it names what the gate read only
+ * where the link is made here (no -t, and a LINK without a slash that
+ * is no directory).
+ */
+static int
+link_elsewhere(struct ex *x, const struct cmdst *c)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+	const char *l;
+	size_t i;
+
+	/* one operand: the link is made here, under the target's name */
+	if (!c->symbolic || (!c->target && c->nops < 2))
+		return (0);
+	for (i = 0; i < c->nops - (c->target ? 0 : 1); i++)
+		if (c->ops[i]->s[0] != '/')
+			break;
+	if (i == c->nops - (c->target ? 0 : 1))
+		return (0);	/* every target absolute */
+	l = c->ops[c->nops - 1]->s;
+	if (!c->target && strchr(l, '/') == NULL && ((size_t)snprintf(p,
+	    sizeof(p), "%s/%s", c->dir, l) >= sizeof(p) || lstat(p, &st) ==
+	    -1 || !S_ISDIR(st.st_mode)))
+		return (0);
+	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s with a "
+	    "relative target and a link made in another directory: the "
+	    "target is found from the link's directory"));
+}
+
 /* The operands, by the entry's rules. */
 static int
 operands(struct ex *x, struct cmdst *c)
@@ -1792,6 +1913,8 @@ operands(struct ex *x, struct cmdst *c)
 	c->inops = 1;
 	if (c->handed)
 		return (0);
+	if (link_elsewhere(x, c) == -1)
+		return (-1);
 	/* tar -C DIR: the names are taken there, the archive was not */
 	if (c->have_opsdir)
 		memcpy(c->dir, c->opsdir, sizeof(c->dir));
@@ -1825,7 +1948,7 @@ operands(struct ex *x, struct cmdst *c)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
 			    "takes no operand '%.100s' the command table "
 			    "knows", c->name, c->ops[i]->s));
-		ls = c->target ? "r" : r[ri].eff;
+		ls = r[ri].eff;
 		if (ri == pr)
 			npr++;
 		if (letters(x, c, ls, c->ops[i]) == -1)
@@ -1900,6 +2023,65 @@ sed_addr(const char *p)
  * close, fflush, @load, @include, or ARGV or ARGC (files it names
  * itself).
  */
+/*
+ * Whether an awk program's '|' or '>' may be a pipe or a redirection.
+ * A program with no '/' (so no regular expression, whose text could
+ * hide a quote) is read past its strings and comments: there '||' is
+ * an or, and a '>' is a comparison outside the braces of an action or
+ * inside parentheses (print (a > b) compares; print a > b writes).
+ * Any other program's '|' or '>' is taken as risky.
+ */
+static int
+awk_redirects(const char *s)
+{
+	const char *p;
+	int brace = 0, paren = 0;
+
+	if (strchr(s, '/') != NULL)
+		return (strchr(s, '|') != NULL || strchr(s, '>') != NULL);
+	for (p = s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			for (p++; *p != '"'; p++) {
+				if (*p == '\0' || *p == '\n')
+					return (1);
+				if (*p == '\\' && p[1] != '\0')
+					p++;
+			}
+			break;
+		case '#':
+			p += strcspn(p, "\n");
+			if (*p == '\0')
+				return (0);
+			break;
+		case '{':
+			brace++;
+			break;
+		case '}':
+			brace--;
+			break;
+		case '(':
+			paren++;
+			break;
+		case ')':
+			paren--;
+			break;
+		case '|':
+			if (p[1] != '|')
+				return (1);
+			p++;
+			if (p[1] == '|')
+				return (1);
+			break;
+		case '>':
+			if (brace > 0 && paren <= 0)
+				return (1);
+			break;
+		}
+	}
+	return (0);
+}
+
 static int
 script_risky(const char *prog, const char *s)
 {
@@ -1908,7 +2090,7 @@ script_risky(const char *prog, const char *s)
 
 	if (strcmp(prog, "sed") != 0)
 		return (strstr(s, "system") != NULL || strstr(s, "getline") !=
-		    NULL || strchr(s, '|') != NULL || strchr(s, '>') != NULL ||
+		    NULL || awk_redirects(s) ||
 		    strstr(s, "close") != NULL || strstr(s, "fflush") !=
 		    NULL || strstr(s, "@load") != NULL || strstr(s,
 		    "@include") != NULL || strstr(s, "ARGV") != NULL ||
@@ -2378,7 +2560,10 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	    (r = stdin_or_api(x, c, av, argc)) != 0 ||
 	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
-	return (operands(x, c));
+	if ((r = operands(x, c)) != 0)
+		return (r);
+	into_dirs(x);
+	return (0);
 }
 
 /*
@@ -2555,6 +2740,20 @@ path_cmd(struct ex *x, struct cmdst *c, const char *dir,
  * A program the words av (flags fl) run, in dir ("" unknown).  nest:
  * run by another command, which already listed its own effects.
  */
+/*
+ * --NAME=PATTERN with the pattern after the '=' (grep --include=*.go):
+ * every word it expands to starts with --NAME=, so it stays that option
+ * and only its value varies, which the option's rule decides.
+ */
+static int
+value_glob(const char *w)
+{
+	const char *eq = strchr(w, '=');
+
+	return (w[0] == '-' && w[1] == '-' && eq != NULL &&
+	    strcspn(w, "*?[{") > (size_t)(eq - w));
+}
+
 static int
 command(struct ex *x, const char *dir, char *const *w, const int *fl,
     size_t n, int nest)
@@ -2575,7 +2774,7 @@ command(struct ex *x, const char *dir, char *const *w, const int *fl,
 		/* find . -{delete,print}, sort -{o..o} F: options made at
 		 * run time */
 		if (i > 0 && w[i][0] == '-' && (fl[i] & (JH_SHW_GLOB |
-		    JH_SHW_BRACE)))
+		    JH_SHW_BRACE)) && !value_glob(w[i]))
 			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.100s' "
 			    "expands to options only known when it runs",
 			    w[i]));
@@ -2810,7 +3009,7 @@ cond_arith(const struct jh_sh_cmd *c)
 /*
  * test -v 'a[x]', [[ -v a[x] ]] and unset 'a[x]' evaluate the subscript
  * as arithmetic, so x's value runs as code too: 1 when such a word's
- * subscript is more than digits.
+ * subscript is more than digits, or the word is only known when it runs.
  */
 static int
 subscripted(const struct jh_sh_cmd *c)
@@ -2826,11 +3025,54 @@ subscripted(const struct jh_sh_cmd *c)
 		if (!unset && (strcmp(c->argv[k - 1].s, "-v") != 0 ||
 		    c->argv[k - 1].flags != 0))
 			continue;
+		/* a name only known when it runs may hold a subscript */
+		if (c->argv[k].flags & JH_SHW_EXPAND)
+			return (1);
 		if ((b = strchr(c->argv[k].s, '[')) == NULL)
 			continue;
 		e = strchr(b, ']');
 		if (e == NULL || e == b + 1 || strspn(b + 1, "0123456789") !=
 		    (size_t)(e - b - 1))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * shopt -s or -u of an option this gate does not follow: cdable_vars
+ * makes "cd NAME" go to $NAME, -u globskipdots lets .* match "..",
+ * expand_aliases, sourcepath and the rest change what later words run
+ * or name.  Those that only change which names a glob gives, which the
+ * gate already decides as the glob's whole tree, or how a pipe runs,
+ * are followed; printing or asking (-p, -q, none) changes nothing.
+ */
+static int
+shopt_risky(const struct jh_sh_cmd *c)
+{
+	static const char *const ok[] = { "nullglob", "failglob",
+	    "nocaseglob", "nocasematch", "globstar", "dotglob", "extglob",
+	    "lastpipe", "xpg_echo", "checkwinsize", NULL };
+	static const char *const oset[] = { "pipefail", "errexit", "nounset",
+	    "xtrace", "noglob", "noclobber", "verbose", NULL };
+	const char *s;
+	size_t k;
+	int set = 0, o = 0;
+
+	if (c->argc == 0 || c->argv[0].flags != 0 || strcmp(c->argv[0].s,
+	    "shopt") != 0)
+		return (0);
+	for (k = 1; k < c->argc; k++) {
+		s = c->argv[k].s;
+		if (c->argv[k].flags != 0)
+			return (1);
+		if (s[0] == '-' && strcmp(s, "--") != 0) {
+			if (strspn(s + 1, "supqo") != strlen(s + 1))
+				return (1);
+			set |= strpbrk(s, "su") != NULL;
+			o |= strchr(s, 'o') != NULL;
+			continue;
+		}
+		if (set && !in_list(o ? oset : ok, s, strlen(s)))
 			return (1);
 	}
 	return (0);
@@ -2901,8 +3143,9 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	x.cx = cx;
 	x.e = e;
 	if (sh->arith_unknown && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
-	    "arithmetic on a value only known when it runs, which bash "
-	    "evaluates as code too") == -1)
+	    "a value only known when it runs that bash evaluates as code "
+	    "too (arithmetic, ${!name}, ${x@P} or an integer variable)") ==
+	    -1)
 		goto err;
 	for (i = 0; i < sh->n; i++) {
 		const struct jh_sh_cmd *c = &sh->cmd[i];
@@ -2928,6 +3171,8 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			snprintf(dir, sizeof(dir), "%s", c->cwd);
 		else
 			snprintf(dir, sizeof(dir), "%s/%s", cx->cwd, c->cwd);
+		if (!logical_agrees(dir))
+			dir[0] = '\0';
 		if (assigns(&x, dir, c) == -1)
 			goto err;
 		for (k = 0; k < c->nredir; k++)
@@ -2938,6 +3183,10 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		    JH_E_UNKNOWN, 0, NULL, NULL, "[[ compares as arithmetic a "
 		    "value only known when it runs, which bash evaluates as "
 		    "code too") == -1)
+			goto err;
+		if (shopt_risky(c) && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
+		    "shopt sets an option that changes what later words run "
+		    "or name, which this gate does not follow") == -1)
 			goto err;
 		if (subscripted(c) && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
 		    "%s evaluates an array subscript that names a value as "

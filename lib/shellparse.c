@@ -21,6 +21,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jh.h"
 #include "buf.h"
@@ -289,9 +290,10 @@ guarded_name(const struct ps *p, const char *s, size_t n)
 		return (1);
 	memcpy(b, s, n);
 	b[n] = '\0';
-	if (n >= 6 && strcmp(b + n - 6, "_proxy") == 0)
+	/* npm and Python's urllib read these in any case */
+	if (n >= 6 && strcasecmp(b + n - 6, "_proxy") == 0)
 		return (1);
-	if (strncmp(b, "npm_config_", 11) == 0)
+	if (strncasecmp(b, "npm_config_", 11) == 0)
 		return (1);
 	return (p->dialect == SH_ZSH && inlist(b, zsh));
 }
@@ -374,6 +376,52 @@ arith_values(struct ps *p, const struct st *st, const char *s, size_t n)
 			return;
 		}
 	}
+}
+
+/*
+ * The text of a ${...}: marks the line where it makes a value this
+ * parser does not hold run as code.  ${!name} takes name's value as a
+ * name, whose subscript is evaluated (${!prefix*} and ${!a[@]} list
+ * names, and are inert); ${x@P} expands the value as a prompt, $(...)
+ * included; ${x:off:len} evaluates off and len as arithmetic.
+ */
+static void
+param_values(struct ps *p, const struct st *st, const char *s, size_t n)
+{
+	size_t i = 0, depth;
+
+	if (n > 0 && s[0] == '!') {
+		for (i = 1; i < n && isnamec((unsigned char)s[i]); i++)
+			;
+		if (i > 1 && ((i + 1 == n && (s[i] == '*' || s[i] == '@')) ||
+		    (i + 3 == n && s[i] == '[' && (s[i + 1] == '@' ||
+		    s[i + 1] == '*') && s[i + 2] == ']')))
+			return;
+		p->out->arith_unknown = 1;
+		return;
+	}
+	if (n > 1 && s[0] == '#')
+		i = 1;
+	if (i < n && strchr("@*#?-$!", s[i]) != NULL)
+		i++;
+	else
+		while (i < n && isnamec((unsigned char)s[i]))
+			i++;
+	if (i < n && s[i] == '[') {
+		for (depth = 0; i < n; i++) {
+			if (s[i] == '[')
+				depth++;
+			else if (s[i] == ']' && --depth == 0) {
+				i++;
+				break;
+			}
+		}
+	}
+	if (i + 1 < n && s[i] == '@' && s[i + 1] == 'P')
+		p->out->arith_unknown = 1;
+	else if (i < n && s[i] == ':' && (i + 1 == n || strchr("-=?+",
+	    s[i + 1]) == NULL))
+		arith_values(p, st, s + i + 1, n - i - 1);
 }
 
 /* State, vectors and commands. */
@@ -1446,8 +1494,12 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		/* $[...], and a subscript of ${a[...]}, are arithmetic */
 		if (c == '[')
 			arith_values(p, st, p->s + k, p->i - 1 - k);
-		else if ((e = memchr(p->s + k, '[', p->i - k)) != NULL)
-			arith_values(p, st, e + 1, (size_t)(p->s + p->i - e - 1));
+		else {
+			if ((e = memchr(p->s + k, '[', p->i - k)) != NULL)
+				arith_values(p, st, e + 1, (size_t)(p->s +
+				    p->i - e - 1));
+			param_values(p, st, p->s + k, p->i - 1 - k);
+		}
 		if (c == '[' || inner_assigns(p->s + k, p->i - k))
 			st_clobber(st);
 	} else if (isname0(c)) {
@@ -2335,6 +2387,9 @@ declare(struct ps *p, struct st *st, const struct jh_sh_cmd *c)
 		if (a->s[0] == '-' || a->s[0] == '+') {
 			if (strcmp(a->s, "-p") == 0 || strcmp(a->s, "--") == 0)
 				continue;
+			/* -i: each later assignment is arithmetic */
+			if (a->s[0] == '-' && strchr(a->s, 'i') != NULL)
+				p->out->arith_unknown = 1;
 			st_clobber(st);
 			st->notrack = 1;
 			return (0);

@@ -74,7 +74,9 @@ has() {
 @test "a write of a file a program executes is marked executed; a plain source or test file is not" {
 	for f in Makefile makefile GNUmakefile package.json sub/package.json .npmrc \
 	    conftest.py tests/conftest.py .git/config .git/hooks/pre-commit \
-	    .cargo/config.toml build.rs go.mod sub/.git/config; do
+	    .cargo/config.toml build.rs go.mod sub/.git/config lefthook.yml \
+	    .pre-commit-config.yaml .venv/lib/python3.11/site-packages/x.pth \
+	    sitecustomize.py; do
 		out=$(printf 'echo x > %s\n' "$f" | "$EFX" -d "$P" -r "$P" -H "$H")
 		jq -e '.effects | any(.effect == "write" and .executed == 1)' \
 		    <<<"$out" >/dev/null || { echo "not executed: $f: $out"; false; }
@@ -158,4 +160,63 @@ has() {
 	done
 	out=$(printf '%s\n' "gzip src/a.c" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"))
 	jq -e '[.effects[] | select(.executed == 1)] | length == 0' <<<"$out" >/dev/null
+}
+
+# bash's cd takes '..' as text (cd -L), the kernel after the link: the
+# directory is followed only where both come to the same place.  A
+# symbolic link's relative target is found from the link's directory.
+@test "cd through a link and '..': followed only where bash and the kernel agree; ln -s's relative target from the link's directory" {
+	mkdir -p "$P/a/b"
+	ln -s a/b "$P/l"
+	ln -s . "$P/self"
+	for c in 'cd l/../.. && echo x >> .bashrc' 'cd l && cd .. && echo x > y' \
+	    'cd self/../x && echo x > y'; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | any(.effect == "unknown") and all(.effect != "write")' <<<"$output" >/dev/null ||
+		    { echo "$c: $output"; false; }
+	done
+	for c in "cd src && cd .. && echo x > y:$P/y" "cd a/b/.. && echo x > y:$P/a/y" \
+	    "cd src/.. && echo x > y:$P/y"; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"${c%%:*}"
+		[ "$(jq -c '[.effects[] | [.effect, .path]]' <<<"$output")" = "[[\"write\",\"${c#*:}\"]]" ] ||
+		    { echo "${c%%:*}: $output"; false; }
+	done
+	# a prompt expansion runs the $(...) a value holds (the table's @P is the project)
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'read v; : "${v@P}"'
+	jq -e '.effects | any(.effect == "unknown")' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# the link lands in a/, so ../.config is the project's sibling, not its own
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cd a && ln -s ../.config/joulehook/trust ../l2 && echo x > ../l2'
+	jq -e '.effects | any(.effect == "unknown" and .program == "ln")' <<<"$output" >/dev/null || { echo "$output"; false; }
+}
+
+# A program that writes into a directory picks the name: the write is
+# marked executed where a file of the source's name there would be, or
+# where any name there would be (.git/hooks).  Plumbing that builds
+# commits or index entries from any content, and init's template and
+# separate git directory, are unknown.
+@test "a write into a directory is executed where the name it lands under would be; git plumbing and templates are unknown" {
+	mkdir -p "$P/.git/hooks" "$P/d" "$T/e"
+	: >"$T/e/package.json"
+	: >"$T/e/notes.txt"
+	for c in "cp $T/e/notes.txt .git/hooks/" "cp $T/e/package.json ." \
+	    "cp -t . $T/e/package.json" "install -m755 $T/e/notes.txt .git/hooks/" \
+	    "mv $T/e/notes.txt .git/hooks" "go build -o .git/hooks/ ./cmd/x" \
+	    "git clone $T/e .git/hooks" "git worktree add .git/hooks HEAD"; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | any(.effect == "write" and .executed == 1)' <<<"$output" >/dev/null ||
+		    { echo "not executed: $c: $output"; false; }
+	done
+	for c in "cp $T/e/notes.txt d/" "cp $T/e/notes.txt ." "mkdir -p d/e"; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | all(.effect != "write" or (.executed // 0) == 0)' <<<"$output" >/dev/null ||
+		    { echo "executed: $c: $output"; false; }
+	done
+	for c in 'git init --template=tpl' 'git init --separate-git-dir=g2 .' \
+	    'git clone --template=tpl /tmp/r x' 'git mktree <t' 'git commit-tree 4b825dc -m x' \
+	    'git update-index --add --cacheinfo 100644,4b825dc,package.json' \
+	    'git update-index --index-info <t'; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | any(.effect == "unknown")' <<<"$output" >/dev/null ||
+		    { echo "not unknown: $c: $output"; false; }
+	done
 }
