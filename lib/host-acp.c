@@ -102,6 +102,16 @@ argv_line(const json_t *argv, const json_t *env)
 		return (NULL);
 	a0 = json_string_value(json_array_get(argv, 0));
 	base = strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+	/*
+	 * The script is the line only where the shell is the system's:
+	 * a bare name or one under /bin or /usr/bin.  Codex's exec takes
+	 * the shell from the model, which may name one it wrote.
+	 */
+	if (base != a0 && strcmp(a0, "/bin/bash") != 0 && strcmp(a0,
+	    "/bin/sh") != 0 && strcmp(a0, "/bin/zsh") != 0 && strcmp(a0,
+	    "/usr/bin/bash") != 0 && strcmp(a0, "/usr/bin/sh") != 0 &&
+	    strcmp(a0, "/usr/bin/zsh") != 0)
+		base = "";
 	if (n == 3 && env == NULL && (strcmp(base, "bash") == 0 ||
 	    strcmp(base, "sh") == 0 || strcmp(base, "zsh") == 0) &&
 	    (strcmp(json_string_value(json_array_get(argv, 1)), "-c") == 0 ||

@@ -192,20 +192,25 @@ cline_run(const json_t *in, char *why, size_t whysz)
 			    "not a string", i + 1);
 			break;
 		}
-		if (i + 1 < n && !whole_line(json_string_value(c),
+		if (n > 1 && !whole_line(json_string_value(c),
 		    json_string_length(c)))
 			snprintf(why, whysz, "run_commands' command %zu is "
 			    "not a whole command line on its own, so read "
-			    "with command %zu it is not what runs; send them "
-			    "as one command", i + 1, i + 2);
+			    "with the others it is not what runs; send them "
+			    "as one command", i + 1);
 		else if (i + 1 < n && changes_dir(json_string_value(c)))
 			snprintf(why, whysz, "run_commands' command %zu "
 			    "changes directory before command %zu: whether "
 			    "that carries over cannot be known, so it is not "
 			    "checked; send them as one command", i + 1, i + 2);
-		if (i > 0)
-			jh_buf_adds(&b, "\n");
+		/*
+		 * Each runs in a shell of its own (3.0.65: bash -c each, all
+		 * at once): a subshell each, so a function, alias or
+		 * variable one defines is not the next one's.
+		 */
+		jh_buf_adds(&b, n > 1 ? "(\n" : "");
 		jh_buf_adds(&b, json_string_value(c));
+		jh_buf_adds(&b, n > 1 ? "\n)\n" : "");
 	}
 	if (n == 0)
 		snprintf(why, whysz, "run_commands has no command");
@@ -271,6 +276,15 @@ cline_read(const json_t *in, char *why, size_t whysz)
 		if (!json_is_string(p)) {
 			snprintf(why, whysz, "read_files' file %zu has no "
 			    "path", i + 1);
+			continue;
+		}
+		/* 3.0.65 reads it from its process's directory, not the
+		 * workspace's, and the payload does not say which that is */
+		if (json_string_value(p)[0] != '/') {
+			snprintf(why, whysz, "read_files' file %zu is a "
+			    "relative path, which Cline reads from its own "
+			    "working directory, not the workspace: give the "
+			    "path in full", i + 1);
 			continue;
 		}
 		json_array_append(paths, (json_t *)p);

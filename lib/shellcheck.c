@@ -43,19 +43,29 @@ shfail(struct jh_shck *s, int code, const char *fmt, ...)
 	return (code);
 }
 
-/* Whether a part of rel (a path below the root) is .claude, any case. */
+/*
+ * Whether a part of rel (a path below the root) is a host's
+ * configuration that the host also loads deeper in the project: a
+ * .claude (Claude Code's skills, commands and agents), and a .opencode
+ * or an opencode.json or .jsonc (OpenCode's, from every directory
+ * between where it starts and the root).  Any case.
+ */
 static int
-nested_claude(const char *rel)
+nested_conf(const char *rel)
 {
+	static const char *const names[] = { ".claude", ".opencode",
+	    "opencode.json", "opencode.jsonc", NULL };
 	const char *p = rel;
-	size_t k;
+	size_t k, i;
 
 	while (*p != '\0') {
 		while (*p == '/')
 			p++;
 		k = strcspn(p, "/");
-		if (k == 7 && strncasecmp(p, ".claude", 7) == 0)
-			return (1);
+		for (i = 0; names[i] != NULL; i++)
+			if (k == strlen(names[i]) && strncasecmp(p, names[i],
+			    k) == 0)
+				return (1);
 		p += k;
 	}
 	return (0);
@@ -89,12 +99,8 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 			if (strcasecmp(path, p) == 0)
 				return (1);
 		}
-		/*
-		 * Claude Code also loads the skills, commands and agents of a
-		 * .claude found deeper in the project: one at any depth is
-		 * its configuration too.
-		 */
-		if (jh_path_under(path, root) && nested_claude(path +
+		/* and the same found deeper in the project */
+		if (jh_path_under(path, root) && nested_conf(path +
 		    strlen(root)))
 			return (1);
 	}

@@ -604,7 +604,8 @@ native() {
 	        {taskId: $s, hookName: "tool_call", workspaceRoots: [$p.cwd]} +
 	        (if $t == "Bash" then {tool_call: {id: $call, name: "run_commands",
 	             input: {commands: [$in.command]}}}
-	         elif $t == "Read" then {tool_call: {id: $call, name: "read_files",
+	         elif $t == "Read" and ($in.file_path | startswith("/")) then
+	             {tool_call: {id: $call, name: "read_files",
 	             input: {files: [{path: $in.file_path}]}}}
 	         elif $t == "Write" then {tool_call: {id: $call, name: "editor",
 	             input: {path: $in.file_path, new_text: $in.content}}}

@@ -205,6 +205,13 @@ denied_unchanged() {
 	["echo a &&", "rm -rf /opt/x"]
 	["echo $(", "rm -rf /opt/x", ")"]
 	EOF
+	# each runs in a shell of its own: a function one defines is not the next one's
+	for c in '["rm() { echo x; }", "rm -rf /opt/x"]' '["alias rm=echo", "rm -rf /opt/x"]'; do
+		run --separate-stderr "$JH_BIN/jh-hook" -c "$CONF" -H cline < <(jq -c --arg p "$P" --argjson c "$c" \
+		    '.workspaceRoots = [$p] | .tool_call.id = "f\($c | length)" | .tool_call.input.commands = $c' \
+		    "$HOSTS/cline/PreToolUse-tool_call-run_commands.json")
+		[ "$(jq -r .cancel <<<"$output")" = true ] || { echo "$c: $output"; return 1; }
+	done
 	# whole lines pass, a backslash that is itself escaped included
 	for c in '["echo a", "echo b"]' '["echo a\\\\", "echo b"]'; do
 		run --separate-stderr "$JH_BIN/jh-hook" -c "$CONF" -H cline < <(jq -c --arg p "$P" --argjson c "$c" \
@@ -275,6 +282,8 @@ denied_unchanged() {
 	Write src/deep/../../../.claude/settings.json is protected
 	Write src/.claude/skills/x/SKILL.md is protected
 	Write src/a/.CLAUDE/commands/x.md is protected
+	Write src/.opencode/plugin/x.js is protected
+	Write src/a/opencode.json is protected
 	Write @/src/a.c allow
 	Grep src/deep/../../.. is protected
 	Grep src/deep/../.. allow
@@ -287,6 +296,16 @@ denied_unchanged() {
 	done
 	hook <<<"$(claude Grep "$(jq -nc --arg f " src " '{pattern: "AKIA", path: $f}')" "p$RANDOM")"
 	[ "$status" = 0 ] || { echo "$stderr"; return 1; }
+	# a shell's workdir: OpenCode takes its '..' as text
+	for wd in src/deep/../../.. src/deep/.. src/a/..; do
+		run --separate-stderr "$JH_BIN/jh-hook" -c "$CONF" -H opencode <<<"$(jq -nc --arg p "$P" --arg w "$wd" \
+		    '{hook_event_name: "tool.execute.before", session_id: "ses_wd", tool_call_id: "c\($w | length)",
+		      tool: "bash", args: {command: "echo x", workdir: $w, description: "x"}, cwd: $p}')"
+		case $wd in
+		src/deep/*) [[ $stderr == *"'..' after a link"* ]] || { echo "$wd: $status $output $stderr"; return 1; } ;;
+		*) [[ $stderr != *"after a link"* ]] || { echo "$wd: $stderr"; return 1; } ;;
+		esac
+	done
 	state_ok
 }
 

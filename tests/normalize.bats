@@ -622,8 +622,9 @@ setup_reply() {
 	assert_output '["touch /tmp/x",null]'
 	run -0 cl run_commands '{"command":"ls src"}'
 	assert_output '["ls src",null]'
+	# each runs in a shell of its own: a subshell each
 	run -0 cl run_commands '{"commands":["ls","pwd"],"command":"git status"}'
-	assert_output $'["ls\\npwd",null]'
+	assert_output $'["(\\nls\\n)\\n(\\npwd\\n)\\n",null]'
 	for in in '{"command":"cat","args":["/etc/shadow"]}' \
 	    '{"commands":{"command":"touch","args":["/tmp/x"]},"command":"git status"}' \
 	    '{"commands":[{"command":"touch","args":["/tmp/x"]}]}' '{"commands":7}' '{}'; do
@@ -633,6 +634,9 @@ setup_reply() {
 	done
 	run -0 cl read_files '{"files":[{"path":"/p/a"},"/p/b"]}'
 	assert_output '[["/p/a","/p/b"],null]'
+	# Cline reads a relative one from its process's directory
+	run -0 cl read_files '{"files":[{"path":".aws/credentials"}]}'
+	assert_output --partial 'relative path'
 	for in in '{"filePath":"/etc/shadow","paths":["a"]}' \
 	    '{"file_paths":["/etc/shadow"],"paths":["a"]}' '{"files":["a"],"path":"/etc/shadow"}'; do
 		run -0 cl read_files "$in"
@@ -678,6 +682,13 @@ setup_reply() {
 	run -0 jh-normalize -H acp <<<'{"hook_event_name":"PreToolUse","session_id":"a1","cwd":"/p","acp_method":"session/request_permission","tool_call":{"toolCallId":"x","kind":"execute","status":"pending","title":"x","rawInput":{"call_id":"c","command":["/bin/bash","-lc","rm -rf .ssh"],"cwd":"/root"}}}'
 	run -0 jq -r .workdir <<<"$output"
 	assert_output /root
+	# codex's exec takes the shell from the model: one it names by path
+	# outside the system's directories is what runs, not a script's shell
+	for a0 in /p/bash ./bash; do
+		run -0 jh-normalize -H acp <<<"$(jq -nc --arg a "$a0" '{hook_event_name:"PreToolUse",session_id:"a1",cwd:"/p",acp_method:"session/request_permission",tool_call:{toolCallId:"x",kind:"execute",status:"pending",title:"x",rawInput:{call_id:"c",command:[$a,"-lc","npm test"],cwd:"/p"}}}')"
+		run -0 jq -r .input.command <<<"$output"
+		assert_output "$a0 -lc 'npm test'"
+	done
 	# Claude's Bash over ACP takes no directory: a workdir in it is dropped
 	run -0 jh-normalize -H acp <<<'{"hook_event_name":"PreToolUse","session_id":"a1","cwd":"/p","acp_method":"session/request_permission","tool_call":{"toolCallId":"x","kind":"execute","status":"pending","title":"x","rawInput":{"command":"ls","workdir":"/tmp"},"_meta":{"claudeCode":{"toolName":"Bash"}}}}'
 	run -0 jq -c '[.workdir, .input.workdir]' <<<"$output"
