@@ -98,7 +98,7 @@
 	" --shallow-exclude=i --negotiation-tip=i --refmap=i" \
 	" --recurse-submodules?i -j,--jobs?i --upload-pack=u" \
 	" -o,--server-option=i --filter=i -f,--force:destroy" \
-	" --recurse-submodules-default=i --submodule-prefix=i "
+	" --recurse-submodules-default=i --submodule-prefix=i -p,--prune "
 
 /* Options every cargo subcommand takes. */
 #define CARGO_G " --config=u -Z=u --color=i --manifest-path=f" \
@@ -124,6 +124,8 @@
 
 /* go's build flags, single-dash and (as cmd/go accepts) double-dash. */
 #define GO_B " -o,--o=w -C,--C=c -p=i -asmflags,--asmflags=u" \
+	" -debug-trace,--debug-trace=w -debug-actiongraph,--debug-actiongraph=w" \
+	" -debug-runtime-trace,--debug-runtime-trace=w" \
 	" -buildmode=i -buildvcs=i -compiler=i -gccgoflags,--gccgoflags=u" \
 	" -gcflags,--gcflags=u -installsuffix=i -ldflags,--ldflags=u" \
 	" -mod=u -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
@@ -166,7 +168,8 @@
 	  JH_CT_RUNS | (f), s }
 
 /* pip's general options, taken before and after the command. */
-#define PIP_G " --log=w --proxy=n --retries=i --timeout=i" \
+#define PIP_G " --log,--log-file,--local-log=w --proxy=n --retries=i" \
+	" --timeout=i" \
 	" --exists-action=i --trusted-host=n --cert=r --client-cert=r" \
 	" --cache-dir=w --use-feature=i --use-deprecated=i --python=x" \
 	" --root-user-action=i --keyring-provider=i --isolated -*"
@@ -214,6 +217,7 @@
 
 /* docker run's and create's options. */
 #define DOCKER_RUN "-v,--volume=u --mount=u --volumes-from=u" \
+	" --use-api-socket:unknown" \
 	" --privileged:unknown --cap-add=u --device=u --security-opt=u" \
 	" --userns=u --pid=u --ipc=u --network,--net=i --cgroup-parent=u" \
 	" -e,--env=i --env-file=r --label-file=r --cidfile=w" \
@@ -295,7 +299,7 @@
 	" --version --help -fno-builtin -ffreestanding -fsigned-char" \
 	" -funsigned-char -fwrapv -ftrapv -fshort-enums -fprofile-arcs" \
 	" -ftest-coverage --coverage -fprofile-generate -fprofile-use" \
-	" -aux-info=w -dumpdir=w -dumpbase=i -target=i --target=i"
+	" -aux-info=w -dumpdir=w -dumpbase=u -target=i --target=i"
 #define CC_E(n, s) \
 	{ n, CC_OPTS, "r*", NULL, NULL, JH_CT_DASHLONG | JH_CT_NOCLUSTER, s }
 
@@ -336,7 +340,7 @@
 #define GREP_OPTS "-e,--regexp=i:pattern -f,--file=r:pattern" \
 	" -r,-R,--recursive,--dereference-recursive:recursive" \
 	" -A,--after-context=i -B,--before-context=i -C,--context=i" \
-	" -m,--max-count=i -d,--directories=i -D,--devices=i --include=i" \
+	" -m,--max-count=i -d,--directories=u -D,--devices=i --include=i" \
 	" --exclude=i --exclude-from=r --exclude-dir=i --color,--colour?i" \
 	" --label=i --binary-files=i --group-separator=i -*"
 
@@ -524,7 +528,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "cmake", "-S=r -B=w -C=f -D=u -U=i -G=i -T=i -A=i --toolchain=f"
 	  " --install-prefix=w --preset=i --build=c --install=c --prefix=w"
 	  " --config=i --target=i -t=i -j,--parallel?i --clean-first"
-	  " --open=u -E:unknown -P=f --graphviz=w --system-information?w"
+	  " --open=u -E:unknown -P=f --graphviz=w --system-information=w"
 	  " --log-level=i --log-context --trace --trace-expand"
 	  " --trace-source=i --trace-format=i --trace-redirect=w"
 	  " --warn-uninitialized --no-warn-unused-cli --check-system-vars"
@@ -575,7 +579,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  COVERAGE_RUNS, NULL, JH_CT_RUNS | JH_CT_POSIX, "coverage help run" },
 	{ "coverage xml", "--rcfile=f --data-file=r -o=w" COVERAGE_R "-*",
 	  "r*", COVERAGE_RUNS, NULL, JH_CT_RUNS, "coverage help xml" },
-	{ "cp", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
+	{ "cp", "-t,--target-directory=w:target -S,--suffix=u --backup?i"
 	  " --preserve?i --no-preserve=i --reflink?i --sparse=i --context?i"
 	  " -r,-R,--recursive:recursive -a,--archive:recursive"
 	  " -l,--link:inplace -s,--symbolic-link:inplace -*", "r*,$w",
@@ -620,7 +624,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --trace-ascii=w --stderr=w --etag-save=w --etag-compare=r"
 	  " --hsts=w --alt-svc=w --libcurl=w -E,--cert=r --key=r --cacert=r"
 	  " --capath=r --crlfile=r --pinnedpubkey=r --netrc-file=r"
-	  " --unix-socket=r --abstract-unix-socket=i -H,--header=r"
+	  " --unix-socket=u --abstract-unix-socket=u -H,--header=r"
 	  " --proxy-header=r -u,--user=i -A,--user-agent=i -e,--referer=i"
 	  " -X,--request=i -x,--proxy=n --preproxy=n --socks4=n --socks4a=n"
 	  " --socks5=n --socks5-hostname=n -U,--proxy-user=i --noproxy=i"
@@ -1238,7 +1242,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    "i", NULL, "git-notes(1)"),
 	GIT("notes copy", "-f,--force:destroy -*", "i*", NULL,
 	    "git-notes(1)"),
-	GIT("notes edit", "-*", "i", NULL, "git-notes(1)"),
+	GIT("notes edit", "-m,--message=i -F,--file=r -c,--reedit-message=i"
+	    " -C,--reuse-message=i -*", "i", NULL, "git-notes(1)"),
 	GIT("notes list", "", "i", NULL, "git-notes(1)"),
 	GIT("notes merge", "-s,--strategy=i -*", "i", NULL, "git-notes(1)"),
 	GIT("notes prune", "-*", "", NULL, "git-notes(1)"),
@@ -1478,6 +1483,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -blockprofilerate=i -mutexprofile,--mutexprofile=w"
 	    " -mutexprofilefraction=i -trace,--trace=w"
 	    " -outputdir,--outputdir=w -fuzz=i -fuzztime=i"
+	    " -test.coverprofile,-test.cpuprofile,-test.memprofile=w"
+	    " -test.blockprofile,-test.mutexprofile,-test.trace=w"
+	    " -test.outputdir,-test.testlogfile,-test.gocoverdir=w"
 	    " -fuzzminimizetime=i -list=i -skip=i -vet=i -args:rest -*", "r*",
 	    "net", 0, "go help test, go help testflag"),
 	GO("tool", "-modfile=f -n", "s", NULL, JH_CT_SUB, "go help tool"),
@@ -1584,7 +1592,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "id", "-*", "i*", NULL, NULL, GNU, "id --help" },
 	/* With -d every operand is a directory it creates. */
 	{ "install", "-t,--target-directory=w:target -m,--mode=i"
-	  " -o,--owner=i -g,--group=i -S,--suffix=i --backup?i"
+	  " -o,--owner=i -g,--group=i -S,--suffix=u --backup?i"
 	  " --strip-program=x --context?i -*", "rw*,$w", NULL, NULL, GNU,
 	  "install --help" },
 	{ "ionice", "-c,--class=i -n,--classdata=i -t,--ignore -p,--pid=i"
@@ -1652,7 +1660,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * so that a file --slurpfile names is read.
 	 */
 	{ "jq", "--arg=i --argjson=i --slurpfile=i --rawfile=i"
-	  " -f,--from-file=r:pattern -L=r --indent=i -*", "r*", NULL, NULL,
+	  " -f,--from-file=u:pattern -L=u --indent=i -*", "i,r*", NULL, NULL,
 	  JH_CT_FILTER, "jq(1)" },
 	/* Signals are no path effect: what they stop is unknown. */
 	/* python3 -m json.tool [infile [outfile]] */
@@ -1696,7 +1704,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	KUBE("get", "-f,--filename=r -l,--selector=i -o,--output=i"
 	    " -L,--label-columns=i --field-selector=i --sort-by=i"
 	    " --template=i", "i*", NULL, "kubectl get --help"),
-	KUBE("kustomize", "", "r", NULL, "kubectl kustomize --help"),
+	KUBE("kustomize", "--helm-command=x --enable-helm"
+	    " --enable-alpha-plugins:unknown --enable-exec:unknown"
+	    " --load-restrictor=u --mount=u --env=i -o,--output=w", "r", NULL,
+	    "kubectl kustomize --help"),
 	KUBE("label", "-f,--filename=r -l,--selector=i", "i*", NULL,
 	    "kubectl label --help"),
 	KUBE("logs", "-c,--container=i -l,--selector=i --since=i"
@@ -1742,7 +1753,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* A link is another way to write its target: a hard link keeps
 	 * no trace of it, and a symbolic one is followed by the commands
 	 * after it on the same line before anything looks. */
-	{ "ln", "-t,--target-directory=w:target -S,--suffix=i --backup?i"
+	{ "ln", "-t,--target-directory=w:target -S,--suffix=u --backup?i"
 	  " -s,--symbolic:symbolic -*", "rw*,$w", NULL, NULL, GNU,
 	  "ln --help" },
 	/* DEFAULT: with no operand, the working directory. */
@@ -1790,7 +1801,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* It runs a shell (!) and an editor (v). */
 	{ "more", "-n,--lines=i -*", "r*", NULL, NULL,
 	  JH_CT_RUNS | JH_CT_FILTER, "more(1)" },
-	{ "mv", "-t,--target-directory=w:target -S,--suffix=i --backup?i -*",
+	{ "mv", "-t,--target-directory=w:target -S,--suffix=u --backup?i -*",
 	  "rd*,$w", NULL, "recursive", GNU, "mv --help" },
 	/*
 	 * A goal PREFIX:GOAL or GROUP:ARTIFACT:VERSION:GOAL runs any
@@ -1976,7 +1987,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "objdump", "--target=i -b=i -m,--architecture=i -j,--section=i"
 	  " -M,--disassembler-options=i --start-address=i --stop-address=i"
 	  " --prefix=i --prefix-strip=i --dwarf?i --visualize-jumps?i"
-	  " --disassemble?i --demangle?i -*", "r*", NULL, NULL, GNU,
+	  " --disassemble?i --demangle?i -S,--source:unknown"
+	  " --source-comment?u -I,--include=u -*", "r*", NULL, NULL, GNU,
 	  "objdump --help" },
 	{ "od", "-A,--address-radix=i -j,--skip-bytes=i -N,--read-bytes=i"
 	  " -S=i --strings?i -t,--format=i -w,--width?i --endian=i -*", "r*",
@@ -2047,7 +2059,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	PIP("check", "", "", NULL, 0, "pip check --help"),
 	/* set writes pip.conf, which can name an index or a build. */
 	PIP("config", "--editor=x", "u*", NULL, 0, "pip config --help"),
-	PIP("download", PIP_I "-d,--dest=w", "r*", "install,net",
+	PIP("download", PIP_I "-d,--dest,--destination-dir"
+	    ",--destination-directory=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip download --help"),
 	PIP("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
 	    0, "pip freeze --help"),
@@ -2072,7 +2085,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	PIP3("cache", "", "u*", NULL, 0, "pip cache --help"),
 	PIP3("check", "", "", NULL, 0, "pip check --help"),
 	PIP3("config", "--editor=x", "u*", NULL, 0, "pip config --help"),
-	PIP3("download", PIP_I "-d,--dest=w", "r*", "install,net",
+	PIP3("download", PIP_I "-d,--dest,--destination-dir"
+	    ",--destination-directory=w", "r*", "install,net",
 	    JH_CT_RUNS, "pip download --help"),
 	PIP3("freeze", "-r,--requirement=r --path=r --exclude=i", "", NULL,
 	    0, "pip freeze --help"),
@@ -2244,7 +2258,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --log-file=w --log-file-level=i --log-file-format=i"
 	  " --log-file-date-format=i --log-file-mode=i --cov=r"
 	  " --cov-report=u --cov-config=f --cov-fail-under=i --cov-context=i"
-	  " --doctest-glob=i -o,--override-ini=u --debug?w --pdbcls=u"
+	  " --doctest-glob=i -o,--override-ini=u --debug=w --pdbcls=u"
 	  " -W,--pythonwarnings=i --html=w --json-report-file=w --timeout=i"
 	  " --reruns=i --reruns-delay=i --randomly-seed=i --co,--collect-only"
 	  " --pastebin=i:net --tx=u --rsyncdir=u -d:unknown -*", "f*",
@@ -2324,10 +2338,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --external-encoding=i --internal-encoding=i -S:unknown -*", "x,r*",
 	  NULL, NULL, JH_CT_RUNS | JH_CT_POSIX, "ruby(1)" },
 	/* `ruff PATH' (before check was needed) is not listed: unknown. */
-	{ "ruff", "-V,--version -h,--help --config=r --isolated -q,--quiet"
+	{ "ruff", "-V,--version -h,--help --config=u --isolated -q,--quiet"
 	  " -v,--verbose", "s", NULL, NULL, JH_CT_SUB, "ruff help" },
 	{ "ruff analyze", "-*", "u*", NULL, NULL, 0, "ruff analyze --help" },
-	{ "ruff check", "--fix:inplace --add-noqa:inplace --config=r"
+	{ "ruff check", "--fix:inplace --add-noqa:inplace --config=u"
 	  " --select=i --ignore=i --extend-select=i --extend-ignore=i"
 	  " --per-file-ignores=i --extend-per-file-ignores=i --exclude=i"
 	  " --extend-exclude=i --target-version=i --line-length=i"
@@ -2337,7 +2351,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "ruff check --help" },
 	{ "ruff clean", "-*", "", NULL, NULL, 0, "ruff clean --help" },
 	{ "ruff config", "-*", "i", NULL, NULL, 0, "ruff config --help" },
-	{ "ruff format", "--config=r --exclude=i --line-length=i"
+	{ "ruff format", "--config=u --exclude=i --line-length=i"
 	  " --target-version=i --cache-dir=w --stdin-filename=i --range=i -*",
 	  "r*", NULL, "inplace,recursive", 0, "ruff format --help" },
 	{ "ruff linter", "-*", "", NULL, NULL, 0, "ruff linter --help" },
@@ -2775,7 +2789,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "yes", "-*", "i*", NULL, NULL, GNU, "yes --help" },
 	/* --arg NAME VALUE and the like take two words: see jq. */
 	{ "yq", "-i,--in-place,--inplace:inplace -o,--output-format=i"
-	  " -p,--input-format=i -I,--indent=i --from-file=r:pattern"
+	  " -p,--input-format=i -I,--indent=i --from-file=u:pattern"
 	  " --front-matter=i -s,--split-exp=u -w,--width=i --arg=i"
 	  " --argjson=i --rawfile=i --slurpfile=i -*", "r*", NULL, NULL,
 	  JH_CT_FILTER, "yq --help" },

@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <fts.h>
+#include <glob.h>
 
 #include <limits.h>
 #include <stdarg.h>
@@ -88,12 +89,13 @@ ends_with(const char *s, size_t n, const char *suf)
 	return (n >= k && strncmp(s + n - k, suf, k) == 0);
 }
 
-/* /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0 to 2. */
+/* /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0 to 2, /dev/null. */
 static int
 std_stream(const char *s)
 {
 	static const char *const names[] = { "/dev/stdin", "/dev/stdout",
-	    "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2", NULL };
+	    "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2", "/dev/null",
+	    NULL };
 
 	return (in_list(names, s, strlen(s)));
 }
@@ -1224,6 +1226,8 @@ letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
 	if (k == JH_E_WRITE && (jh_path_executed(p) ||
 	    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
 		fl |= JH_EF_EXECUTED;
+	if (k == JH_E_WRITE && c->inplace)
+		fl |= JH_EF_INPLACE;
 	fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
 	    x->curonly;
 	ff = (c->def->flags & JH_CT_FINDEXPR) ? c->ffold : x->curfold;
@@ -1234,6 +1238,43 @@ letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
 	if (add(x, k, fl, p, c->name, NULL) == -1)
 		return (-1);
 	return (find_only(x, before, fo, ff));
+}
+
+/*
+ * Whether a glob matches, now, a file a program executes; also where it
+ * matches more than can be looked at, or cannot be read.
+ */
+static int
+glob_runs(const struct cmdst *c, const struct jh_sh_word *w)
+{
+	char pat[PATH_MAX * 2 + 2], r[PATH_MAX + 1];
+	struct jh_err e;
+	glob_t g;
+	size_t i;
+	int hit = 0, k;
+
+	if (w->s[0] != '/' && c->dir[0] == '\0')
+		return (1);
+	if ((size_t)(w->s[0] == '/' ? snprintf(pat, sizeof(pat), "%s",
+	    w->s) : snprintf(pat, sizeof(pat), "%s/%s", c->dir, w->s)) >=
+	    sizeof(pat))
+		return (1);
+	memset(&g, 0, sizeof(g));
+	k = glob(pat, GLOB_NOSORT | GLOB_PERIOD | GLOB_BRACE, NULL, &g);
+	if (k == GLOB_NOMATCH) {
+		globfree(&g);
+		return (0);
+	}
+	if (k != 0 || g.gl_pathc > 10000) {
+		globfree(&g);
+		return (1);
+	}
+	for (i = 0; i < g.gl_pathc && !hit; i++)
+		hit = jh_path_executed(g.gl_pathv[i]) || (jh_path_resolve(r,
+		    sizeof(r), "/", g.gl_pathv[i], &e) == 0 &&
+		    jh_path_executed(r));
+	globfree(&g);
+	return (hit);
 }
 
 /*
@@ -1267,6 +1308,12 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	/* tee /dev/stderr, cat /dev/stdin: the command's own streams */
 	if ((l == 'r' || l == 'w') && w->flags == 0 && std_stream(w->s))
 		return (0);
+	/* curl -o 'x#1': #N is what a {} or [] of the URL matched */
+	if (l == 'w' && !c->inops && strcmp(c->name, "curl") == 0 &&
+	    strchr(w->s, '#') != NULL)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "curl names "
+		    "the file '%.100s' after what its URL's {} or [] match",
+		    w->s));
 	/*
 	 * diff <(a) <(b), tee >(gzip >x.gz): a pipe the shell made, whose
 	 * commands are listed on their own; read, written or listed, it is
@@ -1290,6 +1337,13 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		/* ls, stat: the names and attributes, not the bytes */
 		return (add(x, JH_E_READ, fl | JH_EF_META, p, c->name, NULL) ==
 		    -1 ? -1 : 0);
+	/*
+	 * sed -i 's/a/b/' web/STAR.json rewrites what the glob matches now
+	 * (an in-place program makes no file): package.json among them is
+	 * the write of it a name would have asked about.
+	 */
+	if (tree && c->inplace && (w->flags & JH_SHW_GLOB) && glob_runs(c, w))
+		fl |= JH_EF_EXECUTED;
 	if (l == 'r' && c->delete)
 		l = 'd';
 	if (l == 'r') {
@@ -1361,6 +1415,15 @@ letter_n(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 
 	if (w->flags & JH_SHW_EXPAND)
 		return (add(x, JH_E_NET, 0, NULL, c->name, "any"));
+	/*
+	 * curl expands {a,b} and [1-9] in a URL (unless -g), and -T
+	 * uploads to a file: URL, a write of that file
+	 */
+	if (strcmp(c->name, "curl") == 0 && (strpbrk(w->s, "{[") != NULL ||
+	    strncasecmp(w->s, "file:", 5) == 0))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "curl expands "
+		    "a {} or [] in '%.100s' to other URLs, and may upload to "
+		    "a file: URL", w->s));
 	/* file:///etc/shadow is a read of that file */
 	if (strncasecmp(w->s, "file://", 7) == 0) {
 		struct jh_sh_word fw = *w;
@@ -1583,6 +1646,10 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
 	if ((d->flags & JH_CT_FINDEXPR) || (d->tags != NULL &&
 	    list_has(d->tags, strlen(d->tags), "recursive", 9)))
 		c->recursive = 1;	/* find and rg walk every path given */
+	/* black, go fmt: their operands are rewritten, known before them */
+	if (d->tags != NULL && list_has(d->tags, strlen(d->tags), "inplace",
+	    7))
+		c->inplace = 1;
 }
 
 /*
@@ -1871,16 +1938,18 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 
 /*
  * ln -s TARGET LINK: a relative TARGET is found from LINK's directory,
- * not the working directory, so it names what the gate read only
- * where the link is made here (no -t, and a LINK without a slash that
- * is no directory).
+ * not the working directory.  1 with that directory in ldir where it
+ * is another (LINK a directory, or with a slash); 2 where that is not
+ * known (-t, whose directory is not kept, or one not there yet): the
+ * target is unknown, and its path is not taken from here.
  */
 static int
-link_elsewhere(struct ex *x, const struct cmdst *c)
+link_elsewhere(struct ex *x, const struct cmdst *c, char *ldir, size_t sz)
 {
 	char p[PATH_MAX * 2];
 	struct stat st;
-	const char *l;
+	const struct jh_sh_word *l;
+	const char *sl;
 	size_t i;
 
 	/* one operand: the link is made here, under the target's name */
@@ -1891,14 +1960,26 @@ link_elsewhere(struct ex *x, const struct cmdst *c)
 			break;
 	if (i == c->nops - (c->target ? 0 : 1))
 		return (0);	/* every target absolute */
-	l = c->ops[c->nops - 1]->s;
-	if (!c->target && strchr(l, '/') == NULL && ((size_t)snprintf(p,
-	    sizeof(p), "%s/%s", c->dir, l) >= sizeof(p) || lstat(p, &st) ==
-	    -1 || !S_ISDIR(st.st_mode)))
-		return (0);
-	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s with a "
-	    "relative target and a link made in another directory: the "
-	    "target is found from the link's directory"));
+	if (c->target)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s -t with "
+		    "a relative target: it is found from the link's "
+		    "directory") == -1 ? -1 : 2);
+	l = c->ops[c->nops - 1];
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", c->dir, l->s) >=
+	    sizeof(p) || l->flags != 0 || c->dir[0] == '\0')
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s with a "
+		    "relative target and a link whose directory is not "
+		    "known") == -1 ? -1 : 2);
+	if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		sl = p + strlen(p);
+	else if ((sl = strrchr(p, '/')) == NULL || sl < p + strlen(c->dir))
+		return (0);	/* the link is made here */
+	if ((size_t)snprintf(ldir, sz, "%.*s", (int)(sl - p), p) >= sz ||
+	    stat(ldir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s with a "
+		    "relative target and a link in a directory that is not "
+		    "there yet") == -1 ? -1 : 2);
+	return (1);
 }
 
 /* The operands, by the entry's rules. */
@@ -1906,15 +1987,21 @@ static int
 operands(struct ex *x, struct cmdst *c)
 {
 	struct rule r[MAX_RULES];
+	char ldir[PATH_MAX + 1], here[PATH_MAX + 1];
 	size_t nr = rules_parse(r, c->def->args), ri = 0, i, end = c->nops;
 	size_t pr, npr = 0, first = 0;
 	const struct rule *last = NULL;
+	int k;
 
 	c->inops = 1;
 	if (c->handed)
 		return (0);
-	if (link_elsewhere(x, c) == -1)
+	if ((k = link_elsewhere(x, c, ldir, sizeof(ldir))) == -1)
 		return (-1);
+	if (k == 1) {
+		memcpy(here, c->dir, sizeof(here));
+		snprintf(c->dir, sizeof(c->dir), "%s", ldir);
+	}
 	/* tar -C DIR: the names are taken there, the archive was not */
 	if (c->have_opsdir)
 		memcpy(c->dir, c->opsdir, sizeof(c->dir));
@@ -1951,11 +2038,19 @@ operands(struct ex *x, struct cmdst *c)
 		ls = r[ri].eff;
 		if (ri == pr)
 			npr++;
+		/* a relative link target found from where is not known */
+		if (k == 2 && c->ops[i]->s[0] != '/') {
+			if (!r[ri].star)
+				ri++;
+			continue;
+		}
 		if (letters(x, c, ls, c->ops[i]) == -1)
 			return (-1);
 		if (!r[ri].star)
 			ri++;
 	}
+	if (k == 1)
+		memcpy(c->dir, here, sizeof(here));
 	if (last != NULL && letters(x, c, last->eff, c->ops[end]) == -1)
 		return (-1);
 	if (pr < nr && npr == 0 && last == NULL)
@@ -2170,6 +2265,74 @@ script_opt(int sed, const struct jh_sh_word *av, size_t argc, size_t *k)
 	return (*k + 1 < argc ? av[++*k].s : "");
 }
 
+/*
+ * jq's and yq's filter, their first operand unless -f gave it: jq's
+ * import and include, and yq's load operators, read files it names.
+ */
+static int
+query(struct ex *x, struct cmdst *c)
+{
+	int jq = strcmp(c->name, "jq") == 0;
+	const char *f;
+
+	if ((!jq && strcmp(c->name, "yq") != 0) || c->pattern || c->nops == 0)
+		return (0);
+	f = c->ops[0]->s;
+	if (c->ops[0]->flags & JH_SHW_EXPAND)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s filter "
+		    "that is not literal", c->name));
+	if (jq ? strstr(f, "import") != NULL || strstr(f, "include") !=
+	    NULL : strstr(f, "load") != NULL)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s filter "
+		    "that reads a file it names", c->name));
+	return (0);
+}
+
+/*
+ * sed -i SUFFIX (attached: -i.bak, -ni.orig, --in-place=.bak) keeps each
+ * file's old text as FILE plus SUFFIX: a write of that name too.  A
+ * suffix with a '/' or '*' names the backup elsewhere (sed(1)):
+ * unknown.
+ */
+static int
+sed_backups(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
+    size_t argc, int given)
+{
+	char b[PATH_MAX + 64];
+	struct jh_sh_word w;
+	const char *sfx = NULL, *s;
+	size_t k, i, n;
+
+	for (k = 1; k < argc && strcmp(av[k].s, "--") != 0; k++) {
+		s = av[k].s;
+		if (strncmp(s, "--in-place=", 11) == 0)
+			sfx = s + 11;
+		else if (s[0] == '-' && s[1] != '-' && (n = strspn(s + 1,
+		    "nEsruz")) < strlen(s + 1) && s[1 + n] == 'i' &&
+		    s[2 + n] != '\0')
+			sfx = s + 2 + n;
+		else
+			continue;
+		if (av[k].flags != 0 || strpbrk(sfx, "/*") != NULL)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "sed -i's "
+			    "backup suffix '%.100s' names a file of its own",
+			    sfx));
+	}
+	if (sfx == NULL)
+		return (0);
+	for (i = given ? 0 : 1; i < c->nops; i++) {
+		if (c->ops[i]->flags != 0)
+			continue;
+		snprintf(b, sizeof(b), "%s%s", c->ops[i]->s, sfx);
+		w = *c->ops[i];
+		w.s = b;
+		w.len = strlen(b);
+		if (letter(x, c, 'w', &w) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
 /* sed and awk: the script, the first operand unless an option gave it. */
 static int
 scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
@@ -2179,6 +2342,8 @@ scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	size_t k;
 	int given = 0, sed = strcmp(c->name, "sed") == 0;
 
+	if (query(x, c) == -1)
+		return (-1);
 	if (!sed && strcmp(c->name, "awk") != 0 && strcmp(c->name, "gawk") !=
 	    0 && strcmp(c->name, "mawk") != 0)
 		return (0);
@@ -2194,6 +2359,8 @@ scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 		if (script_risky(sed ? "sed" : "awk", v))
 			goto risky;
 	}
+	if (sed && sed_backups(x, c, av, argc, given) == -1)
+		return (-1);
 	if (given || c->nops == 0)
 		return (0);
 	if (c->ops[0]->flags & JH_SHW_EXPAND)
@@ -2860,6 +3027,17 @@ search_path(struct ex *x, const char *dir, const char *val, size_t l,
 	return (1);
 }
 
+/* PAGER=cat, GIT_PAGER= (and MANPAGER): no pager, so nothing more runs. */
+static int
+no_pager(const char *s, size_t l, const struct jh_sh_word *w)
+{
+	static const char *const pagers[] = { "PAGER", "GIT_PAGER",
+	    "MANPAGER", NULL };
+
+	return (w->flags == 0 && s[l] == '=' && in_list(pagers, s, l) &&
+	    (strcmp(s + l + 1, "cat") == 0 || s[l + 1] == '\0'));
+}
+
 /* One NAME=value: only inert names change nothing that runs. */
 static int
 assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
@@ -2872,7 +3050,7 @@ assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 		return (0);
 	l = strcspn(s, "+=");
 	if ((in_list(quiet_env, s, l) && !(w->flags & JH_SHW_EXPAND)) ||
-	    inert_sanitizer(s, l, w))
+	    inert_sanitizer(s, l, w) || no_pager(s, l, w))
 		return (0);
 	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
 		return (r == -1 ? -1 : 0);

@@ -41,6 +41,9 @@ enum jh_eff_kind {
 #define JH_EF_REDIR	0x10	/* the shell's: a redirection's target */
 #define JH_EF_META	0x20	/* read: names and attributes only (ls,
 				   stat), never the content */
+#define JH_EF_INPLACE	0x40	/* write: files that are there rewritten
+				   in place (a formatter, sed -i), none
+				   made */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */

@@ -855,6 +855,7 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
     size_t nprotect, const char *root, const struct jh_effects *ef)
 {
 	char p[PATH_MAX + 16];
+	struct stat st;
 	size_t i, k, j;
 
 	for (i = 0; i < ef->n; i++) {
@@ -882,9 +883,15 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 			return (1);
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
+		/*
+		 * A tree a program writes may hold the project's own host
+		 * configuration: unless the program only rewrites files that
+		 * are there, and root/.claude is not.
+		 */
 		snprintf(p, sizeof(p), "%s/.claude", root);
 		if (jh_path_under_fold(p, e->path) && jh_only_reaches(e->path,
-		    e->only, e->onlyfold, p))
+		    e->only, e->onlyfold, p) && (!(e->flags & JH_EF_INPLACE) ||
+		    lstat(p, &st) == 0))
 			goto hit;
 		continue;
 hit:

@@ -184,9 +184,23 @@ has() {
 	# a prompt expansion runs the $(...) a value holds (the table's @P is the project)
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'read v; : "${v@P}"'
 	jq -e '.effects | any(.effect == "unknown")' <<<"$output" >/dev/null || { echo "$output"; false; }
-	# the link lands in a/, so ../.config is the project's sibling, not its own
+	# the link lands in the project, so its ../.config is the project's sibling
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cd a && ln -s ../.config/joulehook/trust ../l2 && echo x > ../l2'
-	jq -e '.effects | any(.effect == "unknown" and .program == "ln")' <<<"$output" >/dev/null || { echo "$output"; false; }
+	jq -e --arg t "${P%/*}/.config/joulehook/trust" '.effects | any(.effect == "write" and .path == $t)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# where the link's directory is not there yet, the target is unknown, never the cwd's
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'mkdir -p inc && ln -s ../src/a.c inc/a.c'
+	jq -e '.effects | any(.effect == "unknown") and all(.path != null or .effect != "write" or (.path | startswith("'"$P"'")))' <<<"$output" >/dev/null || { echo "$output"; false; }
+}
+
+# An in-place program given a glob rewrites what it matches now.
+@test "sed -i or a formatter over a glob that matches an executed file is that file's write" {
+	mkdir -p "$P/web"
+	echo '{}' >"$P/web/package.json"
+	echo '{}' >"$P/web/data.json"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"sed -i 's/a/b/' web/*.json"
+	jq -e '.effects | any(.effect == "write" and .executed == 1)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"sed -i 's/a/b/' web/data*.json"
+	jq -e '.effects | all(.effect != "write" or (.executed // 0) == 0)' <<<"$output" >/dev/null || { echo "$output"; false; }
 }
 
 # A program that writes into a directory picks the name: the write is
