@@ -291,7 +291,9 @@ tsv() {
 	# release, every 10 s: a wrap takes ten minutes at 500 W)
 	export JH_RAPL_TICK_MS=50
 	E="$T/pc/intel-rapl:0/energy_uj"
-	run -0 --separate-stderr jh-meter run -- sh -c "echo 200000 >'$E'; sleep 0.4; echo 262143000000 >'$E'; sleep 0.4; echo 100000 >'$E'; sleep 0.2"
+	# each value put in place whole, as sysfs gives it: a tick that read
+	# the file between echo's truncation and its write would see none
+	run -0 --separate-stderr jh-meter run -- sh -c "put() { echo \$1 >'$E.new' && mv '$E.new' '$E'; }; put 200000; sleep 0.4; put 262143000000; sleep 0.4; put 100000; sleep 0.2"
 	# wrap (328850 + 200000), a rise, wrap (328850 + 100000); the two
 	# ends alone would give 428850
 	assert_equal "$(jq .energy.measured_uj <<<"$output")" $((328850 + 200000 + 262142800000 + 328850 + 100000))
