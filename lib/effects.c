@@ -155,25 +155,6 @@ dot_climbs(const char *w)
 	return (0);
 }
 
-/*
- * A directory a cd reached through "..": bash's cd takes ".." as text
- * (cd -L: "link/.." is where link is), and only where that is not there
- * the way the kernel does ("link/.." is above link's target).  The gate
- * follows the directory only where both come to the same place.
- */
-static int
-logical_agrees(const char *dir)
-{
-	char lex[PATH_MAX + 1], a[PATH_MAX + 1], b[PATH_MAX + 1];
-	struct jh_err e;
-
-	if (dir[0] != '/' || !jh_path_dotdot(dir))
-		return (1);
-	return (jh_path_lexical(lex, sizeof(lex), NULL, dir) == 0 &&
-	    jh_path_resolve(a, sizeof(a), "/", lex, &e) == 0 &&
-	    jh_path_resolve(b, sizeof(b), "/", dir, &e) == 0 &&
-	    strcmp(a, b) == 0);
-}
 
 /* Programs that read more options from an @FILE operand. */
 static const char *const respfile[] = { "cc", "c++", "gcc", "g++", "clang",
@@ -3349,7 +3330,8 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			snprintf(dir, sizeof(dir), "%s", c->cwd);
 		else
 			snprintf(dir, sizeof(dir), "%s/%s", cx->cwd, c->cwd);
-		if (!logical_agrees(dir))
+		/* bash's cd takes ".." as text, the kernel after the link */
+		if (dir[0] == '/' && !jh_path_text_agrees(NULL, dir))
 			dir[0] = '\0';
 		if (assigns(&x, dir, c) == -1)
 			goto err;

@@ -474,21 +474,6 @@ shck_init(struct jh_shck *sc, struct jh_decision *d, const struct jh_gate *g,
 	sc->targets = d->targets;
 }
 
-/*
- * Whether path, resolved as resolved, is where its ".." parts taken as
- * text lead too (Node's path.resolve, which the hosts use).
- */
-static int
-dotdot_agrees(const char *base, const char *path, const char *resolved)
-{
-	char lex[PATH_MAX + 1], r[PATH_MAX + 1];
-	struct jh_err e;
-
-	return (!jh_path_dotdot(path) || (jh_path_lexical(lex, sizeof(lex),
-	    base, path) == 0 && jh_path_resolve(r, sizeof(r), "/", lex,
-	    &e) == 0 && strcmp(r, resolved) == 0));
-}
-
 /* One form of a target: resolved, checked against protection. */
 static int
 add_form(struct jh_decision *d, const struct jh_gate *g, const char *root,
@@ -1198,7 +1183,7 @@ wellformed(struct jh_decision *d, const struct jh_gate *g, struct event *x,
 		    json_string_value(v), &e) == -1)
 			return (jh_decision_fail(d, JH_D_UNSAFE, "cannot "
 			    "resolve the command's workdir: %s", e.msg));
-		if (!dotdot_agrees(x->cwd, json_string_value(v), x->wdbuf))
+		if (!jh_path_text_agrees(x->cwd, json_string_value(v)))
 			return (jh_decision_fail(d, JH_D_UNSAFE, "the "
 			    "command's workdir %.200s has a '..' after a link: "
 			    "the host takes it as text, the kernel after the "

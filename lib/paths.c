@@ -264,6 +264,25 @@ jh_path_lexical(char *out, size_t sz, const char *base, const char *path)
 	return (0);
 }
 
+/*
+ * Whether path, against base, comes to one place both ways: its ".."
+ * parts taken as text (bash's cd -L, Node's path.resolve) and after the
+ * links they follow (the kernel).  A path without ".." always does.
+ */
+int
+jh_path_text_agrees(const char *base, const char *path)
+{
+	char lex[PATH_MAX + 1], a[PATH_MAX + 1], b[PATH_MAX + 1];
+	struct jh_err e;
+
+	if (!jh_path_dotdot(path))
+		return (1);
+	return (jh_path_lexical(lex, sizeof(lex), base, path) == 0 &&
+	    jh_path_resolve(a, sizeof(a), "/", lex, &e) == 0 &&
+	    jh_path_resolve(b, sizeof(b), base != NULL ? base : "/", path,
+	    &e) == 0 && strcmp(a, b) == 0);
+}
+
 /* Whether a path has a ".." part. */
 int
 jh_path_dotdot(const char *path)

@@ -20,6 +20,8 @@ int	jh_path_lexical(char *out, size_t sz, const char *base,
 	    const char *path);
 /* Whether path has a ".." part. */
 int	jh_path_dotdot(const char *path);
+/* Whether its ".." as text and after links come to one place. */
+int	jh_path_text_agrees(const char *base, const char *path);
 /* path without JavaScript trim()'s white space at its ends: 1 if cut. */
 int	jh_path_trim(char *out, size_t sz, const char *path);
 /* Whether path is dir or under it; _fold ignores ASCII case. */
