@@ -119,21 +119,8 @@ jh_log_open(struct jh_log *l, const char *state, const char *path,
 		if (l->dirfd == -1)
 			return (jh_errf(e, "%s: %s", dir, strerror(errno)));
 	} else {
-		sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (sfd == -1 && errno == ENOENT && create) {
-			if (mkdir(state, 0755) == -1 && errno != EEXIST)
-				return (jh_errf(e, "%s: %s", state,
-				    strerror(errno)));
-			sfd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			    O_CLOEXEC);
-		}
-		if (sfd == -1)
-			return (jh_errf(e, "%s: %s", state, strerror(errno)));
-		if (jh_state_check(sfd, JH_ST_DIR, state, e) == -1) {
-			close(sfd);
+		if ((sfd = jh_open_dir(AT_FDCWD, state, create, e)) == -1)
 			return (-1);
-		}
 		l->dirfd = jh_open_dir(sfd, "logs", create, e);
 		close(sfd);
 		if (l->dirfd == -1)

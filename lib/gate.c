@@ -370,11 +370,8 @@ jh_session_stop(const char *statedir, const char *session, struct jh_err *e)
 	int sfd, dfd, fd;
 
 	stop_name(name, session);
-	if (mkdir(statedir, 0755) == -1 && errno != EEXIST)
-		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
-	if ((sfd = open(statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return (jh_errf(e, "%s: %s", statedir, strerror(errno)));
+	if ((sfd = jh_open_dir(AT_FDCWD, statedir, 1, e)) == -1)
+		return (-1);
 	dfd = jh_open_dir(sfd, "stopped", 1, e);
 	close(sfd);
 	if (dfd == -1)
@@ -427,16 +424,8 @@ pinned_root(const struct jh_gate *g, const char *session, const char *cwd,
 		}
 		return (0);
 	}
-	if (mkdir(g->statedir, 0755) == -1 && errno != EEXIST)
-		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
-	sfd = open(g->statedir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (sfd == -1)
-		return (jh_errf(e, "%s: %s", g->statedir, strerror(errno)));
-	if (jh_state_check(sfd, JH_ST_DIR, g->statedir, e) == -1) {
-		close(sfd);
+	if ((sfd = jh_open_dir(AT_FDCWD, g->statedir, 1, e)) == -1)
 		return (-1);
-	}
 	dfd = jh_open_dir(sfd, "roots", 1, e);
 	close(sfd);
 	if (dfd == -1)

@@ -199,6 +199,20 @@ jh_tflock(int fd, int op, unsigned ms, struct jh_err *e)
 }
 
 /*
+ * The effective user: no program of the suite changes it once started,
+ * and a gated call checks a dozen state files against it.
+ */
+static uid_t
+euid(void)
+{
+	static uid_t u = (uid_t)-1;
+
+	if (u == (uid_t)-1)
+		u = geteuid();
+	return (u);
+}
+
+/*
  * The rules every state file and directory must meet (jh-chain(1),
  * State files).
  * flags: JH_ST_DIR, and JH_ST_READ for a reader, who may read records
@@ -216,7 +230,7 @@ jh_state_check(int fd, int flags, const char *name, struct jh_err *e)
 	if (isdir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
 		return (jh_errf(e, "%s: not a %s", name, isdir ? "directory" :
 		    "regular file"));
-	if (st.st_uid != geteuid() && !(flags & JH_ST_READ))
+	if (!(flags & JH_ST_READ) && st.st_uid != euid())
 		return (jh_errf(e, "%s: not owned by the user", name));
 	if (st.st_mode & 022)
 		return (jh_errf(e, "%s: writable by group or others", name));
@@ -254,6 +268,18 @@ open_dir(int at, const char *name, int flags, struct jh_err *e)
 }
 
 /*
+ * Clears the O_NONBLOCK a state file was opened with, so that a planted
+ * FIFO could not hang the open: none of the openers sets another status
+ * flag F_SETFL could change (O_APPEND, O_ASYNC, O_DIRECT, O_NOATIME), so
+ * the flags are known without asking F_GETFL.
+ */
+static void
+blocking(int fd)
+{
+	(void)fcntl(fd, F_SETFL, 0);
+}
+
+/*
  * Opens a state file under dirfd with the open flags fl: O_NOFOLLOW,
  * O_NONBLOCK so a planted FIFO cannot hang us, then the checks (flags,
  * as open_dir's).  errno as open_dir keeps it.
@@ -276,15 +302,24 @@ open_file(int dirfd, const char *name, int fl, int flags, struct jh_err *e)
 		errno = EPERM;
 		return (-1);
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	blocking(fd);
 	return (fd);
 }
 
-/* Opens (creating 0755 less the umask) a directory under dirfd, never through a link. */
+/*
+ * Opens (creating 0755 less the umask) a directory under dirfd, never
+ * through a link.  What is there is opened first: on every call but a
+ * state directory's first, the mkdirat(2) would only fail.
+ */
 int
 jh_open_dir(int dirfd, const char *name, int create, struct jh_err *e)
 {
-	if (create && mkdirat(dirfd, name, 0755) == -1 && errno != EEXIST)
+	int fd;
+
+	if ((fd = open_dir(dirfd, name, 0, e)) != -1 || !create ||
+	    errno != ENOENT)
+		return (fd);
+	if (mkdirat(dirfd, name, 0755) == -1 && errno != EEXIST)
 		return (jh_errf(e, "%s: %s", name, strerror(errno)));
 	return (open_dir(dirfd, name, 0, e));
 }
@@ -301,8 +336,15 @@ jh_open_state(int dirfd, const char *name, int create, int *created,
 
 	if (created != NULL)
 		*created = 0;
-	if (!create)
-		return (open_file(dirfd, name, O_RDWR, 0, e));
+	/*
+	 * What is there is opened first (every call but a file's first);
+	 * one that is not is made O_EXCL, so that *created is true only
+	 * for the call that made it, and one a racing call made between
+	 * the two is opened as it is.
+	 */
+	if ((fd = open_file(dirfd, name, O_RDWR, 0, e)) != -1 || !create ||
+	    errno != ENOENT)
+		return (fd);
 	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC |
 	    O_NONBLOCK | O_CREAT | O_EXCL, 0644);
 	if (fd == -1 && errno != EEXIST)
@@ -315,7 +357,7 @@ jh_open_state(int dirfd, const char *name, int create, int *created,
 		close(fd);
 		return (-1);
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	blocking(fd);
 	return (fd);
 }
 
