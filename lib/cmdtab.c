@@ -853,6 +853,21 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -newerma=r -newermB=r -newermc=r -newermm=r -newermt=i -*",
 	  "r*", NULL, "recursive",
 	  JH_CT_FINDEXPR | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "find(1)" },
+	/*
+	 * The plugins its configuration names (local-plugins) are
+	 * imported from the project; argparse takes a long option's unique
+	 * prefix.
+	 */
+	{ "flake8", "--output-file=w --tee --config=f --append-config=f"
+	  " --isolated --select=i --ignore=i --extend-select=i"
+	  " --extend-ignore=i --exclude=i --extend-exclude=i --filename=i"
+	  " --per-file-ignores=i --max-line-length=i --max-doc-length=i"
+	  " --max-complexity=i --indent-size=i --count --statistics"
+	  " --show-source --no-show-source --format=i --color=i --exit-zero"
+	  " -j,--jobs=i --benchmark --disable-noqa --enable-extensions=i"
+	  " --require-plugins=i --hang-closing -q,--quiet -v,--verbose"
+	  " --version:exit -h,--help:exit", "r*", ".flake8,setup.cfg,tox.ini",
+	  "recursive", JH_CT_RUNS | GNU, "flake8 --help" },
 	{ "fmt", "-w,--width=i -p,--prefix=i -g,--goal=i -*", "r*", NULL,
 	  NULL, GFILT, "fmt --help" },
 	{ "fold", "-w,--width=i -*", "r*", NULL, NULL, GFILT, "fold --help" },
@@ -1278,7 +1293,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " -s,--strategy=u -X,--strategy-option=i --abort:destroy -*",
 	    "i*", "rewrite", "git-rebase(1)"),
 	/* `git reflog REF' (show) is not a listed subcommand: unknown. */
-	GITS("reflog", "-n=i" GIT_REV GIT_DIFF, "s", NULL, "git-reflog(1)"),
+	GITS("reflog", "-n=i" GIT_REV GIT_DIFF "-*", "s", NULL, "git-reflog(1)"),
 	GIT("reflog delete", "-*", "i*", "destroy", "git-reflog(1)"),
 	GIT("reflog exists", "", "i", NULL, "git-reflog(1)"),
 	GIT("reflog expire", "--expire=i --expire-unreachable=i -*", "i*",
@@ -1559,8 +1574,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --max-workers=i --console=i --warning-mode=i --priority=i"
 	  " --update-locks=i -F,--dependency-verification=i"
 	  " --write-verification-metadata=i --tests=i -*", "i*",
-	  "build.gradle*,settings.gradle*,**/build.gradle*,gradle.properties,"
-	  "gradlew,gradle/**,buildSrc/**,init.gradle*", "install,net",
+	  "build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,"
+	  "**/build.gradle,**/build.gradle.kts,gradle.properties,"
+	  "gradlew,gradle/**,buildSrc/**,init.gradle,init.gradle.kts",
+	  "install,net",
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
 	{ "gradlew", "-p,--project-dir=c -b,--build-file=f"
 	  " -c,--settings-file=f -I,--init-script=f -D,--system-prop=u"
@@ -1569,8 +1586,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " --max-workers=i --console=i --warning-mode=i --priority=i"
 	  " --update-locks=i -F,--dependency-verification=i"
 	  " --write-verification-metadata=i --tests=i -*", "i*",
-	  "build.gradle*,settings.gradle*,**/build.gradle*,gradle.properties,"
-	  "gradlew,gradle/**,buildSrc/**,init.gradle*", "install,net",
+	  "build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,"
+	  "**/build.gradle,**/build.gradle.kts,gradle.properties,"
+	  "gradlew,gradle/**,buildSrc/**,init.gradle,init.gradle.kts",
+	  "install,net",
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "gradle --help" },
 	/* DEFAULT: -r with no file reads the working directory. */
 	{ "grep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
@@ -2242,6 +2261,19 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  " -R,--record-separator=i -T,--table-attr=i -*", "n,i", NULL,
 	  "net", JH_CT_RUNS | JH_CT_NET | GNU, "psql(1)" },
 	{ "pwd", "-*", "", NULL, NULL, 0, "pwd(1), bash(1)" },
+	/*
+	 * --load-plugins imports modules and --init-hook runs Python; its
+	 * configuration may say either.  -f FORMAT:FILE writes FILE.
+	 */
+	{ "pylint", "--rcfile=f --output=w --load-plugins=u --init-hook=u"
+	  " -d,--disable=i -e,--enable=i -j,--jobs=i -f,--output-format=u"
+	  " -r,--reports=i -s,--score=i --fail-under=i --fail-on=i"
+	  " --ignore=i --ignore-patterns=i --ignore-paths=i --recursive=i"
+	  " -E,--errors-only --exit-zero --py-version=i --disable-all"
+	  " --max-line-length=i --msg-template=i --persistent=i"
+	  " -v,--verbose --version:exit -h,--help:exit", "r*",
+	  ".pylintrc,pylintrc,pyproject.toml,setup.cfg,tox.ini", "recursive",
+	  JH_CT_RUNS | GNU, "pylint --help" },
 	/*
 	 * The test files it collects are imported, so operands are f;
 	 * --basetemp is removed and made again.  -p NAME imports a plugin

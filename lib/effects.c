@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <fts.h>
 #include <glob.h>
@@ -164,34 +165,66 @@ static const char *const respfile[] = { "cc", "c++", "gcc", "g++", "clang",
 
 /*
  * CFLAGS='-O0 -g -fsanitize=address': options that only change how the
- * compiler builds, none that names a program, a plugin, a file of more
- * options or a file to write (-fplugin, -wrapper, -B, -specs, -Wl,, -M,
- * -fprofile-generate=, -save-temps, @FILE).
+ * compiler builds, by a list of what is allowed, as GCC and Clang have
+ * long aliases of what writes, loads or runs (--prefix is -B, --include
+ * is -include, -fopt-info-all=FILE writes FILE): optimization, debug
+ * info, warnings (not -Wl, -Wa, -Wp), a standard, machine options,
+ * macros, search directories, libraries, and features without a value
+ * or with one of a few inert ones.  Nothing that starts with "--".
  */
 static int
 compiler_flags(const char *v)
 {
-	static const char *const bad[] = { "-fplugin", "-fuse-ld", "-wrapper",
-	    "-specs", "-B", "-Wl,", "-Wa,", "-Wp,", "-X", "-M", "-o",
-	    "-fprofile", "-fdump", "-fdebug-prefix", "-save-temps", "-dump",
-	    "-aux", "-include", "-imacros", "-load", "-fpass-plugin",
-	    "--ld-path", "-fcoverage-data", NULL };
+	static const char *const word[] = { "-pthread", "-pedantic",
+	    "-pedantic-errors", "-ansi", "-pipe", "-shared", "-static",
+	    "-rdynamic", "-w", "-fPIC", "-fpic", "-fPIE", "-fpie", "-pie",
+	    "-no-pie", NULL };
+	/* these take any value of the safe characters */
+	static const char *const pre[] = { "-O", "-g", "-D", "-U", "-std=",
+	    "-I", "-L", "-l", "-march=", "-mtune=", "-mcpu=", "-msse",
+	    "-mavx", "-mfpu=", "-mfloat-abi=", "-m32", "-m64", "-mno-",
+	    "-fsanitize=", "-fno-sanitize=", "-fsanitize-recover=",
+	    "-fno-sanitize-recover=", "-fvisibility=", "-fdiagnostics-color=",
+	    "-fmessage-length=", "-fcf-protection=", "-flto=",
+	    "-ftrivial-auto-var-init=", "-fstack-protector", NULL };
+	/* -fNAME (and -fno-NAME) without a value, but these, which write,
+	 * load or run */
+	static const char *const fbad[] = { "-fplugin", "-fpass-plugin",
+	    "-fprofile", "-fdump", "-fopt-info", "-fsave", "-ftime-trace",
+	    "-fuse-ld", "-fcoverage", "-fcallgraph", "-fproc-stat",
+	    "-fcrash", "-fdebug-prefix", "-fmodule", "-fimplicit-module",
+	    "-fprebuilt", "-fembed", "-frecord", "-fstack-usage", NULL };
 	const char *t;
 	size_t n, i;
+	int ok;
 
 	for (t = v; *t != '\0'; t += n) {
 		t += strspn(t, " ");
 		if ((n = strcspn(t, " ")) == 0)
 			break;
-		if (t[0] != '-')
+		if (t[0] != '-' || t[1] == '-')
 			return (0);
 		for (i = 0; i < n; i++)
 			if (!isalnum((unsigned char)t[i]) &&
 			    strchr("_.,=+:-/", t[i]) == NULL)
 				return (0);
-		for (i = 0; bad[i] != NULL; i++)
-			if (strncmp(t, bad[i], strlen(bad[i])) == 0)
-				return (0);
+		ok = 0;
+		for (i = 0; !ok && word[i] != NULL; i++)
+			ok = strlen(word[i]) == n && strncmp(t, word[i], n) == 0;
+		for (i = 0; !ok && pre[i] != NULL; i++)
+			ok = strncmp(t, pre[i], strlen(pre[i])) == 0;
+		/* -Wall, -Wno-unused, -Werror=format: not -Wl, -Wa, -Wp, */
+		if (!ok && t[1] == 'W' && n > 2 && memchr(t, ',', n) == NULL)
+			ok = 1;
+		if (!ok && t[1] == 'f' && memchr(t, '=', n) == NULL &&
+		    memchr(t, ',', n) == NULL) {
+			ok = 1;
+			for (i = 0; ok && fbad[i] != NULL; i++)
+				if (strncmp(t, fbad[i], strlen(fbad[i])) == 0)
+					ok = 0;
+		}
+		if (!ok)
+			return (0);
 	}
 	return (1);
 }
@@ -384,6 +417,7 @@ jh_effects_free(struct jh_effects *ef)
 		free(ef->v[i].program);
 		free(ef->v[i].arg);
 		free(ef->v[i].only);
+		free(ef->v[i].name);
 	}
 	free(ef->v);
 	memset(ef, 0, sizeof(*ef));
@@ -432,7 +466,10 @@ lookup_word(const char *w, char *name, size_t sz)
 	if (n == 0 || n == strlen(name))
 		return (NULL);
 	name[n] = '\0';
-	return (jh_cmd_lookup(name));
+	if ((d = jh_cmd_lookup(name)) == NULL)
+		/* not a version: the word's own name, for the reason */
+		snprintf(name, sz, "%s", b ? b + 1 : w);
+	return (d);
 }
 
 /* One option spec of an entry, parsed from its opts text. */
@@ -593,6 +630,7 @@ struct ex {
 	size_t nftree;
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
+	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
 	int srcfar;		/* a file outside the project was sourced */
 };
 
@@ -826,6 +864,39 @@ expand_ok(const struct cmdst *c, const struct jh_sh_word *w)
 	return (!risky_opts(&c->os));
 }
 
+/*
+ * The last part of a glob word whose patterns are all in that part (rm
+ * -f build/STAR.o), into out, for the effect on its directory to reach
+ * only what that part matches (JH_EF_ONLYTOP); "" for any other.  Only
+ * '*' and '?' are taken: fnmatch(3) on the unquoted text then matches
+ * every name bash would, and more where a quoted * or ? was literal; a
+ * bracket, brace, backslash, extglob's and zsh's pattern characters
+ * keep the whole directory.
+ */
+static void
+top_glob(char *out, size_t sz, const struct jh_sh_word *w)
+{
+	const char *last = strrchr(w->s, '/');
+
+	out[0] = '\0';
+	last = last != NULL ? last + 1 : w->s;
+	if (!(w->flags & JH_SHW_GLOB) || (w->flags & JH_SHW_BRACE) ||
+	    (size_t)(last - w->s) > strcspn(w->s, "*?[{") ||
+	    last[0] == '\0' || strpbrk(last, "[]{}()|\\^~#<>") != NULL ||
+	    strlen(last) >= sz)
+		return;
+	/*
+	 * bash folds case by the locale (nocaseglob: U+0130 is i, U+212A
+	 * is k), fnmatch(3) here by bytes: ASCII alone is matched alike
+	 */
+	for (; *last != '\0'; last++)
+		if ((unsigned char)*last >= 0x80)
+			return;
+	last = strrchr(w->s, '/');
+	last = last != NULL ? last + 1 : w->s;
+	snprintf(out, sz, "%s", last);
+}
+
 /* A redirection's effects are the shell's: no program, flag REDIR. */
 #define RF(c)	((c)->redir ? JH_EF_REDIR : 0)
 #define RP(c)	((c)->redir ? NULL : (c)->name)
@@ -857,6 +928,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' "
 		    "is a path find fills in when it runs", w->s));
 	}
+	x->gtop[0] = '\0';
 	snprintf(lit, sizeof(lit), "%s", w->s);
 	if (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) {
 		const char *base = strrchr(w->s, '/'), *g;
@@ -893,6 +965,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 			}
 		if (base == NULL || lit[0] == '\0')
 			snprintf(lit, sizeof(lit), ".");
+		top_glob(x->gtop, sizeof(x->gtop), w);
 		*tree = 1;
 	}
 	if (lit[0] != '/' && c->dir[0] == '\0') {
@@ -945,13 +1018,38 @@ only_match(const char *tree, const char *only, int fold, const char *path)
 }
 
 /*
+ * Whether a shell glob's last part, only, matches the first component of
+ * p below tree (p itself: yes, what is under it may match).  Matched
+ * with no FNM_PERIOD and ignoring case: with dotglob, GLOBIGNORE or
+ * nocaseglob bash matches more names than by default, never fewer.
+ */
+static int
+top_match(const char *tree, const char *only, const char *p)
+{
+	char c[PATH_MAX + 1];
+	const char *r = p + strlen(tree);
+	size_t n;
+
+	while (*r == '/')
+		r++;
+	if ((n = strcspn(r, "/")) == 0 || n >= sizeof(c))
+		return (1);
+	memcpy(c, r, n);
+	c[n] = '\0';
+	return (fnmatch(only, c, FNM_CASEFOLD) == 0);
+}
+
+/*
  * Whether a program that acts on the paths under tree with a component
  * only matches (find -name) would act on p or anything under it: p's
  * own components, then what is under it, looked at up to JH_ONLYSCAN
- * entries (beyond that, yes).  p is at or under tree.
+ * entries (beyond that, yes).  p is at or under tree.  With top, only
+ * is a shell glob's last part (tree/only): what it matches, and all
+ * under that, and nothing else.
  */
 int
-jh_only_reaches(const char *tree, const char *only, int fold, const char *p)
+jh_only_reaches(const char *tree, const char *only, int fold, int top,
+    const char *p)
 {
 	char *const paths[] = { (char *)p, NULL };
 	struct stat st;
@@ -960,6 +1058,8 @@ jh_only_reaches(const char *tree, const char *only, int fold, const char *p)
 	size_t seen = 0;
 	int hit = 0;
 
+	if (only != NULL && top)
+		return (top_match(tree, only, p));
 	if (only == NULL || only_match(tree, only, fold, p))
 		return (1);
 	if (lstat(p, &st) == -1 || !S_ISDIR(st.st_mode))
@@ -993,7 +1093,7 @@ git_dir(const char *p, int fl, const char *only, int fold)
 		return (1);
 	return ((fl & JH_EF_TREE) && (size_t)snprintf(g, sizeof(g),
 	    "%s/.git", p) < sizeof(g) && access(g, F_OK) == 0 &&
-	    jh_only_reaches(p, only, fold, g));
+	    jh_only_reaches(p, only, fold, fl & JH_EF_ONLYTOP, g));
 }
 
 /*
@@ -1075,8 +1175,103 @@ find_only(struct ex *x, size_t before, const char *name, int fold)
 	return (0);
 }
 
+/*
+ * Gives the tree effects on p the letter just added (since before) the
+ * last part of the glob word that named p as their filter.
+ */
+static int
+glob_only(struct ex *x, size_t before, const char *p, const char *top)
+{
+	struct jh_effect *e;
+	size_t i;
+
+	for (i = before; top[0] != '\0' && i < x->ef->n; i++) {
+		e = &x->ef->v[i];
+		if (!(e->flags & JH_EF_TREE) || e->only != NULL ||
+		    e->path == NULL || strcmp(e->path, p) != 0)
+			continue;
+		if ((e->only = strdup(top)) == NULL)
+			return (jh_errf(x->e, "out of memory"));
+		e->onlyfold = 1;
+		e->flags |= JH_EF_ONLYTOP;
+	}
+	return (0);
+}
+
+/*
+ * The links among what a glob's last part matches now in dir (tee
+ * ./nSTAR.md where notes.md links to .git/hooks/pre-commit): a read, a
+ * write or a run through each is one of where it leads, a link to what
+ * does not exist yet included, as that name's own would be.  A delete
+ * removes the link alone.  Past JH_GLOBSCAN entries, unknown.
+ */
+#define JH_GLOBSCAN	20000
+static int
+glob_links(struct ex *x, size_t before, const char *dir, const char *top)
+{
+	char q[PATH_MAX + 1], name[PATH_MAX + 1];
+	struct dirent *d;
+	struct jh_err e;
+	struct stat st;
+	size_t i, end = x->ef->n, seen = 0;
+	int kind, fl, any = 0;
+	DIR *dp;
+
+	for (i = before; i < end; i++)
+		if ((x->ef->v[i].flags & JH_EF_ONLYTOP) &&
+		    !(x->ef->v[i].flags & JH_EF_META) &&
+		    x->ef->v[i].kind != JH_E_DELETE)
+			any = 1;
+	if (!any || (dp = opendir(dir)) == NULL)
+		return (0);
+	while ((d = readdir(dp)) != NULL) {
+		if (++seen > JH_GLOBSCAN) {
+			closedir(dp);
+			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s "
+			    "holds too many entries to see where a glob's "
+			    "links lead", dir));
+		}
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") ==
+		    0 || fnmatch(top, d->d_name, FNM_CASEFOLD) != 0 ||
+		    (size_t)snprintf(name, sizeof(name), "%s/%s", dir,
+		    d->d_name) >= sizeof(name) || lstat(name, &st) == -1 ||
+		    !S_ISLNK(st.st_mode))
+			continue;
+		if (jh_path_resolve(q, sizeof(q), dir, d->d_name, &e) == -1) {
+			closedir(dp);
+			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s "
+			    "links where this gate cannot follow: %s", name,
+			    e.msg));
+		}
+		for (i = before; i < end; i++) {
+			const struct jh_effect *g = &x->ef->v[i];
+			if (!(g->flags & JH_EF_ONLYTOP) ||
+			    (g->flags & JH_EF_META) || g->kind == JH_E_DELETE)
+				continue;
+			kind = g->kind;
+			fl = g->flags & (JH_EF_RUNS | JH_EF_INPLACE |
+			    JH_EF_REDIR);
+			/* a recursive program goes on into a directory */
+			if ((g->flags & JH_EF_TREE) && stat(q, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				fl |= JH_EF_TREE;
+			if (kind == JH_E_WRITE && jh_path_executed(q))
+				fl |= JH_EF_EXECUTED;
+			if (add(x, kind, fl, q, x->ef->v[i].program, NULL) ==
+			    -1) {
+				closedir(dp);
+				return (-1);
+			}
+		}
+	}
+	closedir(dp);
+	return (0);
+}
+
 static int	passed_on(struct ex *x, struct cmdst *c,
 	    const struct jh_sh_word *w);
+static int	letter_path(struct ex *, struct cmdst *, int,
+		    const struct jh_sh_word *, const char *, int, int);
 static int	letter(struct ex *x, struct cmdst *c, int l,
 		    const struct jh_sh_word *w);
 
@@ -1154,6 +1349,90 @@ zip_outputs(struct ex *x, const struct cmdst *c, const char *p)
 	return (0);
 }
 
+/* Whether the literal prefixes (or, with end, suffixes) of two globs
+ * agree: one is the start (the end) of the other, ignoring case. */
+static int
+ends_agree(const char *a, const char *b, int end)
+{
+	size_t na, nb, n;
+
+	if (end) {
+		const char *x = a + strlen(a), *y = b + strlen(b);
+		while (x > a && strchr("*?]", x[-1]) == NULL)
+			x--;
+		while (y > b && strchr("*?]", y[-1]) == NULL)
+			y--;
+		na = strlen(x);
+		nb = strlen(y);
+		n = na < nb ? na : nb;
+		return (strncasecmp(x + na - n, y + nb - n, n) == 0);
+	}
+	na = strcspn(a, "*?[");
+	nb = strcspn(b, "*?[");
+	n = na < nb ? na : nb;
+	return (strncasecmp(a, b, n) == 0);
+}
+
+/*
+ * Whether a name the glob g (a shell glob's last part) matches, copied
+ * into the directory dir, may be a file a program executes: any name
+ * there (dir is .git/hooks), or a name of the table's runs lists g may
+ * match: a literal one g matches, one with a pattern whose literal ends
+ * agree with g's (STAR.cmake and STAR.c cannot meet; STAR.json and
+ * tsconfig.STAR.json may), each where dir would hold it.
+ */
+static int
+glob_lands_executed(const char *dir, const char *g)
+{
+	char q[PATH_MAX * 2 + 2], inst[256];
+	const char *r, *c, *l;
+	unsigned long i;
+	size_t n, k, j;
+
+	snprintf(q, sizeof(q), "%s/x", dir);
+	if (jh_path_executed(q))
+		return (1);
+	for (i = 0; i < jh_ncmdtab; i++) {
+		if ((r = jh_cmdtab[i].runs) == NULL)
+			continue;
+		for (; *r != '\0'; r = *c ? c + 1 : c) {
+			for (c = r; *c != '\0' && *c != ','; c++)
+				;
+			for (l = c; l > r && l[-1] != '/'; l--)
+				;
+			if ((n = (size_t)(c - l)) == 0 || n >= sizeof(inst))
+				continue;
+			memcpy(inst, l, n);
+			inst[n] = '\0';
+			if (strpbrk(inst, "*?[") == NULL) {
+				if (fnmatch(g, inst, FNM_CASEFOLD) != 0)
+					continue;
+			} else {
+				if (!ends_agree(g, inst, 0) ||
+				    !ends_agree(g, inst, 1))
+					continue;
+				/* a name the pattern matches: x for each part */
+				for (j = k = 0; inst[j] != '\0'; j++) {
+					if (inst[j] == '[') {
+						j += strcspn(inst + j, "]");
+						inst[k++] = 'x';
+						if (inst[j] == '\0')
+							break;
+					} else
+						inst[k++] = inst[j] == '*' ||
+						    inst[j] == '?' ? 'x' :
+						    inst[j];
+				}
+				inst[k] = '\0';
+			}
+			snprintf(q, sizeof(q), "%s/%s", dir, inst);
+			if (jh_path_executed(q))
+				return (1);
+		}
+	}
+	return (0);
+}
+
 /*
  * A write of a directory lands in it under a name the program picks:
  * cp SRC DIR/ makes DIR/SRC's name, go build -o DIR/ the package's.
@@ -1187,11 +1466,89 @@ into_dirs(struct ex *x)
 			if (r->kind != JH_E_READ || r->path == NULL ||
 			    (b = strrchr(r->path, '/')) == NULL || b[1] == '\0')
 				continue;
+			/*
+			 * cp /tmp/e/STAR.json ., find -name N -exec cp {} .:
+			 * the names a glob or find's name matches land there,
+			 * or any name of a tree read
+			 */
+			if ((r->flags & JH_EF_TREE) &&
+			    !(r->flags & JH_EF_META) &&
+			    !(w->flags & JH_EF_INPLACE) && (r->only == NULL ||
+			    glob_lands_executed(w->path, r->only))) {
+				w->flags |= JH_EF_EXECUTED;
+				break;
+			}
+			/* the name as written, where a link led elsewhere */
+			if (r->name != NULL) {
+				snprintf(q, sizeof(q), "%s/%s", w->path,
+				    r->name);
+				if (jh_path_executed(q))
+					break;
+			}
 			snprintf(q, sizeof(q), "%s%s", w->path, b);
 		}
 		if (jh_path_executed(q))
 			w->flags |= JH_EF_EXECUTED;
 	}
+}
+
+/*
+ * The host configuration a write of a directory may plant, by the name
+ * it lands under (cp /tmp/e/.mcp.json ., ln -s /tmp/e/.claude .): that
+ * name's write, which protection then refuses.  A glob's last part that
+ * starts with a dot, or find's name (which matches a leading dot), may
+ * match such a name; a glob part that matches a dot only as bash with
+ * dotglob would makes the write executed instead (asked, not refused).
+ */
+static int
+landing(struct ex *x)
+{
+	const char *const *names = jh_protected_names;
+	char q[PATH_MAX * 2 + 2];
+	const struct jh_effect *r;
+	struct jh_effect *w;
+	struct stat st;
+	const char *b;
+	size_t i, j, k, n0 = x->ef->n, first = n0;
+
+	while (first > 0 && x->ef->v[first - 1].cmd == x->cmd)
+		first--;
+	for (i = first; i < n0; i++) {
+		w = &x->ef->v[i];
+		if (w->kind != JH_E_WRITE || w->path == NULL ||
+		    (w->flags & JH_EF_INPLACE) || (!(w->flags & JH_EF_TREE) &&
+		    (stat(w->path, &st) == -1 || !S_ISDIR(st.st_mode))))
+			continue;
+		for (j = first; j < n0; j++) {
+			r = &x->ef->v[j];
+			if (r->kind != JH_E_READ || r->path == NULL ||
+			    (r->flags & JH_EF_META) ||
+			    (b = strrchr(r->path, '/')) == NULL || b[1] == '\0')
+				continue;
+			for (k = 0; names[k] != NULL; k++) {
+				if (!(r->flags & JH_EF_TREE) ?
+				    strcasecmp(b + 1, names[k]) != 0 &&
+				    (r->name == NULL || strcasecmp(r->name,
+				    names[k]) != 0) :
+				    r->only == NULL || fnmatch(r->only,
+				    names[k], FNM_CASEFOLD) != 0)
+					continue;
+				w = &x->ef->v[i];
+				if ((r->flags & JH_EF_ONLYTOP) &&
+				    r->only[0] != '.') {
+					w->flags |= JH_EF_EXECUTED;
+					continue;
+				}
+				snprintf(q, sizeof(q), "%s/%s", w->path,
+				    names[k]);
+				if (add(x, JH_E_WRITE, 0, q, w->program,
+				    NULL) == -1)
+					return (-1);
+				r = &x->ef->v[j];
+			}
+		}
+	}
+	return (0);
 }
 
 static int
@@ -1205,10 +1562,8 @@ letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
 		return (-1);
 
 	if (k == JH_E_WRITE && (jh_path_executed(p) ||
-	    ((fl & JH_EF_TREE) && !c->inplace && tree_read(x))))
+	    ((fl & JH_EF_TREE) && !(fl & JH_EF_INPLACE) && tree_read(x))))
 		fl |= JH_EF_EXECUTED;
-	if (k == JH_E_WRITE && c->inplace)
-		fl |= JH_EF_INPLACE;
 	fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
 	    x->curonly;
 	ff = (c->def->flags & JH_CT_FINDEXPR) ? c->ffold : x->curfold;
@@ -1312,6 +1667,68 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	/* a recursive program given a file works on that file */
 	if (!tree && c->recursive && stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
 		fl = 0;
+	/* rm -f STAR.o: the directory, as far as the glob's last part goes */
+	if (x->gtop[0] != '\0' && !(c->def->flags & JH_CT_FINDEXPR) &&
+	    x->curonly[0] == '\0') {
+		char top[FIND_NAME];
+		size_t before = x->ef->n;
+		int r;
+
+		snprintf(top, sizeof(top), "%s", x->gtop);
+		x->curonly = top;
+		x->curfold = 1;
+		r = letter_path(x, c, l, w, p, tree, fl | JH_EF_ONLYTOP);
+		x->curonly = "";
+		x->curfold = 0;
+		if (r == -1 || glob_only(x, before, p, top) == -1)
+			return (-1);
+		return (glob_links(x, before, p, top));
+	}
+	return (letter_path(x, c, l, w, p, tree, fl));
+}
+
+/*
+ * cp /tmp/e/.mcp.json . where that is a link to notes.txt: the copy is
+ * named .mcp.json, as the word says, not after where the link leads.
+ * The read just added keeps the word's last part where the two differ.
+ */
+static int
+read_name(struct ex *x, const struct jh_sh_word *w, const char *p)
+{
+	struct jh_effect *e;
+	const char *a, *b;
+	size_t n;
+
+	if (x->ef->n == 0)
+		return (0);
+	e = &x->ef->v[x->ef->n - 1];
+	if (e->kind != JH_E_READ || e->path == NULL ||
+	    strcmp(e->path, p) != 0 || e->name != NULL ||
+	    (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)))
+		return (0);
+	n = strlen(w->s);
+	while (n > 1 && w->s[n - 1] == '/')
+		n--;
+	for (a = w->s + n; a > w->s && a[-1] != '/'; a--)
+		;
+	b = strrchr(p, '/');
+	b = b != NULL ? b + 1 : p;
+	if ((size_t)(w->s + n - a) == strlen(b) &&
+	    strncmp(a, b, strlen(b)) == 0)
+		return (0);
+	if (w->s + n == a || strncmp(a, ".", (size_t)(w->s + n - a)) == 0 ||
+	    strncmp(a, "..", (size_t)(w->s + n - a)) == 0)
+		return (0);
+	if ((e->name = strndup(a, (size_t)(w->s + n - a))) == NULL)
+		return (jh_errf(x->e, "out of memory"));
+	return (0);
+}
+
+/* letter_file's effects of the path p its word w named, flags fl. */
+static int
+letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
+    const char *p, int tree, int fl)
+{
 	if (l == 'x' || l == 'f')
 		return (add(x, JH_E_EXEC, fl | JH_EF_RUNS, p, c->name, NULL));
 	if (l == 'm')
@@ -1325,6 +1742,15 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	 */
 	if (tree && c->inplace && (w->flags & JH_SHW_GLOB) && glob_runs(c, w))
 		fl |= JH_EF_EXECUTED;
+	/*
+	 * tee STAR.json writes what the glob matches when it runs, or the
+	 * pattern's own name: package.json among them, where a name of the
+	 * table's runs lists may match it (any, past the last part)
+	 */
+	else if (tree && l == 'w' && (w->flags &
+	    (JH_SHW_GLOB | JH_SHW_BRACE)) && (!(fl & JH_EF_ONLYTOP) ||
+	    glob_lands_executed(p, x->curonly)))
+		fl |= JH_EF_EXECUTED;
 	if (l == 'r' && c->delete)
 		l = 'd';
 	if (l == 'r') {
@@ -1335,11 +1761,14 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 			x->ffold[x->nftree] = c->ffold;
 			snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", p);
 		}
-		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1)
+		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
+		    read_name(x, w, p) == -1)
 			return (-1);
 		if (!c->inplace)
 			return (0);
+		/* sed -i, black: what is there rewritten; cp -l: linked */
 		l = 'w';
+		fl |= JH_EF_INPLACE;
 	}
 	return (letter_change(x, c, l == 'w' ? JH_E_WRITE : JH_E_DELETE, fl,
 	    p));
@@ -1721,8 +2150,32 @@ opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
  * The value of option o at argv[k]: attached (att, not NULL), else the
  * next word unless the value is optional.  *used is the words taken.
  */
+static int	opt_value1(struct ex *, struct cmdst *, const struct optspec *,
+		    const char *, const struct jh_sh_word *, size_t, size_t,
+		    size_t *);
+
+/*
+ * An option's value.  A file an option writes is that one file, also
+ * where the program's operands are trees (tar -cf x.tgz, flake8
+ * --output-file): only a destination (target: cp -r -t DIR) is a tree.
+ */
 static int
 opt_value(struct ex *x, struct cmdst *c, const struct optspec *o,
+    const char *att, const struct jh_sh_word *av, size_t argc, size_t k,
+    size_t *used)
+{
+	int rec = c->recursive, r;
+
+	if (o->eff != 'w' || !rec || has_tag(o, "target"))
+		return (opt_value1(x, c, o, att, av, argc, k, used));
+	c->recursive = 0;
+	r = opt_value1(x, c, o, att, av, argc, k, used);
+	c->recursive = rec;
+	return (r);
+}
+
+static int
+opt_value1(struct ex *x, struct cmdst *c, const struct optspec *o,
     const char *att, const struct jh_sh_word *av, size_t argc, size_t k,
     size_t *used)
 {
@@ -2711,7 +3164,7 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if ((r = operands(x, c)) != 0)
 		return (r);
 	into_dirs(x);
-	return (0);
+	return (landing(x));
 }
 
 /*
@@ -2835,6 +3288,31 @@ system_path(const char *p)
 }
 
 /*
+ * Whether p is in a directory where package managers put the programs
+ * they install: node_modules/.bin, or a Python virtual environment's bin
+ * (beside its pyvenv.cfg).  Such a program is the tool of its name
+ * (.venv/bin/pip is pip, node_modules/.bin/tsc is tsc), not code the
+ * project wrote.
+ */
+static int
+tool_bin(const char *p)
+{
+	char cfg[PATH_MAX + 16];
+	const char *b = strrchr(p, '/');
+	size_t n;
+
+	if (b == NULL)
+		return (0);
+	n = (size_t)(b - p);
+	if (n >= 18 && strncmp(b - 18, "/node_modules/.bin", 18) == 0)
+		return (1);
+	if (n < 4 || strncmp(b - 4, "/bin", 4) != 0 || n - 4 >= PATH_MAX)
+		return (0);
+	snprintf(cfg, sizeof(cfg), "%.*s/pyvenv.cfg", (int)(n - 4), p);
+	return (access(cfg, F_OK) == 0);
+}
+
+/*
  * A command word that is a path.  A file of the project (./app,
  * build/test, ./configure) is the project's code: an exec of that file,
  * its words passed to it (A).  A path elsewhere is the program the
@@ -2877,6 +3355,10 @@ path_cmd(struct ex *x, struct cmdst *c, const char *dir,
 	}
 	if (add(x, JH_E_EXEC, JH_EF_RUNS, p, t.name, NULL) == -1)
 		return (-1);
+	/* .venv/bin/pip install x: a tool installed there, not the project's */
+	if (tool_bin(p) && lookup_word(av[0].s, t.name, sizeof(t.name)) !=
+	    NULL)
+		return (1);
 	t.inops = 1;
 	for (k = 1; k < n; k++)
 		if (letter(x, &t, 'A', &av[k]) == -1)
@@ -3019,6 +3501,37 @@ no_pager(const char *s, size_t l, const struct jh_sh_word *w)
 	    (strcmp(s + l + 1, "cat") == 0 || s[l + 1] == '\0'));
 }
 
+/*
+ * CFLAGS=-O0 make, CC=clang make: the C family's build settings that
+ * make's implicit rules, configure and cmake take from the environment,
+ * with the values make NAME=value takes as inert (compiler_flags), and a
+ * compiler of the table by its plain name.
+ */
+static int
+build_env(const char *s, size_t l, const struct jh_sh_word *w)
+{
+	static const char *const flags[] = { "CFLAGS", "CXXFLAGS",
+	    "CPPFLAGS", "LDFLAGS", "LDLIBS", NULL };
+	static const char *const ccs[] = { "CC", "CXX", NULL };
+	static const char *const cc[] = { "cc", "c++", "gcc", "g++", "clang",
+	    "clang++", NULL };
+	const char *v = s + l + 1;
+	size_t n;
+
+	if (w->flags != 0 || s[l] != '=')
+		return (0);
+	if (in_list(flags, s, l))
+		return (compiler_flags(v));
+	if (!in_list(ccs, s, l))
+		return (0);
+	/* gcc-12, clang-14 */
+	n = strcspn(v, "-");
+	if (v[n] == '-' && (v[n + 1] == '\0' ||
+	    strspn(v + n + 1, "0123456789") != strlen(v + n + 1)))
+		return (0);
+	return (in_list(cc, v, n));
+}
+
 /* One NAME=value: only inert names change nothing that runs. */
 static int
 assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
@@ -3031,7 +3544,8 @@ assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 		return (0);
 	l = strcspn(s, "+=");
 	if ((in_list(quiet_env, s, l) && !(w->flags & JH_SHW_EXPAND)) ||
-	    inert_sanitizer(s, l, w) || no_pager(s, l, w))
+	    inert_sanitizer(s, l, w) || no_pager(s, l, w) ||
+	    build_env(s, l, w))
 		return (0);
 	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
 		return (r == -1 ? -1 : 0);

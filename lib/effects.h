@@ -44,6 +44,10 @@ enum jh_eff_kind {
 #define JH_EF_INPLACE	0x40	/* write: files that are there rewritten
 				   in place (a formatter, sed -i), none
 				   made */
+#define JH_EF_ONLYTOP	0x80	/* only: matched by the first component
+				   below the tree alone (a shell glob's
+				   last part: rm -f *.o), not at any depth
+				   (find -name) */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */
@@ -56,8 +60,12 @@ struct jh_effect {
 	int cap;		/* the capability that granted it, or -1 */
 	int literal;		/* granted by a literal command capability */
 	char *only;		/* a tree: only the paths with a component
-				   this glob matches (find -name), or NULL */
+				   this glob matches (find -name; with
+				   JH_EF_ONLYTOP the first one), or NULL */
 	int onlyfold;		/* only is matched ignoring case (-iname) */
+	char *name;		/* a read: the last part of the word as
+				   written, where that differs from the
+				   path's (a link), or NULL */
 };
 
 struct jh_effects {
@@ -102,6 +110,6 @@ int	jh_path_executed(const char *path);
 #define JH_ONLYSCAN	20000
 
 int	jh_only_reaches(const char *tree, const char *only, int fold,
-	    const char *p);
+	    int top, const char *p);
 
 #endif

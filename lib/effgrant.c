@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fnmatch.h>
 #include <fts.h>
 #include <limits.h>
 #include <stddef.h>
@@ -764,9 +765,24 @@ struct linkscan {
 	char *const *protect;
 	size_t nprotect;
 	const char *root;
+	const struct jh_effect *conf;	/* a write or delete of the tree */
 	size_t seen;
 	char path[PATH_MAX];
 };
+
+/*
+ * A tree written or deleted that is too large or too deep to look
+ * through for a host's configuration: as if it held one.
+ */
+static int
+too_big(struct linkscan *ls)
+{
+	snprintf(ls->out, ls->sz, "%.200s holds more than %d entries, or "
+	    "is nested deeper than 256, to look through for the host's "
+	    "configuration, which is never granted: %s a smaller part of it",
+	    ls->conf->path, JH_CONFSCAN, jh_eff_name(ls->conf->kind));
+	return (1);
+}
 
 /*
  * One directory of the scan, path[0..len): readdir's d_type says which
@@ -783,14 +799,25 @@ scan_dir(struct linkscan *ls, size_t len, int depth)
 	size_t n;
 	int type, hit = 0;
 
+	if (depth > 256 && ls->conf != NULL)
+		return (too_big(ls));
 	if (depth > 256 || (dp = opendir(ls->path)) == NULL)
 		return (0);
-	while (!hit && ls->seen < JH_LINKSCAN && (d = readdir(dp)) != NULL) {
+	while (!hit && (d = readdir(dp)) != NULL) {
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
 			continue;
-		ls->seen++;
+		if (++ls->seen > (ls->conf != NULL ? JH_CONFSCAN :
+		    JH_LINKSCAN)) {
+			hit = ls->conf != NULL ? too_big(ls) : 0;
+			break;
+		}
 		n = strlen(d->d_name);
 		if (len + 1 + n >= sizeof(ls->path))
+			continue;
+		/* rm -f STAR.o: what the glob does not match is not reached */
+		if (ls->conf != NULL && depth == 0 && ls->conf->only != NULL &&
+		    (ls->conf->flags & JH_EF_ONLYTOP) &&
+		    fnmatch(ls->conf->only, d->d_name, FNM_CASEFOLD) != 0)
 			continue;
 		ls->path[len] = '/';
 		memcpy(ls->path + len + 1, d->d_name, n + 1);
@@ -798,7 +825,18 @@ scan_dir(struct linkscan *ls, size_t len, int depth)
 		if (type == DT_UNKNOWN && lstat(ls->path, &st) == 0)
 			type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ?
 			    DT_DIR : DT_REG;
-		if (type == DT_LNK) {
+		/* sub/.claude under rm -rf sub: a host's, as sub/.claude is */
+		if (ls->conf != NULL && jh_protected_name(d->d_name) &&
+		    jh_path_protected(ls->protect, ls->nprotect, ls->root,
+		    ls->path) && jh_only_reaches(ls->conf->path,
+		    ls->conf->only, ls->conf->onlyfold, ls->conf->flags &
+		    JH_EF_ONLYTOP, ls->path)) {
+			snprintf(ls->out, ls->sz, "%.200s is protected (%s "
+			    "%.200s reaches it): joulehook's own files and the "
+			    "host's configuration are never granted", ls->path,
+			    jh_eff_name(ls->conf->kind), ls->conf->path);
+			hit = 1;
+		} else if (type == DT_LNK && ls->seen <= JH_LINKSCAN) {
 			if (realpath(ls->path, r) != NULL &&
 			    jh_path_protected(ls->protect, ls->nprotect,
 			    ls->root, r)) {
@@ -808,7 +846,13 @@ scan_dir(struct linkscan *ls, size_t len, int depth)
 				    "granted", ls->path, r);
 				hit = 1;
 			}
-		} else if (type == DT_DIR)
+		} else if (type == DT_DIR && !(ls->conf != NULL &&
+		    ls->conf->kind == JH_E_DELETE &&
+		    strcmp(d->d_name, "node_modules") == 0))
+			/*
+			 * rm -rf node_modules: what a package shipped is no
+			 * configuration of the user's to keep
+			 */
 			hit = scan_dir(ls, len + 1 + n, depth + 1);
 		ls->path[len] = '\0';
 	}
@@ -824,7 +868,7 @@ scan_dir(struct linkscan *ls, size_t len, int depth)
  */
 static int
 tree_link(char *out, size_t sz, char *const *protect, size_t nprotect,
-    const char *root, const char *dir)
+    const char *root, const char *dir, const struct jh_effect *conf)
 {
 	struct linkscan ls;
 	struct stat st;
@@ -838,11 +882,24 @@ tree_link(char *out, size_t sz, char *const *protect, size_t nprotect,
 	ls.protect = protect;
 	ls.nprotect = nprotect;
 	ls.root = root;
+	ls.conf = conf;
 	ls.seen = 0;
 	memcpy(ls.path, dir, len + 1);
 	while (len > 1 && ls.path[len - 1] == '/')
 		ls.path[--len] = '\0';
 	return (scan_dir(&ls, len, 0));
+}
+
+/* Whether a path is, or is under, a directory named node_modules. */
+static int
+in_node_modules(const char *p)
+{
+	const char *m;
+
+	for (m = p; (m = strstr(m, "/node_modules")) != NULL; m++)
+		if (m[13] == '/' || m[13] == '\0')
+			return (1);
+	return (0);
 }
 
 /*
@@ -871,15 +928,23 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 		for (k = 0; k < nprotect; k++)
 			if (jh_path_under_fold(protect[k], e->path) &&
 			    jh_only_reaches(e->path, e->only, e->onlyfold,
-			    protect[k]))
+			    e->flags & JH_EF_ONLYTOP, protect[k]))
 				goto hit;
-		/* a tree under one already scanned is not scanned again */
+		/*
+		 * A tree under one already scanned is not scanned again; one
+		 * written or deleted is scanned also for what of the host's
+		 * configuration it holds, where that is protected by name.
+		 */
 		for (j = 0; j < i && !scanned; j++)
 			scanned = (ef->v[j].flags & JH_EF_TREE) &&
 			    ef->v[j].path != NULL &&
 			    jh_path_under(e->path, ef->v[j].path);
-		if (!scanned && tree_link(out, sz, protect, nprotect, root,
-		    e->path))
+		if ((e->kind == JH_E_WRITE || (e->kind == JH_E_DELETE &&
+		    !in_node_modules(e->path))) &&
+		    root != NULL ? tree_link(out,
+		    sz, protect, nprotect, root, e->path, e) : (!scanned &&
+		    tree_link(out, sz, protect, nprotect, root, e->path,
+		    NULL)))
 			return (1);
 		if (e->kind == JH_E_READ || root == NULL)
 			continue;
@@ -890,7 +955,8 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 		 */
 		snprintf(p, sizeof(p), "%s/.claude", root);
 		if (jh_path_under_fold(p, e->path) && jh_only_reaches(e->path,
-		    e->only, e->onlyfold, p) && (!(e->flags & JH_EF_INPLACE) ||
+		    e->only, e->onlyfold, e->flags & JH_EF_ONLYTOP, p) &&
+		    (!(e->flags & JH_EF_INPLACE) ||
 		    lstat(p, &st) == 0))
 			goto hit;
 		continue;

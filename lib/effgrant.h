@@ -11,6 +11,8 @@
 
 #define JH_EFF_MAXCMD	512	/* simple commands of one line looked at */
 #define JH_LINKSCAN	20000	/* entries of a tree scanned for links */
+#define JH_CONFSCAN	1000000	/* and of one written or deleted for a
+				   host's configuration: beyond, as if held */
 
 struct jh_effck {
 	int code;		/* JH_D_* of the first effect not granted */

@@ -71,6 +71,21 @@ nested_conf(const char *rel)
 	return (0);
 }
 
+const char *const jh_protected_names[] = { ".claude", ".codex", ".gemini",
+    ".cursor", ".windsurf", ".clinerules", ".agents", ".agent",
+    ".opencode", ".mcp.json", "opencode.json", "opencode.jsonc", NULL };
+
+int
+jh_protected_name(const char *n)
+{
+	size_t i;
+
+	for (i = 0; jh_protected_names[i] != NULL; i++)
+		if (strcasecmp(n, jh_protected_names[i]) == 0)
+			return (1);
+	return (0);
+}
+
 int
 jh_path_protected(char *const *protect, size_t nprotect, const char *root,
     const char *path)

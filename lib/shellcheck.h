@@ -26,6 +26,14 @@ struct jh_shck {
 };
 
 /*
+ * Whether a file name is one the project's host configuration goes by
+ * (.claude, .mcp.json, opencode.json, ...), at its root or deeper: the
+ * names jh_path_protected protects in the project by name, ignoring case.
+ */
+int	jh_protected_name(const char *name);
+extern const char *const jh_protected_names[];	/* the same, NULL-ended */
+
+/*
  * Whether path is under one of protect[0..nprotect) or the project's
  * own host configuration under root (.claude, .mcp.json, ...).
  */

@@ -518,3 +518,52 @@ table() {
 	run decide_code Bash shell '{"command":"curl https://api.github.com/x"}'
 	[ "$output" = "allow ok" ]
 }
+
+@test "rm -f over a glob reaches what its last part matches: src/*.o is granted, a nested host configuration is not" {
+	mkdir -p "$R/src/.claude"
+	: >"$R/src/a.o"
+	run decide_code Bash shell '{"command":"rm -f src/*.o"}'
+	assert_output "allow ok"
+	for c in 'rm -rf src/.cla*' 'rm -rf src/*' 'rm -rf src/?claude' \
+	    'rm -rf src/*.[co]*' 'rm -f src/*.{o,claude}'; do
+		run decide_code Bash shell "$(jq -nc --arg c "$c" '{command:$c}')"
+		[ "$output" = "deny protected-path" ] || { echo "$c: $output"; false; }
+	done
+	# a tree written or deleted that holds a host's nested configuration
+	: >"$R/tests/opencode.json"
+	for c in 'rm -rf src' 'rm -rf tests' 'cp -r src/.. tests'; do
+		run decide_code Bash shell "$(jq -nc --arg c "$c" '{command:$c}')"
+		[ "$output" = "deny protected-path" ] || { echo "$c: $output"; false; }
+	done
+	run decide_code Bash shell '{"command":"rm -f tests/*.o"}'
+	assert_output "allow ok"
+}
+
+@test "what lands in a directory by a protected name, a glob's link into one, and a nested one past 20000 entries are refused" {
+	mkdir -p "$T/e" "$R/src/big"
+	: >"$T/e/.mcp.json"
+	# a link named .mcp.json is copied under that name, not its target's
+	mkdir -p "$T/l"
+	echo '{}' >"$T/l/notes.txt"
+	ln -s "$T/l/notes.txt" "$T/l/.mcp.json"
+	for c in "cp $T/e/.mcp.json ." "cp $T/e/.mcp.js?n ." \
+	    "cp $T/l/.mcp.json ." "ln -s $T/l/.mcp.json ." \
+	    "find $T/e -name '*.json' -exec cp {} . \\;"; do
+		run decide_code Bash shell "$(jq -nc --arg c "$c" '{command:$c}')"
+		[ "$output" = "deny protected-path" ] || { echo "$c: $output"; false; }
+	done
+	ln -s ../.claude/settings.local.json "$R/src/s.md"
+	run decide_code Bash shell '{"command":"echo {} | tee src/s*.md"}'
+	assert_output "deny protected-path"
+	rm "$R/src/s.md"
+	mkdir -p "$R/src/.claude"
+	(cd "$R/src/big" && seq 1 20010 | xargs touch)
+	run decide_code Bash shell '{"command":"rm -rf src"}'
+	assert_output "deny protected-path"
+	run decide_code Bash shell '{"command":"rm -f src/big/*.o"}'
+	assert_output "allow ok"
+	# what a package shipped under node_modules is not the user's to keep
+	mkdir -p "$R/src/node_modules/p/.claude"
+	run decide_code Bash shell '{"command":"rm -rf src/node_modules"}'
+	assert_output "allow ok"
+}

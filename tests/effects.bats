@@ -234,3 +234,77 @@ has() {
 		    { echo "not unknown: $c: $output"; false; }
 	done
 }
+
+# A glob whose patterns are all in its last part (rm -f *.o) reaches what
+# that part may match in its directory, and what is under that: .git and
+# the like only where the part may match them.  Written through, or
+# copied into a directory, a glob that may match a name some program
+# runs (package.json for *.json) is that name's write.
+@test "a glob's last part bounds its directory's effect; a glob that may match an executed name is its write" {
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'rm -f *.o'
+	jq -e '.effects | any(.effect == "delete" and .only == "*.o")' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# brackets, braces and extglob keep the whole directory
+	for c in 'rm -f *.[ch]' 'rm -f *.{c,h}' 'rm -f x\*.o'; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | all(.only == null)' <<<"$output" >/dev/null || { echo "$c: $output"; false; }
+	done
+	mkdir -p "$T/e" "$P/build"
+	for c in "cp $T/e/*.json ." "cp $T/e/* ." "cp $T/e/*/*.json ." \
+	    "cp $T/e/*.py ." "cp $T/e/*.kts ." "echo x | tee *.json" \
+	    "echo x | tee */*.c" "cp $T/e/*.sh .git/hooks/" \
+	    "find $T/e -name package.json -exec cp {} . \\;" \
+	    "find $T/e -name '*.json' -exec cp {} . \\;" \
+	    "find $T/e -exec cp {} build/ \\;" "cp -s $T/e/*.json ." \
+	    "cp -l $T/e/*.json ."; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | any(.effect == "write" and .executed == 1)' <<<"$output" >/dev/null || { echo "not executed: $c: $output"; false; }
+	done
+	for c in "cp src/*.c build/" "echo x | tee src/*.c" "cp $T/e/*.h build/" \
+	    "find src -name '*.c' -exec cp {} build/ \\;"; do
+		run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<"$c"
+		jq -e '.effects | all(.effect != "write" or (.executed // 0) == 0)' <<<"$output" >/dev/null || { echo "executed: $c: $output"; false; }
+	done
+}
+
+# A package manager's bin directory holds tools, not the project's code:
+# .venv/bin/pip is pip, with pip's effects.
+@test "a virtual environment's or node_modules' program is the tool of its name" {
+	mkdir -p "$P/.venv/bin"
+	: >"$P/.venv/pyvenv.cfg"
+	printf '#!/bin/sh\n' >"$P/.venv/bin/pip"
+	chmod +x "$P/.venv/bin/pip"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'.venv/bin/pip install requests'
+	jq -e '.effects | any(.effect == "install")' <<<"$output" >/dev/null || { echo "$output"; false; }
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'node_modules/.bin/tsc --outDir @H/x'
+	jq -e '.effects | any(.effect == "exec")' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# a bin directory of the project's own is its code, its words passed on
+	mkdir -p "$P/tools/bin"
+	printf '#!/bin/sh\n' >"$P/tools/bin/pip"
+	chmod +x "$P/tools/bin/pip"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'tools/bin/pip install requests'
+	jq -e '.effects | all(.effect != "install")' <<<"$output" >/dev/null || { echo "$output"; false; }
+}
+
+# What a glob matches that is a link is decided where the link leads: a
+# write through tee ./nSTAR.md is one of .git/hooks/pre-commit where
+# notes.md links there, even to what does not exist yet.
+@test "a glob's matches that are links are decided where they lead" {
+	mkdir -p "$P/.git/hooks"
+	ln -s .git/hooks/pre-commit "$P/notes.md"
+	ln -s "$H/.ssh/id_rsa" "$P/key.md"
+	ln -s .git/hooks "$P/pre-commzt"
+	: >"$P/pre-commit"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'printf x | tee ./n*.md'
+	jq -e --arg p "$P/.git/hooks/pre-commit" '.effects | any(.effect == "write" and .path == $p and .executed == 1)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cat ./k*.md'
+	jq -e --arg p "$H/.ssh/id_rsa" '.effects | any(.effect == "read" and .path == $p)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# cp ./pre-comm?t: the last match is the directory it copies into
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'cp ./pre-comm?t'
+	jq -e '.effects | any(.effect == "write" and .executed == 1)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# a delete removes the link alone; ls reads no file
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'rm -f ./n*.md; ls -l ./k*.md'
+	jq -e --arg h "$H" '.effects | all((.path // "") | startswith($h) | not)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# a byte past ASCII keeps the whole directory: bash folds it by locale
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'rm -rf .gİ*'
+	jq -e '.effects | any(.effect == "vcs-local-destroy")' <<<"$output" >/dev/null || { echo "$output"; false; }
+}
