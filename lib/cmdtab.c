@@ -582,7 +582,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "cp", "-t,--target-directory=w:target -S,--suffix=u --backup?i"
 	  " --preserve?i --no-preserve=i --reflink?i --sparse=i --context?i"
 	  " -r,-R,--recursive:recursive -a,--archive:recursive"
-	  " -l,--link:inplace -s,--symbolic-link:inplace -*", "r*,$w",
+	  " -l,--link:inplace -s,--symbolic-link:inplace"
+	  " -P,--no-dereference:unknown -d:unknown -*", "r*,$w",
 	  NULL, NULL, GNU, "cp --help" },
 	/* CWDWRITE: -i extracts into the working directory, -o reads the
 	 * names on its input. */

@@ -213,6 +213,11 @@ compiler_flags(const char *v)
 			ok = strlen(word[i]) == n && strncmp(t, word[i], n) == 0;
 		for (i = 0; !ok && pre[i] != NULL; i++)
 			ok = strncmp(t, pre[i], strlen(pre[i])) == 0;
+		/* -lNAME, never -l:FILE (a file of any path, linked in) */
+		if (ok && t[1] == 'l' && memchr(t, ':', n) != NULL)
+			ok = 0;
+		if (ok && t[1] == 'l' && memchr(t, '/', n) != NULL)
+			ok = 0;
 		/* -Wall, -Wno-unused, -Werror=format: not -Wl, -Wa, -Wp, */
 		if (!ok && t[1] == 'W' && n > 2 && memchr(t, ',', n) == NULL)
 			ok = 1;
@@ -1199,73 +1204,104 @@ glob_only(struct ex *x, size_t before, const char *p, const char *top)
 }
 
 /*
- * The links among what a glob's last part matches now in dir (tee
- * ./nSTAR.md where notes.md links to .git/hooks/pre-commit): a read, a
- * write or a run through each is one of where it leads, a link to what
- * does not exist yet included, as that name's own would be.  A delete
- * removes the link alone.  Past JH_GLOBSCAN entries, unknown.
+ * A read, a write or a run of the link name (one a glob matched) by the
+ * effects before..end: one of where it leads, a link to what does not
+ * exist yet included, as that name's own would be.  A delete removes
+ * the link alone, and ls reads no file.
+ */
+static int
+link_effects(struct ex *x, size_t before, size_t end, const char *name)
+{
+	char q[PATH_MAX + 1];
+	struct jh_err e;
+	struct stat st;
+	size_t i;
+	int fl;
+
+	if (lstat(name, &st) == -1 || !S_ISLNK(st.st_mode))
+		return (0);
+	if (jh_path_resolve(q, sizeof(q), "/", name, &e) == -1)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s links "
+		    "where this gate cannot follow: %s", name, e.msg));
+	for (i = before; i < end; i++) {
+		const struct jh_effect *g = &x->ef->v[i];
+		if ((g->flags & JH_EF_META) || g->kind == JH_E_DELETE ||
+		    (g->kind != JH_E_READ && g->kind != JH_E_WRITE &&
+		    g->kind != JH_E_EXEC) || !(g->flags & JH_EF_TREE))
+			continue;
+		fl = g->flags & (JH_EF_RUNS | JH_EF_INPLACE | JH_EF_REDIR);
+		/* a recursive program goes on into a directory */
+		if (stat(q, &st) == 0 && S_ISDIR(st.st_mode))
+			fl |= JH_EF_TREE;
+		if (g->kind == JH_E_WRITE && jh_path_executed(q))
+			fl |= JH_EF_EXECUTED;
+		if (add(x, g->kind, fl, q, x->ef->v[i].program, NULL) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The links among what a glob matches now (tee ./nSTAR.md where notes.md
+ * links to .git/hooks/pre-commit), for the effects before..end of its
+ * word: a last part top in dir, matched as top_match does (ignoring
+ * case, a leading dot like any character); or else the whole word pat
+ * by glob(3), with dot files (GLOB_PERIOD) and braces.  Past
+ * JH_GLOBSCAN entries or matches, unknown.
  */
 #define JH_GLOBSCAN	20000
 static int
-glob_links(struct ex *x, size_t before, const char *dir, const char *top)
+glob_links(struct ex *x, size_t before, const char *dir, const char *top,
+    const char *pat)
 {
-	char q[PATH_MAX + 1], name[PATH_MAX + 1];
+	char name[PATH_MAX + 1];
 	struct dirent *d;
-	struct jh_err e;
-	struct stat st;
 	size_t i, end = x->ef->n, seen = 0;
-	int kind, fl, any = 0;
+	glob_t g;
+	int any = 0, k, r = 0;
 	DIR *dp;
 
 	for (i = before; i < end; i++)
-		if ((x->ef->v[i].flags & JH_EF_ONLYTOP) &&
+		if ((x->ef->v[i].flags & JH_EF_TREE) &&
 		    !(x->ef->v[i].flags & JH_EF_META) &&
 		    x->ef->v[i].kind != JH_E_DELETE)
 			any = 1;
-	if (!any || (dp = opendir(dir)) == NULL)
+	if (!any)
 		return (0);
-	while ((d = readdir(dp)) != NULL) {
+	if (top == NULL) {
+		memset(&g, 0, sizeof(g));
+		k = glob(pat, GLOB_NOSORT | GLOB_PERIOD | GLOB_BRACE, NULL,
+		    &g);
+		if (k != 0 && k != GLOB_NOMATCH)
+			r = add(x, JH_E_UNKNOWN, 0, NULL, NULL, "cannot see "
+			    "what '%.200s' matches", pat);
+		else if (k == 0 && g.gl_pathc > JH_GLOBSCAN)
+			r = add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.200s' "
+			    "matches too many paths to see where its links "
+			    "lead", pat);
+		for (i = 0; k == 0 && r == 0 && i < g.gl_pathc; i++)
+			r = link_effects(x, before, end, g.gl_pathv[i]);
+		globfree(&g);
+		return (r);
+	}
+	if ((dp = opendir(dir)) == NULL)
+		return (0);
+	while (r == 0 && (d = readdir(dp)) != NULL) {
 		if (++seen > JH_GLOBSCAN) {
-			closedir(dp);
-			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s "
-			    "holds too many entries to see where a glob's "
-			    "links lead", dir));
+			r = add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s holds "
+			    "too many entries to see where a glob's links "
+			    "lead", dir);
+			break;
 		}
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") ==
 		    0 || fnmatch(top, d->d_name, FNM_CASEFOLD) != 0 ||
 		    (size_t)snprintf(name, sizeof(name), "%s/%s", dir,
-		    d->d_name) >= sizeof(name) || lstat(name, &st) == -1 ||
-		    !S_ISLNK(st.st_mode))
+		    d->d_name) >= sizeof(name))
 			continue;
-		if (jh_path_resolve(q, sizeof(q), dir, d->d_name, &e) == -1) {
-			closedir(dp);
-			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "%.200s "
-			    "links where this gate cannot follow: %s", name,
-			    e.msg));
-		}
-		for (i = before; i < end; i++) {
-			const struct jh_effect *g = &x->ef->v[i];
-			if (!(g->flags & JH_EF_ONLYTOP) ||
-			    (g->flags & JH_EF_META) || g->kind == JH_E_DELETE)
-				continue;
-			kind = g->kind;
-			fl = g->flags & (JH_EF_RUNS | JH_EF_INPLACE |
-			    JH_EF_REDIR);
-			/* a recursive program goes on into a directory */
-			if ((g->flags & JH_EF_TREE) && stat(q, &st) == 0 &&
-			    S_ISDIR(st.st_mode))
-				fl |= JH_EF_TREE;
-			if (kind == JH_E_WRITE && jh_path_executed(q))
-				fl |= JH_EF_EXECUTED;
-			if (add(x, kind, fl, q, x->ef->v[i].program, NULL) ==
-			    -1) {
-				closedir(dp);
-				return (-1);
-			}
-		}
+		r = link_effects(x, before, end, name);
 	}
 	closedir(dp);
-	return (0);
+	return (r);
 }
 
 static int	passed_on(struct ex *x, struct cmdst *c,
@@ -1682,7 +1718,22 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		x->curfold = 0;
 		if (r == -1 || glob_only(x, before, p, top) == -1)
 			return (-1);
-		return (glob_links(x, before, p, top));
+		return (glob_links(x, before, p, top, NULL));
+	}
+	/* cat STAR/id: the links among what the whole word matches */
+	if (tree && (w->flags & (JH_SHW_GLOB | JH_SHW_BRACE)) &&
+	    (w->s[0] == '/' || c->dir[0] != '\0')) {
+		char pat[PATH_MAX * 2 + 2];
+		size_t before = x->ef->n;
+
+		if (letter_path(x, c, l, w, p, tree, fl) == -1)
+			return (-1);
+		if ((size_t)(w->s[0] == '/' ? snprintf(pat, sizeof(pat), "%s",
+		    w->s) : snprintf(pat, sizeof(pat), "%s/%s", c->dir,
+		    w->s)) >= sizeof(pat))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.100s' "
+			    "is too long to expand", w->s));
+		return (glob_links(x, before, NULL, NULL, pat));
 	}
 	return (letter_path(x, c, l, w, p, tree, fl));
 }
@@ -2368,6 +2419,127 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 		    "directory this gate cannot follow", c->name));
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
 	    0), c->dir, c->name, NULL));
+}
+
+/*
+ * mv moves a link itself: its text, relative, is read again from where
+ * it lands (a/b/up -> ../.. moved to h leads two levels higher), which
+ * is as making a link to that place, a write of it (as ln -s is).  A
+ * source that is not there yet may be a link an earlier command of the
+ * line makes: unknown.
+ */
+static int
+moved_links(struct ex *x, const struct cmdst *c)
+{
+	char sp[PATH_MAX * 2], dp[PATH_MAX * 2], txt[PATH_MAX], q[PATH_MAX + 1];
+	struct jh_err e;
+	struct stat st;
+	const struct jh_sh_word *d;
+	char *sl;
+	size_t i, n;
+	ssize_t k;
+
+	if (strcmp(c->name, "mv") != 0 || c->dir[0] == '\0' || c->nops < 1 ||
+	    (!c->target && c->nops < 2))
+		return (0);
+	n = c->target ? c->nops : c->nops - 1;
+	d = c->target ? NULL : c->ops[c->nops - 1];
+	for (i = 0; i < n; i++) {
+		const struct jh_sh_word *w = c->ops[i];
+		if (w->flags != 0)
+			continue;	/* decided as not literal already */
+		if ((size_t)snprintf(sp, sizeof(sp), "%s%s%s", w->s[0] == '/' ?
+		    "" : c->dir, w->s[0] == '/' ? "" : "/", w->s) >= sizeof(sp))
+			continue;
+		if (lstat(sp, &st) == -1)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "mv "
+			    "moves '%.100s', which is not there yet: if an "
+			    "earlier command makes it a link, where it leads "
+			    "changes where it lands", w->s));
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if ((k = readlink(sp, txt, sizeof(txt) - 1)) <= 0)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "cannot "
+			    "read the link %.100s", w->s));
+		txt[k] = '\0';
+		if (d == NULL || d->flags != 0 || (size_t)snprintf(dp,
+		    sizeof(dp), "%s%s%s", d->s[0] == '/' ? "" : c->dir,
+		    d->s[0] == '/' ? "" : "/", d->s) >= sizeof(dp))
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "mv "
+			    "moves the link %.100s where its directory is not "
+			    "known", w->s));
+		/* into a directory, or as the name dp */
+		if (stat(dp, &st) == -1 || !S_ISDIR(st.st_mode)) {
+			if ((sl = strrchr(dp, '/')) == NULL)
+				continue;
+			*sl = '\0';
+		}
+		if (jh_path_resolve(q, sizeof(q), dp, txt, &e) == -1)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the "
+			    "link %.100s leads where this gate cannot follow "
+			    "once moved: %s", w->s, e.msg));
+		if (add(x, JH_E_WRITE, jh_path_executed(q) ? JH_EF_EXECUTED :
+		    0, q, c->name, NULL) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * git clone fills a directory with whatever the repository holds (a
+ * nested .claude, a package.json): a tree written, executed where it is
+ * in the project; with no directory given, the one its name makes here.
+ */
+static int
+clone_dest(struct ex *x, const struct cmdst *c)
+{
+	char name[256], p[PATH_MAX + 1];
+	const struct jh_sh_word *u;
+	struct jh_err e;
+	size_t i, n;
+	int fl = JH_EF_TREE;
+	const char *b;
+
+	if (strcmp(c->name, "git clone") != 0 || c->nops < 1)
+		return (0);
+	if (c->nops >= 2) {
+		/* the directory the operand rule wrote: a tree, executed */
+		for (i = x->ef->n; i > 0 && x->ef->v[i - 1].cmd == x->cmd;
+		    i--) {
+			struct jh_effect *w = &x->ef->v[i - 1];
+			if (w->kind != JH_E_WRITE || w->path == NULL)
+				continue;
+			w->flags |= JH_EF_TREE;
+			if (x->cx->root != NULL &&
+			    jh_path_under(w->path, x->cx->root))
+				w->flags |= JH_EF_EXECUTED;
+		}
+		return (0);
+	}
+	u = c->ops[0];
+	n = strlen(u->s);
+	while (n > 0 && u->s[n - 1] == '/')
+		n--;
+	if (n > 4 && strncmp(u->s + n - 4, ".git", 4) == 0)
+		n -= 4;
+	while (n > 0 && u->s[n - 1] == '/')
+		n--;
+	for (b = u->s + n; b > u->s && b[-1] != '/' && b[-1] != ':'; b--)
+		;
+	if (u->flags != 0 || c->dir[0] == '\0' || b == u->s + n ||
+	    (size_t)(u->s + n - b) >= sizeof(name))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "git clone "
+		    "makes a directory named after '%.100s' that this gate "
+		    "cannot tell", u->s));
+	snprintf(name, sizeof(name), "%.*s", (int)(u->s + n - b), b);
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    jh_path_resolve(p, sizeof(p), c->dir, name, &e) == -1)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "git clone "
+		    "makes a directory named after '%.100s' that this gate "
+		    "cannot tell", u->s));
+	if (x->cx->root != NULL && jh_path_under(p, x->cx->root))
+		fl |= JH_EF_EXECUTED;
+	return (add(x, JH_E_WRITE, fl, p, c->name, NULL));
 }
 
 /*
@@ -3161,7 +3333,8 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	    (r = stdin_or_api(x, c, av, argc)) != 0 ||
 	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
-	if ((r = operands(x, c)) != 0)
+	if ((r = operands(x, c)) != 0 || (r = moved_links(x, c)) != 0 ||
+	    (r = clone_dest(x, c)) != 0)
 		return (r);
 	into_dirs(x);
 	return (landing(x));

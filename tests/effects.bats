@@ -308,3 +308,15 @@ has() {
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'rm -rf .gİ*'
 	jq -e '.effects | any(.effect == "vcs-local-destroy")' <<<"$output" >/dev/null || { echo "$output"; false; }
 }
+
+# mv and git clone put what a path means elsewhere: a moved link's text
+# is read again where it lands; a clone fills its directory with any file.
+@test "a moved link is read again where it lands; a clone's directory is a tree of any files" {
+	mkdir -p "$P/a/b"
+	ln -s ../.. "$P/a/b/up"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'mv a/b/up h'
+	up=$(dirname "$(dirname "$P")")
+	jq -e --arg p "$up" '.effects | any(.effect == "write" and .path == $p)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'git clone /tmp/r sub'
+	jq -e --arg p "$P/sub" '.effects | any(.effect == "write" and .path == $p and .tree == 1 and .executed == 1)' <<<"$output" >/dev/null || { echo "$output"; false; }
+}
