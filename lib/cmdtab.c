@@ -1773,8 +1773,10 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* A link is another way to write its target: a hard link keeps
 	 * no trace of it, and a symbolic one is followed by the commands
 	 * after it on the same line before anything looks. */
+	/* -r: a relative target is made from the working directory */
 	{ "ln", "-t,--target-directory=w:target -S,--suffix=u --backup?i"
-	  " -s,--symbolic:symbolic -*", "rw*,$w", NULL, NULL, GNU,
+	  " -s,--symbolic:symbolic -r,--relative:unknown -*", "rw*,$w", NULL,
+	  NULL, GNU,
 	  "ln --help" },
 	/* DEFAULT: with no operand, the working directory. */
 	{ "ls", "--block-size=i --color?i -F,--classify?i --format=i"

@@ -40,6 +40,7 @@
 #define MAX_NEST	8	/* commands run by commands (npx, -m, P) */
 #define MAX_FIND	4	/* paths of a find its -exec's {} stands for */
 #define FIND_NAME	128	/* the longest -name kept as a tree's filter */
+#define MAX_MKLINK	16	/* links one line makes, followed later */
 
 static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
     "delete", "exec", "net", "install", "vcs-local-destroy",
@@ -636,6 +637,9 @@ struct ex {
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
 	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
+	char mklink[MAX_MKLINK][PATH_MAX + 1];	/* links the line makes */
+	size_t mkcmd[MAX_MKLINK];		/* and the command that does */
+	size_t nmklink;
 	int srcfar;		/* a file outside the project was sourced */
 };
 
@@ -981,6 +985,18 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	if (jh_path_resolve(out, sz, c->dir[0] ? c->dir : "/", lit, &e) == -1)
 		return (jh_errf(x->e, "cannot resolve %.200s: %s", w->s,
 		    e.msg));
+	/*
+	 * ln -s . r && echo x > r/.mcp.json: a link an earlier command of
+	 * the line makes is not there to follow yet
+	 */
+	for (i = 0; i < x->nmklink; i++)
+		if (x->mkcmd[i] < x->cmd && jh_path_under(out, x->mklink[i])) {
+			*skip = 1;
+			return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c),
+			    "'%.100s' goes through %.200s, a link an earlier "
+			    "command of the line makes: where it leads is "
+			    "only known then", w->s, x->mklink[i]));
+		}
 	return (0);
 }
 
@@ -2485,6 +2501,92 @@ moved_links(struct ex *x, const struct cmdst *c)
 	return (0);
 }
 
+/* Keeps p as a link this command makes, for the commands after it. */
+static int
+mklink_add(struct ex *x, const char *p)
+{
+	if (x->nmklink == MAX_MKLINK)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "the line makes "
+		    "more than %d links, which later commands may go "
+		    "through", MAX_MKLINK));
+	snprintf(x->mklink[x->nmklink], sizeof(x->mklink[0]), "%s", p);
+	x->mkcmd[x->nmklink++] = x->cmd;
+	return (0);
+}
+
+/*
+ * The links ln and cp -s or -l make, and mv moves: a later command of
+ * the line that names a path through one is unknown (path_of), as the
+ * link is not there to follow when the line is decided.  ln -s T DIR,
+ * DIR a directory or a link to one, makes DIR/T's last part.
+ */
+static int
+note_links(struct ex *x, const struct cmdst *c)
+{
+	char p[PATH_MAX + 1], d[PATH_MAX * 2 + 2], q[PATH_MAX + 1];
+	const struct jh_sh_word *l;
+	struct jh_err e;
+	struct stat st;
+	const char *b, *t;
+	size_t i, n, k;
+	int todir, mv = strcmp(c->name, "mv") == 0;
+
+	if (c->dir[0] == '\0' || c->nops == 0 || !(strcmp(c->name, "ln") ==
+	    0 || mv || (strcmp(c->name, "cp") == 0 && c->inplace)))
+		return (0);
+	if (c->target || (c->nops == 1 && strcmp(c->name, "ln") != 0)) {
+		/* mv -t DIR: only where it moves a link */
+		for (i = 0; mv && i < c->nops; i++) {
+			t = c->ops[i]->s;
+			if ((size_t)snprintf(d, sizeof(d), "%s%s%s", t[0] ==
+			    '/' ? "" : c->dir, t[0] == '/' ? "" : "/", t) <
+			    sizeof(d) && lstat(d, &st) == 0 &&
+			    S_ISLNK(st.st_mode))
+				break;
+		}
+		if (mv && i == c->nops)
+			return (0);
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s makes "
+		    "links where this gate does not keep them", c->name));
+	}
+	n = c->nops == 1 ? 1 : c->nops - 1;
+	l = c->nops == 1 ? NULL : c->ops[c->nops - 1];
+	if (l != NULL && (l->flags != 0 || (size_t)snprintf(p, sizeof(p),
+	    "%s%s%s", l->s[0] == '/' ? "" : c->dir, l->s[0] == '/' ? "" :
+	    "/", l->s) >= sizeof(p)))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s makes a "
+		    "link whose path is not known", c->name));
+	todir = l == NULL || (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+	for (i = 0; i < n; i++) {
+		t = c->ops[i]->s;
+		if (mv) {
+			/* only a link moved is one (a missing one: unknown) */
+			if ((size_t)snprintf(d, sizeof(d), "%s%s%s", t[0] ==
+			    '/' ? "" : c->dir, t[0] == '/' ? "" : "/", t) >=
+			    sizeof(d) || lstat(d, &st) == -1 ||
+			    !S_ISLNK(st.st_mode))
+				continue;
+		}
+		k = strlen(t);
+		while (k > 1 && t[k - 1] == '/')
+			k--;
+		for (b = t + k; b > t && b[-1] != '/'; b--)
+			;
+		if ((size_t)(todir ? snprintf(d, sizeof(d), "%s/%.*s",
+		    l == NULL ? c->dir : p, (int)(t + k - b), b) :
+		    snprintf(d, sizeof(d), "%s", p)) >= sizeof(d) ||
+		    jh_path_resolve(q, sizeof(q), "/", d, &e) == -1)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "makes a link whose path this gate cannot "
+			    "resolve", c->name));
+		if (mklink_add(x, q) == -1)
+			return (-1);
+		if (!todir)
+			break;	/* one link: the last operand */
+	}
+	return (0);
+}
+
 /*
  * git clone fills a directory with whatever the repository holds (a
  * nested .claude, a package.json): a tree written, executed where it is
@@ -2576,7 +2678,8 @@ link_elsewhere(struct ex *x, const struct cmdst *c, char *ldir, size_t sz)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "ln -s with a "
 		    "relative target and a link whose directory is not "
 		    "known") == -1 ? -1 : 2);
-	if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+	/* a link to a directory, as a directory: ln makes the link in it */
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
 		sl = p + strlen(p);
 	else if ((sl = strrchr(p, '/')) == NULL || sl < p + strlen(c->dir))
 		return (0);	/* the link is made here */
@@ -2989,6 +3092,16 @@ refspecs(struct ex *x, struct cmdst *c)
 {
 	size_t i;
 
+	/*
+	 * git pull /tmp/evil main merges another repository's files into
+	 * the work tree (a nested .claude, a Makefile): what a remote of
+	 * the project's own (a name) brings came through its history
+	 */
+	if (strcmp(c->name, "git pull") == 0 && c->nops > 0 &&
+	    (c->ops[0]->flags != 0 || strpbrk(c->ops[0]->s, "/:.") != NULL))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "git pull from "
+		    "'%.100s', a repository given by its path or URL, writes "
+		    "whatever files it holds into the work tree", c->ops[0]->s));
 	if (strcmp(c->name, "git fetch") == 0 || strcmp(c->name, "git pull") ==
 	    0) {
 		/* +src:dst force-updates the local dst (git-fetch(1)) */
@@ -3334,7 +3447,7 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	    (r = overwrites(x, c, av, argc)) != 0)
 		return (r);
 	if ((r = operands(x, c)) != 0 || (r = moved_links(x, c)) != 0 ||
-	    (r = clone_dest(x, c)) != 0)
+	    (r = clone_dest(x, c)) != 0 || (r = note_links(x, c)) != 0)
 		return (r);
 	into_dirs(x);
 	return (landing(x));

@@ -319,4 +319,9 @@ has() {
 	jq -e --arg p "$up" '.effects | any(.effect == "write" and .path == $p)' <<<"$output" >/dev/null || { echo "$output"; false; }
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'git clone /tmp/r sub'
 	jq -e --arg p "$P/sub" '.effects | any(.effect == "write" and .path == $p and .tree == 1 and .executed == 1)' <<<"$output" >/dev/null || { echo "$output"; false; }
+	# ln -s T LINK where LINK links to a directory makes the link in it
+	mkdir -p "$P/a/b/c"
+	ln -s ../../.. "$P/a/b/c/upd"
+	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'ln -s ../../.ssh a/b/c/upd'
+	jq -e --arg p "$up/.ssh" '.effects | any(.effect == "write" and .path == $p)' <<<"$output" >/dev/null || { echo "$output"; false; }
 }
