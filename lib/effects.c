@@ -634,6 +634,8 @@ struct ex {
 	char fonly[MAX_FIND][FIND_NAME];	/* and its -name, or "" */
 	int ffold[MAX_FIND];			/* -iname */
 	size_t nftree;
+	size_t fcmd;		/* the command that set them */
+	int xfind;		/* xargs gives the find's paths as operands */
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
 	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
@@ -1826,6 +1828,7 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 			snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
 			    c->fany ? "" : c->fname);
 			x->ffold[x->nftree] = c->ffold;
+			x->fcmd = x->cmd;
 			snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", p);
 		}
 		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
@@ -4037,6 +4040,175 @@ shopt_risky(const struct jh_sh_cmd *c)
 	return (0);
 }
 
+/* A decimal number, as xargs -n and -P take. */
+static int
+number(const char *s)
+{
+	return (s[0] != '\0' && strspn(s, "0123456789") == strlen(s));
+}
+
+/*
+ * Whether a name reaches xargs (without -0) as itself: no blank, quote,
+ * backslash, control or non-ASCII byte, which xargs would split at or
+ * take as quoting (or as a blank, in some locales).
+ */
+static int
+xargs_plain(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || (unsigned char)*s >= 0x7f || *s == '\'' ||
+		    *s == '"' || *s == '\\')
+			return (0);
+	return (1);
+}
+
+/* Whether every name under the trees is plain (at most JH_ONLYSCAN). */
+static int
+trees_plain(const struct ex *x)
+{
+	char *paths[MAX_FIND + 1];
+	FTSENT *e;
+	FTS *f;
+	size_t i, seen = 0;
+	int ok = 1;
+
+	for (i = 0; i < x->nftree; i++)
+		paths[i] = (char *)x->ftree[i];
+	paths[i] = NULL;
+	if ((f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL)) == NULL)
+		return (0);
+	while (ok && (e = fts_read(f)) != NULL) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		if (++seen > JH_ONLYSCAN || e->fts_info == FTS_DNR ||
+		    e->fts_info == FTS_ERR || e->fts_info == FTS_NS ||
+		    (e->fts_level > 0 && !xargs_plain(e->fts_name)))
+			ok = 0;
+	}
+	fts_close(f);
+	return (ok);
+}
+
+#define XF_FIND		1	/* xargs gives the find's paths */
+#define XF_SPLIT	2	/* split at blanks: names as they are now */
+#define XF_EMPTY	4	/* runs once without them where there are none */
+
+/*
+ * Whether command i is an xargs that gives a find's paths, and nothing
+ * else, to the command it runs: find's standard output is its input (a
+ * pipe from that one command), find prints paths alone (-print or
+ * -print0, no other action, no link followed), and xargs takes them
+ * whole: -0 for -print0; else every name under find's trees, and every
+ * starting point as written, holds no byte xargs splits at or quotes
+ * with, and nothing earlier in the line could have made one.  Only the
+ * options that change how many run at once or how many operands each
+ * gets are taken.  The command it runs is then CMD ARGS {} +.
+ */
+static int
+xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
+{
+	static const char *const act[] = { "-exec", "-execdir", "-ok",
+	    "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls",
+	    "-fls", "-delete", "-follow", "-files0-from", NULL };
+	const struct jh_sh_cmd *c = &sh->cmd[i], *f, *run;
+	const char *s;
+	size_t k, stop;
+	int nul = 0, print0 = 0, expr = 0, empty = XF_EMPTY;
+
+	if (x->nftree == 0 || c->pipe_from == 0 || x->fcmd + 1 !=
+	    c->pipe_from || i + 1 >= sh->n || c->argc == 0 ||
+	    c->argv[0].flags != 0 || strcmp(c->argv[0].s, "xargs") != 0)
+		return (0);
+	run = &sh->cmd[i + 1];
+	if (!(run->flags & JH_SHC_WRAPPED) || !(run->flags &
+	    JH_SHC_OPENARGS) || run->argc == 0 || run->argc >= c->argc)
+		return (0);
+	for (k = 0; k < c->nredir; k++)
+		if (c->redir[k].fd <= 0 && c->redir[k].kind != JH_SHR_WRITE)
+			return (0);
+	stop = c->argc - run->argc;
+	for (k = 1; k < stop; k++) {
+		s = c->argv[k].s;
+		if (c->argv[k].flags != 0)
+			return (0);
+		if (strcmp(s, "-0") == 0 || strcmp(s, "--null") == 0)
+			nul = 1;
+		else if (strcmp(s, "-r") == 0 ||
+		    strcmp(s, "--no-run-if-empty") == 0)
+			empty = 0;
+		else if (strcmp(s, "-t") == 0 || strcmp(s, "-x") == 0 ||
+		    strcmp(s, "--verbose") == 0 || strcmp(s, "--exit") == 0)
+			continue;
+		else if ((strcmp(s, "-n") == 0 || strcmp(s, "-P") == 0) &&
+		    k + 1 < stop && c->argv[k + 1].flags == 0 &&
+		    number(c->argv[k + 1].s))
+			k++;
+		else if (((strncmp(s, "-n", 2) == 0 || strncmp(s, "-P", 2) ==
+		    0) && number(s + 2)) || (strncmp(s, "--max-args=", 11) ==
+		    0 && number(s + 11)) || (strncmp(s, "--max-procs=", 12) ==
+		    0 && number(s + 12)))
+			continue;
+		else
+			return (0);
+	}
+	f = &sh->cmd[c->pipe_from - 1];
+	if (f->argc == 0 || f->argv[0].flags != 0 ||
+	    strcmp(f->argv[0].s, "find") != 0 || (f->flags & JH_SHC_WRAPPED))
+		return (0);
+	/* its errors stay out of the pipe */
+	for (k = 0; k < f->nredir; k++)
+		if (f->redir[k].kind != JH_SHR_WRITE || f->redir[k].fd != 2)
+			return (0);
+	for (k = 1; k < f->argc; k++) {
+		s = f->argv[k].s;
+		if (f->argv[k].flags != 0)
+			return (0);
+		if (s[0] == '-' || strcmp(s, "(") == 0 || strcmp(s, "!") == 0)
+			expr = 1;
+		if (!expr && (s[0] == '\0' || !xargs_plain(s)))
+			return (0);
+		if (!expr)
+			continue;
+		if (strcmp(s, "-print0") == 0)
+			print0 = 1;
+		else if (in_list(act, s, strlen(s)) || strcmp(s, "-L") == 0 ||
+		    strcmp(s, "-H") == 0)
+			return (0);
+	}
+	if (print0 != nul)
+		return (0);
+	if (!nul && !trees_plain(x))
+		return (0);
+	return (XF_FIND | empty | (nul ? 0 : XF_SPLIT));
+}
+
+/*
+ * find | xargs without -0 took the names as they are now: another
+ * command of the line, run before it or beside it, may make one that
+ * xargs splits.  Reads leave them be, and so does a write or delete of
+ * one file whose path xargs would take whole; a program run, or a tree
+ * written, may make any name.
+ */
+static int
+xargs_split(struct ex *x, size_t run)
+{
+	const struct jh_effect *v;
+	size_t k;
+
+	for (k = 0; k < x->ef->n; k++) {
+		v = &x->ef->v[k];
+		if (v->cmd == run || v->kind == JH_E_READ || ((v->kind ==
+		    JH_E_WRITE || v->kind == JH_E_DELETE) && !(v->flags &
+		    JH_EF_TREE) && v->path != NULL && xargs_plain(v->path)))
+			continue;
+		return (add(x, JH_E_UNKNOWN, 0, NULL, "xargs", "xargs "
+			    "splits the names find prints at blanks and "
+			    "quotes, and another command of the line may "
+			    "make such a name: use find -print0 | xargs -0"));
+	}
+	return (0);
+}
+
 /* A find -exec's command: its run-time operands are its {} paths. */
 static int
 find_exec(const struct ex *x, const struct jh_sh_cmd *c)
@@ -4095,7 +4267,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	char dir[PATH_MAX * 2];
 	char *w[MAX_OPERANDS];
 	int fl[MAX_OPERANDS];
-	size_t i, k, n;
+	size_t i, k, n, xsplit = 0;
 
 	x.ef = ef;
 	x.curonly = "";
@@ -4111,8 +4283,14 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 
 		x.cmd = i;
 		x.cflags = c->flags;
-		if (!(c->flags & JH_SHC_WRAPPED))
-			x.nftree = 0;	/* {} is only the find's it follows */
+		if (!(c->flags & JH_SHC_WRAPPED)) {
+			/* {} is only the find's it follows, or its xargs' */
+			x.xfind = xargs_find(&x, sh, i);
+			if (x.xfind & XF_SPLIT)
+				xsplit = i + 2;
+			if (!x.xfind)
+				x.nftree = 0;
+		}
 		/*
 		 * After a sourced file, the directory is the one the
 		 * parser followed unless that file's code moved it.  Where
@@ -4156,16 +4334,33 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		if (c->argc == 0 || (c->argv[0].flags == 0 &&
 		    free_word(c->argv[0].s)))
 			continue;
-		if ((c->flags & JH_SHC_OPENARGS) && !find_exec(&x, c)) {
+		if ((c->flags & JH_SHC_OPENARGS) && !find_exec(&x, c) &&
+		    !x.xfind) {
 			/* xargs: operands come at run time */
 			if (add(&x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s "
-			    "is given operands only known when it runs",
-			    c->argv[0].s) == -1)
+			    "is given operands only known when it runs%s",
+			    c->argv[0].s, i > 0 && sh->cmd[i - 1].argc > 0 &&
+			    strcmp(sh->cmd[i - 1].argv[0].s, "xargs") == 0 ?
+			    " (find DIR ... | xargs CMD, with plain names, and "
+			    "find DIR ... -print0 | xargs -0 CMD are decided "
+			    "as find DIR ... -exec CMD {} +)" : "") == -1)
 				goto err;
 		}
 		for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
 			w[n] = c->argv[n].s;
 			fl[n] = c->argv[n].flags;
+		}
+		/*
+		 * find | xargs CMD: CMD {} +, and without -r, CMD alone
+		 * where find prints nothing
+		 */
+		if (n == c->argc && n < MAX_OPERANDS && x.xfind &&
+		    (c->flags & JH_SHC_OPENARGS)) {
+			if ((x.xfind & XF_EMPTY) &&
+			    command(&x, dir, w, fl, n, 0) == -1)
+				goto err;
+			w[n] = (char *)"{}";
+			fl[n++] = 0;
 		}
 		if (n < c->argc) {
 			if (add(&x, JH_E_UNKNOWN, 0, NULL, NULL, "a command of "
@@ -4179,6 +4374,8 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		} else if (command(&x, dir, w, fl, n, 0) == -1)
 			goto err;
 	}
+	if (xsplit > 0 && xargs_split(&x, xsplit - 1) == -1)
+		goto err;
 	return (0);
 err:
 	return (-1);

@@ -4566,6 +4566,31 @@ command(struct ps *p, struct st *st, int *empty)
 }
 
 /*
+ * A pipeline's element made the commands from m0 on: those its
+ * standard input comes from get *from (1 + the element before's one
+ * command, 0 where that element was not one simple command); *from
+ * becomes this element's, for the next.
+ */
+static void
+pipe_link(struct ps *p, size_t m0, size_t *from)
+{
+	struct jh_sh_cmd *c;
+	size_t m;
+
+	for (m = m0; m < p->out->n; m++) {
+		c = &p->out->cmd[m];
+		if (!(c->flags & JH_SHC_SUBST))
+			c->pipe_from = *from;
+	}
+	*from = 0;
+	if (p->out->n != m0 + 1)
+		return;
+	c = &p->out->cmd[m0];
+	if (c->argc > 0 && !(c->flags & (JH_SHC_SUBST | JH_SHC_WRAPPED)))
+		*from = m0 + 1;
+}
+
+/*
  * A pipeline.  Each element runs in a subshell (the last one in this
  * shell under lastpipe), so a cd inside a pipe leaves the directory
  * unknown; a negated cd may have failed.
@@ -4575,6 +4600,7 @@ pipeline(struct ps *p, struct st *st)
 {
 	struct st el;
 	unsigned c0 = st->changed;
+	size_t m0, from = 0;
 	int neg = 0, n = 0, piped = 0, empty, r;
 
 	for (;;) {
@@ -4587,9 +4613,12 @@ pipeline(struct ps *p, struct st *st)
 		p->i++;
 	}
 	for (;;) {
+		m0 = p->out->n;
 		if (st_copy(p, &el, st) == -1)
 			return (-1);
 		r = command(p, &el, &empty);
+		if (r == 0)
+			pipe_link(p, m0, &from);
 		if (r == 0 && empty)
 			r = fail(p, "missing command");
 		if (r == 0)

@@ -72,6 +72,13 @@ struct jh_sh_cmd {
 			   command (absolute, or relative to the start
 			   directory), or NULL when no cd came before */
 	int flags;	/* JH_SHC_* */
+	/*
+	 * 1 + the index of the one command whose standard output is this
+	 * command's standard input through a pipe (find . | xargs: the
+	 * xargs), where the pipeline's element before this one is that
+	 * single simple command; 0 otherwise.
+	 */
+	size_t pipe_from;
 };
 
 struct jh_sh_script {

@@ -325,3 +325,36 @@ has() {
 	run -0 "$EFX" -d "$P" -r "$P" -H "$H" <<<'ln -s ../../.ssh a/b/c/upd'
 	jq -e --arg p "$up/.ssh" '.effects | any(.effect == "write" and .path == $p)' <<<"$output" >/dev/null || { echo "$output"; false; }
 }
+
+@test "find | xargs: the find's paths are the command's operands where xargs takes them whole; a planted blank in a name leaves it unknown" {
+	run_efx() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
+	out=$(run_efx "find . -name '*.c' | xargs grep -l int")
+	has "$out" read:@P/** || fail "$out"
+	! has "$out" unknown || fail "$out"
+	# a name xargs splits: ./x /HOME/.ssh/id_rsa reads the key
+	mkdir -p "$P/x $H/.ssh"
+	: >"$P/x $H/.ssh/id_rsa"
+	mkdir -p "$H/.ssh"
+	echo secret >"$H/.ssh/id_rsa"
+	# what xargs really runs, to show the hole the rule closes
+	run bash -c "cd '$P' && find . -name id_rsa | xargs cat 2>/dev/null"
+	assert_output --partial secret
+	out=$(run_efx "find . -name '*.c' | xargs cat")
+	has "$out" unknown || fail "$out"
+	# -print0 | xargs -0 takes every name whole
+	out=$(run_efx "find . -name id_rsa -print0 | xargs -0 cat")
+	has "$out" read:@P/** || fail "$out"
+	! has "$out" unknown || fail "$out"
+	run bash -c "cd '$P' && find . -name id_rsa -print0 | xargs -0 cat"
+	refute_output --partial secret
+	# a quote, a backslash or a byte past ASCII is xargs' too
+	rm -rf "$P/x $H"
+	for n in "it's" 'a\b' 'caf'$'\xc3\xa9' 'tab'$'\t'; do
+		: >"$P/src/$n"
+		out=$(run_efx "find src | xargs cat")
+		has "$out" unknown || fail "$n: $out"
+		rm -f "$P/src/$n"
+	done
+	out=$(run_efx "find src | xargs cat")
+	has "$out" read:@P/src/** || fail "$out"
+}
