@@ -57,6 +57,20 @@ static const char *const quiet_env[] = { "NODE_ENV", "RUST_BACKTRACE",
     "NO_UPDATE_NOTIFIER", "GIT_TERMINAL_PROMPT", NULL };
 
 /*
+ * The text of the word s as a path from the directory dir: s itself
+ * where it is absolute.  -1 where it does not fit in sz.
+ */
+static int
+word_path(char *out, size_t sz, const char *dir, const char *s)
+{
+	int n;
+
+	n = s[0] == '/' ? snprintf(out, sz, "%s", s) :
+	    snprintf(out, sz, "%s/%s", dir, s);
+	return (n >= 0 && (size_t)n < sz ? 0 : -1);
+}
+
+/*
  * A value that names no path, option or file: letters, digits and
  * "_.+-", not starting with '-' (ON, Debug, 17, address).
  */
@@ -729,7 +743,8 @@ runs_match(const char *pat, size_t plen, const char *path)
 
 	if (plen == 0 || plen >= sizeof(p))
 		return (0);
-	memcpy(p, pat, plen);
+	for (i = 0; i < plen; i++)
+		p[i] = (char)tolower((unsigned char)pat[i]);
 	p[plen] = '\0';
 	while (strncmp(p, "**/", 3) == 0)
 		memmove(p, p + 3, strlen(p + 3) + 1);
@@ -752,10 +767,21 @@ runs_match(const char *pat, size_t plen, const char *path)
 }
 
 int
-jh_path_executed(const char *path)
+jh_path_executed(const char *path0)
 {
+	char path[PATH_MAX * 2];
 	unsigned long i;
 	const char *r, *c;
+	size_t k;
+
+	/*
+	 * ignoring case, as the file systems of macOS and Windows do:
+	 * MAKEFILE is the Makefile make reads there
+	 */
+	if (jh_path_fold_letters(path, sizeof(path), path0) == -1)
+		return (1);
+	for (k = 0; path[k] != '\0'; k++)
+		path[k] = (char)tolower((unsigned char)path[k]);
 
 	for (i = 0; i < jh_ncmdtab; i++) {
 		if ((r = jh_cmdtab[i].runs) == NULL)
@@ -1645,9 +1671,7 @@ glob_runs(const struct cmdst *c, const struct jh_sh_word *w)
 
 	if (w->s[0] != '/' && c->dir[0] == '\0')
 		return (1);
-	if ((size_t)(w->s[0] == '/' ? snprintf(pat, sizeof(pat), "%s",
-	    w->s) : snprintf(pat, sizeof(pat), "%s/%s", c->dir, w->s)) >=
-	    sizeof(pat))
+	if (word_path(pat, sizeof(pat), c->dir, w->s) == -1)
 		return (1);
 	memset(&g, 0, sizeof(g));
 	k = glob(pat, GLOB_NOSORT | GLOB_PERIOD | GLOB_BRACE, NULL, &g);
@@ -1746,9 +1770,7 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 
 		if (letter_path(x, c, l, w, p, tree, fl) == -1)
 			return (-1);
-		if ((size_t)(w->s[0] == '/' ? snprintf(pat, sizeof(pat), "%s",
-		    w->s) : snprintf(pat, sizeof(pat), "%s/%s", c->dir,
-		    w->s)) >= sizeof(pat))
+		if (word_path(pat, sizeof(pat), c->dir, w->s) == -1)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.100s' "
 			    "is too long to expand", w->s));
 		return (glob_links(x, before, NULL, NULL, pat));
@@ -1824,7 +1846,7 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 		l = 'd';
 	if (l == 'r') {
 		if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-		    x->nftree < MAX_FIND) {
+		    c->inops && x->nftree < MAX_FIND) {
 			snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
 			    c->fany ? "" : c->fname);
 			x->ffold[x->nftree] = c->ffold;
@@ -2436,6 +2458,15 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 	if (c->dir[0] == '\0')
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
 		    "directory this gate cannot follow", c->name));
+	/* find with no starting point walks ".": its -exec's {} too */
+	if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
+	    x->nftree < MAX_FIND) {
+		snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
+		    c->fany ? "" : c->fname);
+		x->ffold[x->nftree] = c->ffold;
+		x->fcmd = x->cmd;
+		snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", c->dir);
+	}
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
 	    0), c->dir, c->name, NULL));
 }
@@ -2467,8 +2498,7 @@ moved_links(struct ex *x, const struct cmdst *c)
 		const struct jh_sh_word *w = c->ops[i];
 		if (w->flags != 0)
 			continue;	/* decided as not literal already */
-		if ((size_t)snprintf(sp, sizeof(sp), "%s%s%s", w->s[0] == '/' ?
-		    "" : c->dir, w->s[0] == '/' ? "" : "/", w->s) >= sizeof(sp))
+		if (word_path(sp, sizeof(sp), c->dir, w->s) == -1)
 			continue;
 		if (lstat(sp, &st) == -1)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "mv "
@@ -2541,9 +2571,8 @@ note_links(struct ex *x, const struct cmdst *c)
 		/* mv -t DIR: only where it moves a link */
 		for (i = 0; mv && i < c->nops; i++) {
 			t = c->ops[i]->s;
-			if ((size_t)snprintf(d, sizeof(d), "%s%s%s", t[0] ==
-			    '/' ? "" : c->dir, t[0] == '/' ? "" : "/", t) <
-			    sizeof(d) && lstat(d, &st) == 0 &&
+			if (word_path(d, sizeof(d), c->dir, t) == 0 &&
+			    lstat(d, &st) == 0 &&
 			    S_ISLNK(st.st_mode))
 				break;
 		}
@@ -2564,9 +2593,8 @@ note_links(struct ex *x, const struct cmdst *c)
 		t = c->ops[i]->s;
 		if (mv) {
 			/* only a link moved is one (a missing one: unknown) */
-			if ((size_t)snprintf(d, sizeof(d), "%s%s%s", t[0] ==
-			    '/' ? "" : c->dir, t[0] == '/' ? "" : "/", t) >=
-			    sizeof(d) || lstat(d, &st) == -1 ||
+			if (word_path(d, sizeof(d), c->dir, t) == -1 ||
+			    lstat(d, &st) == -1 ||
 			    !S_ISLNK(st.st_mode))
 				continue;
 		}
@@ -4109,7 +4137,8 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 {
 	static const char *const act[] = { "-exec", "-execdir", "-ok",
 	    "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls",
-	    "-fls", "-delete", "-follow", "-files0-from", NULL };
+	    "-fls", "-delete", "-follow", "-files0-from", "-help", "--help",
+	    "-version", "--version", "-D", NULL };
 	const struct jh_sh_cmd *c = &sh->cmd[i], *f, *run;
 	const char *s;
 	size_t k, stop;
@@ -4155,9 +4184,14 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 	if (f->argc == 0 || f->argv[0].flags != 0 ||
 	    strcmp(f->argv[0].s, "find") != 0 || (f->flags & JH_SHC_WRAPPED))
 		return (0);
-	/* its errors stay out of the pipe */
+	/*
+	 * its errors stay out of the pipe: they repeat words of the line
+	 * (find -user 'x /etc/shadow' 2>/dev/stdout)
+	 */
 	for (k = 0; k < f->nredir; k++)
-		if (f->redir[k].kind != JH_SHR_WRITE || f->redir[k].fd != 2)
+		if (f->redir[k].kind != JH_SHR_WRITE || f->redir[k].fd != 2 ||
+		    f->redir[k].target.flags != 0 ||
+		    strcmp(f->redir[k].target.s, "/dev/null") != 0)
 			return (0);
 	for (k = 1; k < f->argc; k++) {
 		s = f->argv[k].s;
@@ -4183,28 +4217,57 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 }
 
 /*
- * find | xargs without -0 took the names as they are now: another
- * command of the line, run before it or beside it, may make one that
- * xargs splits.  Reads leave them be, and so does a write or delete of
- * one file whose path xargs would take whole; a program run, or a tree
- * written, may make any name.
+ * Whether an effect leaves the names xargs splits as they were: a read,
+ * or a write or delete of one file whose path xargs would take whole.
+ * A program run, or a tree written, may make any name.
  */
 static int
-xargs_split(struct ex *x, size_t run)
+keeps_names(const struct jh_effect *v)
+{
+	return (v->kind == JH_E_READ || ((v->kind == JH_E_WRITE ||
+	    v->kind == JH_E_DELETE) && !(v->flags & JH_EF_TREE) &&
+	    v->path != NULL && xargs_plain(v->path)));
+}
+
+/* Whether an effect writes or deletes one of the trees find walks. */
+static int
+on_found(const struct ex *x, const struct jh_effect *v)
+{
+	size_t i;
+
+	if (v->path == NULL || (v->kind != JH_E_WRITE && v->kind !=
+	    JH_E_DELETE))
+		return (0);
+	for (i = 0; i < x->nftree; i++)
+		if (strcmp(v->path, x->ftree[i]) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * find | xargs without -0 took the names as they are now.  Another
+ * command of the line, run before it or beside it (run is the index of
+ * the one xargs runs, SIZE_MAX for none), may make one xargs splits;
+ * so may what xargs runs while find still walks (from the effect
+ * before on, where run is SIZE_MAX), unless it only rewrites or deletes
+ * what it is given.
+ */
+static int
+xargs_names(struct ex *x, size_t run, size_t before)
 {
 	const struct jh_effect *v;
 	size_t k;
 
-	for (k = 0; k < x->ef->n; k++) {
+	for (k = before; k < x->ef->n; k++) {
 		v = &x->ef->v[k];
-		if (v->cmd == run || v->kind == JH_E_READ || ((v->kind ==
-		    JH_E_WRITE || v->kind == JH_E_DELETE) && !(v->flags &
-		    JH_EF_TREE) && v->path != NULL && xargs_plain(v->path)))
+		if (keeps_names(v) || (run != SIZE_MAX ? v->cmd == run :
+		    v->kind == JH_E_UNKNOWN || on_found(x, v)))
 			continue;
-		return (add(x, JH_E_UNKNOWN, 0, NULL, "xargs", "xargs "
-			    "splits the names find prints at blanks and "
-			    "quotes, and another command of the line may "
-			    "make such a name: use find -print0 | xargs -0"));
+		return (add(x, JH_E_UNKNOWN, 0, NULL, "xargs", "xargs splits "
+		    "the names find prints at blanks and quotes, and %s may "
+		    "make such a name: use find -print0 | xargs -0",
+		    run != SIZE_MAX ? "another command of the line" :
+		    "what it runs"));
 	}
 	return (0);
 }
@@ -4267,7 +4330,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	char dir[PATH_MAX * 2];
 	char *w[MAX_OPERANDS];
 	int fl[MAX_OPERANDS];
-	size_t i, k, n, xsplit = 0;
+	size_t i, k, n, xsplit = 0, xown;
 
 	x.ef = ef;
 	x.curonly = "";
@@ -4354,8 +4417,10 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 		 * find | xargs CMD: CMD {} +, and without -r, CMD alone
 		 * where find prints nothing
 		 */
+		xown = SIZE_MAX;
 		if (n == c->argc && n < MAX_OPERANDS && x.xfind &&
 		    (c->flags & JH_SHC_OPENARGS)) {
+			xown = x.ef->n;
 			if ((x.xfind & XF_EMPTY) &&
 			    command(&x, dir, w, fl, n, 0) == -1)
 				goto err;
@@ -4369,12 +4434,16 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			continue;
 		}
 		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
-			if (source(&x, dir, n > 1 ? &c->argv[1] : NULL) == -1)
+			if (source(&x, dir, c->argc > 1 ? &c->argv[1] :
+			    NULL) == -1)
 				goto err;
 		} else if (command(&x, dir, w, fl, n, 0) == -1)
 			goto err;
+		if (xown != SIZE_MAX && (x.xfind & XF_SPLIT) &&
+		    xargs_names(&x, SIZE_MAX, xown) == -1)
+			goto err;
 	}
-	if (xsplit > 0 && xargs_split(&x, xsplit - 1) == -1)
+	if (xsplit > 0 && xargs_names(&x, xsplit - 1, 0) == -1)
 		goto err;
 	return (0);
 err:

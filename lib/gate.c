@@ -612,6 +612,12 @@ collect_targets(struct jh_decision *d, const struct jh_gate *g,
 			return (rc);
 		if ((p = sget(in, "pattern")) != NULL && (strcmp(tool,
 		    "Glob") == 0 || strcmp(tool, "glob") == 0)) {
+			if (jh_glob_climbs(p))
+				return (jh_decision_fail(d, JH_D_UNSAFE,
+				    "%s's pattern %.200s may climb out of its "
+				    "directory (a '..', a bracket or a brace "
+				    "with a '.' after a wildcard): name the "
+				    "directory plainly", tool, p));
 			jh_glob_prefix(pre, sizeof(pre), p);
 			if (jh_path_resolve(bres, sizeof(bres), cwd, base,
 			    &e) == -1)

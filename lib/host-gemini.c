@@ -19,6 +19,7 @@
 #include "host.h"
 #include "hosts.h"
 #include "paths.h"
+#include "shellcheck.h"
 
 static const struct jh_hc_event gemini_events[] = {
 	{ "BeforeTool", "PreToolUse" },
@@ -191,6 +192,14 @@ gemini_input(const char *tool, json_t *in, const char *cwd, char *why,
 			if (pat == NULL) {
 				snprintf(why, whysz, "read_many_files' "
 				    "include %zu is not a string", i + 1);
+				break;
+			}
+			if (jh_glob_climbs(pat)) {
+				snprintf(why, whysz, "read_many_files' include "
+				    "%zu (%.200s) may climb out of its "
+				    "directory (a '..', a bracket or a brace "
+				    "with a '.' after a wildcard): name the "
+				    "files or directories plainly", i + 1, pat);
 				break;
 			}
 			m = strcspn(pat, "*?[{!");

@@ -376,6 +376,39 @@ jh_path_under(const char *path, const char *dir)
 }
 
 /*
+ * The path with the two letters outside ASCII that a file system which
+ * ignores case (macOS's) takes as ASCII ones written as those: U+017F
+ * (long s) as 's', U+212A (Kelvin sign) as 'k'.  .\u017fsh is .ssh
+ * there.  Returns 1 when out differs from in, 0 when not, -1 when it
+ * does not fit.
+ */
+int
+jh_path_fold_letters(char *out, size_t sz, const char *in)
+{
+	size_t o = 0;
+	int changed = 0;
+
+	for (; *in != '\0'; in++) {
+		if (o + 1 >= sz)
+			return (-1);
+		if ((unsigned char)in[0] == 0xc5 &&
+		    (unsigned char)in[1] == 0xbf) {
+			out[o++] = 's';
+			in++;
+			changed = 1;
+		} else if ((unsigned char)in[0] == 0xe2 &&
+		    (unsigned char)in[1] == 0x84 &&
+		    (unsigned char)in[2] == 0xaa) {
+			out[o++] = 'k';
+			in += 2;
+			changed = 1;
+		} else
+			out[o++] = *in;
+	}
+	out[o] = '\0';
+	return (changed);
+}
+/*
  * jh_path_under, ignoring ASCII case: the file systems of macOS and
  * Windows do, so .CLAUDE/settings.json is .claude/settings.json there.
  */

@@ -27,6 +27,7 @@ int	jh_path_trim(char *out, size_t sz, const char *path);
 /* Whether path is dir or under it; _fold ignores ASCII case. */
 int	jh_path_under(const char *path, const char *dir);
 int	jh_path_under_fold(const char *path, const char *dir);
+int	jh_path_fold_letters(char *out, size_t sz, const char *in);
 /* Glob match; with pathname set "*" stops at "/" and "**" does not. */
 int	jh_glob(const char *p, const char *s, int pathname);
 /* A grant path pattern: relative ones are relative to root. */

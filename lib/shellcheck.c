@@ -78,16 +78,41 @@ const char *const jh_protected_names[] = { ".claude", ".codex", ".gemini",
 int
 jh_protected_name(const char *n)
 {
+	char f[NAME_MAX + 1];
 	size_t i;
+	int r;
 
+	if ((r = jh_path_fold_letters(f, sizeof(f), n)) == -1)
+		return (1);
+	if (r == 1)
+		n = f;
 	for (i = 0; jh_protected_names[i] != NULL; i++)
 		if (strcasecmp(n, jh_protected_names[i]) == 0)
 			return (1);
 	return (0);
 }
 
+static int	path_protected(char *const *, size_t, const char *,
+		    const char *);
+
+/*
+ * Ignoring case as macOS's file system does: ASCII, and the two letters
+ * outside it that it takes as ASCII ones (jh_path_fold_letters).
+ */
 int
 jh_path_protected(char *const *protect, size_t nprotect, const char *root,
+    const char *path)
+{
+	char f[PATH_MAX * 2];
+	int r;
+
+	if ((r = jh_path_fold_letters(f, sizeof(f), path)) == -1)
+		return (1);
+	return (path_protected(protect, nprotect, root, r == 1 ? f : path));
+}
+
+static int
+path_protected(char *const *protect, size_t nprotect, const char *root,
     const char *path)
 {
 	char p[PATH_MAX + 16];
@@ -119,6 +144,39 @@ jh_path_protected(char *const *protect, size_t nprotect, const char *root,
 		    strlen(root)))
 			return (1);
 	}
+	return (0);
+}
+
+/*
+ * Whether a glob pattern may climb above its literal directory prefix:
+ * from its first wildcard on, a "..", a bracket that may match '.' (one
+ * holding a '.', a range, a class or a negation: [.][.] is "..") or a
+ * brace holding a '.' or a '/' ({.,x}{.,y} makes ".."), as the globs of
+ * the hosts' file tools expand them.  *.[ch] and *.{ts,tsx} do not.
+ */
+int
+jh_glob_climbs(const char *pat)
+{
+	const char *p = pat + strcspn(pat, "*?[{"), *b, *e;
+
+	if (*p == '\0')
+		return (0);
+	while (p > pat && p[-1] != '/')
+		p--;
+	if (strstr(p, "..") != NULL)
+		return (1);
+	for (b = strchr(p, '['); b != NULL; b = strchr(b + 1, '[')) {
+		if (b[1] == '!' || b[1] == '^')
+			return (1);
+		for (e = b + 1; *e != '\0' && (*e != ']' || e == b + 1); e++)
+			if (*e == '.' || *e == '-' || *e == '[' || *e == '/' ||
+			    *e == '\\')
+				return (1);
+	}
+	for (b = strchr(p, '{'); b != NULL; b = strchr(b + 1, '{'))
+		for (e = b + 1; *e != '\0' && *e != '}'; e++)
+			if (*e == '.' || *e == '/' || *e == '{' || *e == '[')
+				return (1);
 	return (0);
 }
 

@@ -41,6 +41,7 @@ int	jh_path_protected(char *const *protect, size_t nprotect,
 	    const char *root, const char *path);
 /* The literal directory prefix of a glob pattern. */
 void	jh_glob_prefix(char *out, size_t sz, const char *pat);
+int	jh_glob_climbs(const char *pat);
 /*
  * A shell line's command words that are joulehook's own programs, and
  * its words that resolve into a protected place: the JH_D_* code of

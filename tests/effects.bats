@@ -76,7 +76,8 @@ has() {
 	    conftest.py tests/conftest.py .git/config .git/hooks/pre-commit \
 	    .cargo/config.toml build.rs go.mod sub/.git/config lefthook.yml \
 	    .pre-commit-config.yaml .venv/lib/python3.11/site-packages/x.pth \
-	    sitecustomize.py; do
+	    sitecustomize.py MAKEFILE PACKAGE.JSON .GIT/HOOKS/pre-commit \
+	    tests/Conftest.py MaKefile pacKage.jſon; do
 		out=$(printf 'echo x > %s\n' "$f" | "$EFX" -d "$P" -r "$P" -H "$H")
 		jq -e '.effects | any(.effect == "write" and .executed == 1)' \
 		    <<<"$out" >/dev/null || { echo "not executed: $f: $out"; false; }

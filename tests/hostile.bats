@@ -282,6 +282,9 @@ denied_unchanged() {
 	Write src/deep/../../../.claude/settings.json is protected
 	Write src/.claude/skills/x/SKILL.md is protected
 	Write src/a/.CLAUDE/commands/x.md is protected
+	Write src/a/.claude/ſettings.json is protected
+	Write .mcp.jſon is protected
+	Write .clineruleſ/x.md is protected
 	Write src/.opencode/plugin/x.js is protected
 	Write src/a/opencode.json is protected
 	Write @/src/a.c allow

@@ -663,6 +663,15 @@ setup_reply() {
 	assert_output --partial 'names no URL'
 	run -0 gm read_many_files '{"include":["src/deep/**/*.ts","README.md","**/.en?","SRC/**","/etc/*.conf"]}'
 	assert_output '[["src/deep","README.md",".",".","/etc"],null]'
+	run -0 gm read_many_files '{"include":["src/**/*.{ts,tsx}"]}'
+	assert_output '[["src"],null]'
+	# the tool's glob walks a '..' after a wildcard, and a bracket or a
+	# brace can spell one: src/{..,x}/.env is the project's .env
+	for p in 'src/{..,x}/.env' 'src/*/../../.env' 'src/[.][.]/.env' \
+	    'src/{.,x}{.,y}/.claude/settings.json' 'src/deep/*/../../../.ssh/id_rsa'; do
+		run -0 gm read_many_files "$(jq -nc --arg p "$p" '{include: ["README.md", $p]}')"
+		assert_output --partial 'may climb out of its directory'
+	done
 }
 
 # A directory is where the host runs a command only under the key the
