@@ -649,6 +649,7 @@ struct ex {
 	int ffold[MAX_FIND];			/* -iname */
 	size_t nftree;
 	size_t fcmd;		/* the command that set them */
+	char fdir[PATH_MAX + 1];	/* and where it ran: {} is from there */
 	int xfind;		/* xargs gives the find's paths as operands */
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
@@ -1363,6 +1364,15 @@ letter_found(struct ex *x, struct cmdst *c, int l)
 	size_t i, before;
 	int rec = c->recursive, r;
 
+	/*
+	 * find prints its paths as it was given them: a relative one is
+	 * from where it ran, and a command that runs elsewhere (env -C)
+	 * opens it from there
+	 */
+	if (strcmp(c->dir, x->fdir) != 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s runs in "
+		    "another directory than the find whose paths it is given, "
+		    "which may be relative to where find ran", c->name));
 	c->recursive = 1;
 	for (i = 0; i < x->nftree; i++) {
 		before = x->ef->n;
@@ -1851,6 +1861,7 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 			    c->fany ? "" : c->fname);
 			x->ffold[x->nftree] = c->ffold;
 			x->fcmd = x->cmd;
+			snprintf(x->fdir, sizeof(x->fdir), "%s", c->dir);
 			snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", p);
 		}
 		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
@@ -2465,6 +2476,7 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 		    c->fany ? "" : c->fname);
 		x->ffold[x->nftree] = c->ffold;
 		x->fcmd = x->cmd;
+		snprintf(x->fdir, sizeof(x->fdir), "%s", c->dir);
 		snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", c->dir);
 	}
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
@@ -4197,6 +4209,8 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 		s = f->argv[k].s;
 		if (f->argv[k].flags != 0)
 			return (0);
+		if (!expr && strcmp(s, "--") == 0)
+			continue;	/* starting points follow */
 		if (s[0] == '-' || strcmp(s, "(") == 0 || strcmp(s, "!") == 0)
 			expr = 1;
 		if (!expr && (s[0] == '\0' || !xargs_plain(s)))

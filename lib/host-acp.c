@@ -18,6 +18,7 @@
  * patches (rawInput.changes, path -> {type, ...}); any other agent is
  * read by the call's ACP kind, rawInput and locations.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,23 +261,62 @@ acp_fs(json_t *c, const json_t *p, int write)
 	    "fs/read_text_file", write ? "Write" : "Read", in));
 }
 
-/* The paths of a call: its locations, then the input's path keys. */
+/*
+ * Whether a key of a tool's input may name a path, by its words: the
+ * agents name them file_path, filePath, absolute_path, dir_path,
+ * notebook_path, source, target, from, to, destination and more (a cwd
+ * is where relative ones are, not a target).  A key
+ * taken for one that is not only adds a target to check.
+ */
+static int
+path_key(const char *k)
+{
+	static const char *const words[] = { "path", "file", "dir",
+	    "source", "target", "dest", "location", NULL };
+	static const char *const whole[] = { "to", "from", "src", "root",
+	    NULL };
+	char w[64];
+	size_t i, n = 0;
+
+	for (; *k != '\0' && n < sizeof(w) - 1; k++)
+		if (*k != '_' && *k != '-')
+			w[n++] = (char)tolower((unsigned char)*k);
+	w[n] = '\0';
+	for (i = 0; whole[i] != NULL; i++)
+		if (strcmp(w, whole[i]) == 0)
+			return (1);
+	for (i = 0; words[i] != NULL; i++)
+		if (strstr(w, words[i]) != NULL)
+			return (1);
+	return (0);
+}
+
+/*
+ * The paths of a call: its locations, then every string (or array of
+ * strings) of the input under a key that may name a path.
+ */
 static json_t *
 call_paths(const json_t *call, const json_t *raw)
 {
-	json_t *a = json_array(), *l, *v;
+	json_t *a = json_array(), *l, *v, *e;
+	const char *k;
 	size_t i;
-	const char *keys[] = { "file_path", "path", "abs_path",
-	    "destination", "new_path", NULL }, **k;
 
 	if (a == NULL)
 		return (NULL);
 	json_array_foreach(json_object_get(call, "locations"), i, l)
 		if (json_is_string(v = json_object_get(l, "path")))
 			json_array_append(a, v);
-	for (k = keys; *k != NULL; k++)
-		if (json_is_string(v = json_object_get(raw, *k)))
+	json_object_foreach((json_t *)raw, k, v) {
+		if (!path_key(k))
+			continue;
+		if (json_is_string(v))
 			json_array_append(a, v);
+		else if (json_is_array(v))
+			json_array_foreach(v, i, e)
+				if (json_is_string(e))
+					json_array_append(a, e);
+	}
 	return (a);
 }
 
@@ -360,6 +400,7 @@ acp_bykind(json_t *c, const json_t *call, const json_t *raw, const char *kc,
     const char *kind, const char *native, char *why, size_t whysz)
 {
 	json_t *in, *v, *paths;
+	size_t i;
 
 	if ((paths = call_paths(call, raw)) == NULL)
 		return (-1);
@@ -384,6 +425,18 @@ acp_bykind(json_t *c, const json_t *call, const json_t *raw, const char *kc,
 		return (jh_hc_set_tool(c, &jh_host_acp, native, "Read", in));
 	}
 	if (strcmp(kc, "search") == 0) {
+		/* a search checks one path: its locations and input agree */
+		for (i = 1; i < json_array_size(paths); i++)
+			if (!json_equal(json_array_get(paths, i),
+			    json_array_get(paths, 0))) {
+				snprintf(why, whysz, "a %s call that names more "
+				    "than one path (%.200s and %.200s): the gate "
+				    "checks one a search", kind,
+				    json_string_value(json_array_get(paths, 0)),
+				    json_string_value(json_array_get(paths, i)));
+				json_decref(paths);
+				return (0);
+			}
 		in = json_pack("{s:O}", "path", json_array_get(paths, 0));
 		if (in != NULL && json_is_string(json_object_get(raw,
 		    "pattern")))

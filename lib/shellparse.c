@@ -4630,8 +4630,11 @@ pipeline(struct ps *p, struct st *st)
 		st->vars |= el.vars;
 		if (ch(p, p->i) == '|' && nextc(p, p->i) != '|') {
 			p->i = cont(p, p->i + 1);
-			if (ch(p, p->i) == '&')
+			/* |&: its standard error is in the pipe too */
+			if (ch(p, p->i) == '&') {
 				p->i++;
+				from = 0;
+			}
 			piped |= el.changed != st->changed;
 			st_free(&el);
 			n++;

@@ -674,6 +674,29 @@ setup_reply() {
 	done
 }
 
+@test "ACP: every path a call's input names is a target, and a search names one" {
+	acp() { # TOOL-CALL-JSON
+		jq -nc --argjson t "$1" '{hook_event_name: "PreToolUse", session_id: "a1", cwd: "/p",
+		    acp_method: "session/request_permission", tool_call: $t}' |
+		    jh-normalize -H acp | jq -c '[.tool, (.input.paths // .input.path // .input.file_path), .malformed]'
+	}
+	run -0 acp '{"toolCallId":"m1","kind":"move","status":"pending","title":"mv","locations":[{"path":"/p/a.txt"}],"rawInput":{"source":"/p/a.txt","target":"/p/.claude/settings.json"}}'
+	assert_output --partial '/p/.claude/settings.json'
+	run -0 acp '{"toolCallId":"m2","kind":"move","status":"pending","title":"mv","locations":[{"path":"/p/a.txt"}],"rawInput":{"from":"a.txt","to":".mcp.json"}}'
+	assert_output --partial '.mcp.json'
+	run -0 acp '{"toolCallId":"e1","kind":"edit","status":"pending","title":"e","locations":[{"path":"/p/a.txt"}],"rawInput":{"filePath":"/p/.mcp.json","oldString":"a","newString":"b"}}'
+	assert_output --partial '/p/.mcp.json'
+	run -0 acp '{"toolCallId":"r1","kind":"read","status":"pending","title":"r","locations":[{"path":"/p/Makefile"}],"rawInput":{"absolute_path":"/home/u/.ssh/id_rsa"}}'
+	assert_output --partial '/home/u/.ssh/id_rsa'
+	# a search checks one path: two that differ make the call malformed
+	run -0 acp '{"toolCallId":"s1","kind":"search","status":"pending","title":"grep","locations":[{"path":"/p"},{"path":"/home/u/.ssh"}],"rawInput":{"pattern":"x"}}'
+	assert_output --partial 'more than one path'
+	run -0 acp '{"toolCallId":"s2","kind":"search","status":"pending","title":"grep","locations":[{"path":"/p"}],"rawInput":{"pattern":"x","path":"/home/u/.ssh"}}'
+	assert_output --partial 'more than one path'
+	run -0 acp '{"toolCallId":"s3","kind":"search","status":"pending","title":"grep","locations":[{"path":"/p/src"}],"rawInput":{"pattern":"x","path":"/p/src"}}'
+	assert_output '["Grep","/p/src",null]'
+}
+
 # A directory is where the host runs a command only under the key the
 # host's tool reads: Gemini's shell reads dir_path and ignores a workdir
 # the model adds; an ACP agent's exec and an editor's terminal run in
