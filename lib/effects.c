@@ -4156,8 +4156,8 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 	size_t k, stop;
 	int nul = 0, print0 = 0, expr = 0, empty = XF_EMPTY;
 
-	if (x->nftree == 0 || c->pipe_from == 0 || x->fcmd + 1 !=
-	    c->pipe_from || i + 1 >= sh->n || c->argc == 0 ||
+	if (x->nftree == 0 || c->pipe_from == 0 || c->pipe_from == SIZE_MAX ||
+	    x->fcmd + 1 != c->pipe_from || i + 1 >= sh->n || c->argc == 0 ||
 	    c->argv[0].flags != 0 || strcmp(c->argv[0].s, "xargs") != 0)
 		return (0);
 	run = &sh->cmd[i + 1];

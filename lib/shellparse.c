@@ -4566,23 +4566,25 @@ command(struct ps *p, struct st *st, int *empty)
 }
 
 /*
- * A pipeline's element made the commands from m0 on: those its
- * standard input comes from get *from (1 + the element before's one
- * command, 0 where that element was not one simple command); *from
+ * A pipeline's element made the commands from m0 on.  Where a pipe feeds
+ * it (in), those of them its standard input reaches get *from: 1 + the
+ * element before's one simple command, or SIZE_MAX where that element
+ * was more (a group, a pipeline of its own) or |& fed it.  A command a
+ * pipeline inside the element already linked keeps its link.  *from
  * becomes this element's, for the next.
  */
 static void
-pipe_link(struct ps *p, size_t m0, size_t *from)
+pipe_link(struct ps *p, size_t m0, size_t *from, int in)
 {
 	struct jh_sh_cmd *c;
 	size_t m;
 
-	for (m = m0; m < p->out->n; m++) {
+	for (m = m0; in && m < p->out->n; m++) {
 		c = &p->out->cmd[m];
-		if (!(c->flags & JH_SHC_SUBST))
+		if (!(c->flags & JH_SHC_SUBST) && c->pipe_from == 0)
 			c->pipe_from = *from;
 	}
-	*from = 0;
+	*from = SIZE_MAX;
 	if (p->out->n != m0 + 1)
 		return;
 	c = &p->out->cmd[m0];
@@ -4618,7 +4620,7 @@ pipeline(struct ps *p, struct st *st)
 			return (-1);
 		r = command(p, &el, &empty);
 		if (r == 0)
-			pipe_link(p, m0, &from);
+			pipe_link(p, m0, &from, n > 0);
 		if (r == 0 && empty)
 			r = fail(p, "missing command");
 		if (r == 0)
@@ -4633,7 +4635,7 @@ pipeline(struct ps *p, struct st *st)
 			/* |&: its standard error is in the pipe too */
 			if (ch(p, p->i) == '&') {
 				p->i++;
-				from = 0;
+				from = SIZE_MAX;
 			}
 			piped |= el.changed != st->changed;
 			st_free(&el);

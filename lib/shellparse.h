@@ -73,10 +73,10 @@ struct jh_sh_cmd {
 			   directory), or NULL when no cd came before */
 	int flags;	/* JH_SHC_* */
 	/*
-	 * 1 + the index of the one command whose standard output is this
-	 * command's standard input through a pipe (find . | xargs: the
-	 * xargs), where the pipeline's element before this one is that
-	 * single simple command; 0 otherwise.
+	 * Where a pipe feeds this command's standard input: 1 + the index
+	 * of the one simple command whose standard output it is (find . |
+	 * xargs: the xargs's); SIZE_MAX where it is more than one command's,
+	 * or its standard error too (|&); 0 where no pipe does.
 	 */
 	size_t pipe_from;
 };
