@@ -4164,8 +4164,10 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 	if (!(run->flags & JH_SHC_WRAPPED) || !(run->flags &
 	    JH_SHC_OPENARGS) || run->argc == 0 || run->argc >= c->argc)
 		return (0);
+	/* its input is the pipe: no <, <<, <&, and no <> (a write of 0) */
 	for (k = 0; k < c->nredir; k++)
-		if (c->redir[k].fd <= 0 && c->redir[k].kind != JH_SHR_WRITE)
+		if (c->redir[k].fd == 0 || (c->redir[k].fd == -1 &&
+		    c->redir[k].kind != JH_SHR_WRITE))
 			return (0);
 	stop = c->argc - run->argc;
 	for (k = 1; k < stop; k++) {
