@@ -651,6 +651,7 @@ struct ex {
 	size_t fcmd;		/* the command that set them */
 	char fdir[PATH_MAX + 1];	/* and where it ran: {} is from there */
 	int xfind;		/* xargs gives the find's paths as operands */
+	int found;		/* a {} was taken as the find's paths */
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
 	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
@@ -1369,6 +1370,7 @@ letter_found(struct ex *x, struct cmdst *c, int l)
 	 * from where it ran, and a command that runs elsewhere (env -C)
 	 * opens it from there
 	 */
+	x->found = 1;
 	if (strcmp(c->dir, x->fdir) != 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s runs in "
 		    "another directory than the find whose paths it is given, "
@@ -1996,6 +1998,15 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
 	    strchr("rmwdxf", l) != NULL)
 		return (letter_found(x, c, l));
+	/*
+	 * echo {}, printf {}: the paths as text.  An inert operand of
+	 * another program may be its script (sed's, awk's), which a path
+	 * may spell: those stay unknown.
+	 */
+	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
+	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && l == 'i' &&
+	    (strcmp(c->name, "echo") == 0 || strcmp(c->name, "printf") == 0))
+		x->found = 1;
 	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
 		    "not literal: it may become options of %s", w->s,
@@ -4220,12 +4231,15 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 		if (!expr)
 			continue;
 		if (strcmp(s, "-print0") == 0)
-			print0 = 1;
+			print0 |= 1;
+		else if (strcmp(s, "-print") == 0)
+			print0 |= 2;
 		else if (in_list(act, s, strlen(s)) || strcmp(s, "-L") == 0 ||
 		    strcmp(s, "-H") == 0)
 			return (0);
 	}
-	if (print0 != nul)
+	/* -print0 for -0, and -print (or none) without: never both */
+	if ((print0 & 1) != nul || print0 == 3)
 		return (0);
 	if (!nul && !trees_plain(x))
 		return (0);
@@ -4449,11 +4463,22 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 				goto err;
 			continue;
 		}
+		x.found = 0;
 		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
 			if (source(&x, dir, c->argc > 1 ? &c->argv[1] :
 			    NULL) == -1)
 				goto err;
 		} else if (command(&x, dir, w, fl, n, 0) == -1)
+			goto err;
+		/*
+		 * find's paths where the program takes no path: sed's or
+		 * awk's script, grep's pattern, the program xargs runs
+		 */
+		if ((xown != SIZE_MAX || find_exec(&x, c)) && !x.found &&
+		    add(&x, JH_E_UNKNOWN, 0, NULL, w[0], "%.100s takes the "
+		    "paths find prints where it takes no path (a script, a "
+		    "pattern or a program), so what it does with them is only "
+		    "known when it runs", w[0]) == -1)
 			goto err;
 		if (xown != SIZE_MAX && (x.xfind & XF_SPLIT) &&
 		    xargs_names(&x, SIZE_MAX, xown) == -1)

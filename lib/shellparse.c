@@ -4577,12 +4577,21 @@ static void
 pipe_link(struct ps *p, size_t m0, size_t *from, int in)
 {
 	struct jh_sh_cmd *c;
-	size_t m;
+	size_t m, k;
+	size_t f = *from;
 
+	/* { xargs cat; } <FILE: a group's redirection replaces the pipe */
+	for (m = m0; in && m < p->out->n; m++) {
+		c = &p->out->cmd[m];
+		for (k = 0; c->argc == 0 && k < c->nredir; k++)
+			if (c->redir[k].fd == 0 || (c->redir[k].fd == -1 &&
+			    c->redir[k].kind != JH_SHR_WRITE))
+				f = SIZE_MAX;
+	}
 	for (m = m0; in && m < p->out->n; m++) {
 		c = &p->out->cmd[m];
 		if (!(c->flags & JH_SHC_SUBST) && c->pipe_from == 0)
-			c->pipe_from = *from;
+			c->pipe_from = f;
 	}
 	*from = SIZE_MAX;
 	if (p->out->n != m0 + 1)
