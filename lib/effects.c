@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,7 +637,11 @@ rules_parse(struct rule *r, const char *s)
 	return (n);
 }
 
-/* The extraction of one line. */
+/*
+ * The extraction of one line.  The arrays come last: a line starts with
+ * the fields before them zeroed and their strings empty, as the arrays
+ * are read only up to their counts (84 KiB a call not to copy).
+ */
 struct ex {
 	struct jh_effects *ef;
 	const struct jh_effctx *cx;
@@ -644,21 +649,21 @@ struct ex {
 	size_t cmd;
 	int nest;
 	int cflags;		/* the simple command's JH_SHC_* */
-	char ftree[MAX_FIND][PATH_MAX + 1];	/* the last find's paths: {} */
-	char fonly[MAX_FIND][FIND_NAME];	/* and its -name, or "" */
-	int ffold[MAX_FIND];			/* -iname */
-	size_t nftree;
+	size_t nftree;		/* find's paths below, for {} */
 	size_t fcmd;		/* the command that set them */
-	char fdir[PATH_MAX + 1];	/* and where it ran: {} is from there */
 	int xfind;		/* xargs gives the find's paths as operands */
 	int found;		/* a {} was taken as the find's paths */
 	const char *curonly;	/* the -name of the {} being expanded, or "" */
 	int curfold;
+	size_t nmklink;		/* links below */
+	int srcfar;		/* a file outside the project was sourced */
+	char ftree[MAX_FIND][PATH_MAX + 1];	/* the last find's paths: {} */
+	char fonly[MAX_FIND][FIND_NAME];	/* and its -name, or "" */
+	int ffold[MAX_FIND];			/* -iname */
+	char fdir[PATH_MAX + 1];	/* and where it ran: {} is from there */
 	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
 	char mklink[MAX_MKLINK][PATH_MAX + 1];	/* links the line makes */
 	size_t mkcmd[MAX_MKLINK];		/* and the command that does */
-	size_t nmklink;
-	int srcfar;		/* a file outside the project was sourced */
 };
 
 static int
@@ -1827,6 +1832,23 @@ read_name(struct ex *x, const struct jh_sh_word *w, const char *p)
 	return (0);
 }
 
+/*
+ * A tree find walks (PATH, or "." for none given): what its {} stands
+ * for, narrowed by its one -name, and the directory it ran in.
+ */
+static void
+found_tree(struct ex *x, const struct cmdst *c, const char *path)
+{
+	if (x->nftree >= MAX_FIND)
+		return;
+	snprintf(x->fonly[x->nftree], FIND_NAME, "%s", c->fany ? "" :
+	    c->fname);
+	x->ffold[x->nftree] = c->ffold;
+	x->fcmd = x->cmd;
+	snprintf(x->fdir, sizeof(x->fdir), "%s", c->dir);
+	snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", path);
+}
+
 /* letter_file's effects of the path p its word w named, flags fl. */
 static int
 letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
@@ -1858,14 +1880,8 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 		l = 'd';
 	if (l == 'r') {
 		if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-		    c->inops && x->nftree < MAX_FIND) {
-			snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
-			    c->fany ? "" : c->fname);
-			x->ffold[x->nftree] = c->ffold;
-			x->fcmd = x->cmd;
-			snprintf(x->fdir, sizeof(x->fdir), "%s", c->dir);
-			snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", p);
-		}
+		    c->inops)
+			found_tree(x, c, p);
 		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
 		    read_name(x, w, p) == -1)
 			return (-1);
@@ -1999,13 +2015,14 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	    strchr("rmwdxf", l) != NULL)
 		return (letter_found(x, c, l));
 	/*
-	 * echo {}, printf {}: the paths as text.  An inert operand of
-	 * another program may be its script (sed's, awk's), which a path
-	 * may spell: those stay unknown.
+	 * echo {}, basename {}: the paths as text (the table's
+	 * JH_CT_TEXT).  An inert operand of another program may be its
+	 * script (sed's, awk's), which a path may spell: those stay
+	 * unknown.
 	 */
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && l == 'i' &&
-	    (strcmp(c->name, "echo") == 0 || strcmp(c->name, "printf") == 0))
+	    c->def != NULL && (c->def->flags & JH_CT_TEXT))
 		x->found = 1;
 	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
@@ -2481,15 +2498,8 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
 		    "directory this gate cannot follow", c->name));
 	/* find with no starting point walks ".": its -exec's {} too */
-	if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-	    x->nftree < MAX_FIND) {
-		snprintf(x->fonly[x->nftree], FIND_NAME, "%s",
-		    c->fany ? "" : c->fname);
-		x->ffold[x->nftree] = c->ffold;
-		x->fcmd = x->cmd;
-		snprintf(x->fdir, sizeof(x->fdir), "%s", c->dir);
-		snprintf(x->ftree[x->nftree++], PATH_MAX + 1, "%s", c->dir);
-	}
+	if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete)
+		found_tree(x, c, c->dir);
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
 	    0), c->dir, c->name, NULL));
 }
@@ -4355,13 +4365,14 @@ int
 jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
     const struct jh_sh_script *sh, struct jh_err *e)
 {
-	static const struct ex zero;
-	struct ex x = zero;
+	struct ex x;
 	char dir[PATH_MAX * 2];
 	char *w[MAX_OPERANDS];
 	int fl[MAX_OPERANDS];
 	size_t i, k, n, xsplit = 0, xown;
 
+	memset(&x, 0, offsetof(struct ex, ftree));
+	x.fdir[0] = x.gtop[0] = '\0';
 	x.ef = ef;
 	x.curonly = "";
 	x.cx = cx;
