@@ -375,7 +375,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	SUM_E("b2sum", "b2sum(1)"),
 	{ "base64", "-w,--wrap=i -*", "r*", NULL, NULL, GFILT,
 	  "base64 --help" },
-	{ "basename", "-s,--suffix=i -*", "i*", NULL, NULL, GNU,
+	{ "basename", "-s,--suffix=i -*", "i*", NULL, NULL, GNU | JH_CT_TEXT,
 	  "basename --help" },
 	/* With no operand and no -c the shell runs its standard input. */
 	SH_E("bash", "bash(1)"),
@@ -736,7 +736,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  "direnv(1)" },
 	{ "direnv status", "", "", NULL, NULL, 0, "direnv(1)" },
 	{ "direnv version", "", "i", NULL, NULL, 0, "direnv(1)" },
-	{ "dirname", "-*", "i*", NULL, NULL, GNU, "dirname --help" },
+	{ "dirname", "-*", "i*", NULL, NULL, GNU | JH_CT_TEXT,
+	  "dirname --help" },
 	{ "doas", "-u=i -C=r -n -s:unknown -L", "P", NULL, NULL,
 	  JH_CT_POSIX, "doas(1)" },
 	{ "docker", DOCKER_G "-D,--debug --tls --tlsverify -v,--version"
@@ -802,7 +803,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "du", "-B,--block-size=i -d,--max-depth=i --files0-from=r"
 	  " -t,--threshold=i --time?i --time-style=i -X,--exclude-from=r"
 	  " --exclude=i -*", "r*", NULL, "recursive", GNU, "du --help" },
-	{ "echo", "-*", "i*", NULL, NULL, 0, "echo(1), bash(1)" },
+	{ "echo", "-*", "i*", NULL, NULL, JH_CT_TEXT, "echo(1), bash(1)" },
 	{ "egrep", GREP_OPTS, "i,r*", NULL, NULL, GFILT, "grep(1)" },
 	/* An editor that can run anything. */
 	{ "emacs", "-*", "r*", ".dir-locals.el,**/.dir-locals.el", "unknown",
@@ -2253,7 +2254,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  ".prettierrc.toml," NPM_RUNS, "recursive", JH_CT_RUNS,
 	  "prettier --help" },
 	{ "printenv", "-*", "i*", NULL, NULL, GNU, "printenv --help" },
-	{ "printf", "-v=i -*", "i*", NULL, NULL, 0, "printf(1), bash(1)" },
+	{ "printf", "-v=i -*", "i*", NULL, NULL, JH_CT_TEXT,
+	  "printf(1), bash(1)" },
 	{ "ps", "-o,-O,--format=i -p,--pid=i -u,-U,--user=i -g,-G,--group=i"
 	  " -C=i -t,--tty=i -q=i --sort=i --ppid=i -*", "i*", NULL, NULL, 0,
 	  "ps(1)" },

@@ -106,6 +106,9 @@
 #define JH_CT_CAMEL	0x1000	/* a long option is also taken in kebab
 				   case (yargs, cac): --setup-files is
 				   --setupFiles */
+#define JH_CT_TEXT	0x2000	/* its operands are text it prints (echo,
+				   basename): never a script, a pattern or
+				   a program, so find's paths may be them */
 
 struct jh_cmddef {
 	const char *name;
