@@ -2002,13 +2002,88 @@ letter_x(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	return (letter_file(x, c, 'x', w));
 }
 
+/*
+ * A word whose shape makes the program do more than its letter says: an
+ * unknown added and 1, or 0 where the letter decides.
+ */
+static int
+word_shape(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
+{
+	const char *p0;
+
+	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "not literal: it may become options of %s", w->s,
+		    c->name) == -1 ? -1 : 1);
+	/* jest --config '{"setupFiles": [...]}': a JSON value, not a file */
+	if (l == 'f' && !c->inops && w->s[0] == '{')
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is a "
+		    "JSON value, not a file: what %s loads by it is only known "
+		    "when it runs", w->s, c->name) == -1 ? -1 : 1);
+	/* tar -f HOST:PATH: rsh runs rmt on HOST (tar-1.34 "Remote Tape") */
+	if (c->rmt) {
+		c->rmt = 0;
+		if ((p0 = strchr(w->s, ':')) != NULL && p0 > w->s &&
+		    memchr(w->s, '/', (size_t)(p0 - w->s)) == NULL)
+			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
+			    "reaches the archive '%.100s' on another host "
+			    "through rsh", c->name, w->s) == -1 ? -1 : 1);
+	}
+	/*
+	 * gcc @FILE: the file holds more options (-wrapper, -fplugin).
+	 * Any word is read so, an option's value too (gcc -x @FILE), and
+	 * one that starts with an expansion may start with @.
+	 */
+	if ((w->s[0] == '@' || ((w->flags & JH_SHW_EXPAND) && (w->s[0] ==
+	    '$' || w->s[0] == '`'))) && in_list(respfile, c->name,
+	    strlen(c->name)))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads "
+		    "more options from a word that starts, or may start, with @ "
+		    "('%.100s')", c->name, w->s) == -1 ? -1 : 1);
+	/* strace -o '|CMD' (or !CMD) pipes its trace to a command it runs */
+	if (!c->inops && (w->s[0] == '|' || w->s[0] == '!') &&
+	    (strcmp(c->name, "strace") == 0 || strcmp(c->name, "ltrace") ==
+	    0))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s runs "
+		    "'%.100s' as a command", c->name, w->s + 1) == -1 ? -1 : 1);
+	/* make -f -: the makefile is standard input */
+	if (l == 'f' && !c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
+		    "file of code from standard input", c->name) == -1 ? -1 :
+		    1);
+	return (0);
+}
+
+/* c: the directory the command works in from here (make -C, tar -C). */
+static int
+letter_c(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	char p[PATH_MAX + 1];
+	int tree, skip;
+
+	if ((c->def->flags & JH_CT_OPSDIR) && (c->nops > 0 || c->have_opsdir))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s -C after a "
+		    "name, or a second time: each name is taken from the "
+		    "directory named before it", c->name));
+	if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	if (c->def->flags & JH_CT_OPSDIR) {
+		snprintf(c->opsdir, sizeof(c->opsdir), "%s", skip || tree ? "" :
+		    p);
+		c->have_opsdir = 1;
+	} else if (skip || tree)
+		c->dir[0] = '\0';
+	else
+		snprintf(c->dir, sizeof(c->dir), "%s", p);
+	return (0);
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 {
-	const char *p0;
 	char p[PATH_MAX + 1];
-	int tree, skip;
+	int tree, skip, r;
 
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
@@ -2024,45 +2099,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && l == 'i' &&
 	    c->def != NULL && (c->def->flags & JH_CT_TEXT))
 		x->found = 1;
-	if ((l == 'i' || l == 'A') && !expand_ok(c, w))
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
-		    "not literal: it may become options of %s", w->s,
-		    c->name));
-	/* jest --config '{"setupFiles": [...]}': a JSON value, not a file */
-	if (l == 'f' && !c->inops && w->s[0] == '{')
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is a "
-		    "JSON value, not a file: what %s loads by it is only known "
-		    "when it runs", w->s, c->name));
-	/* tar -f HOST:PATH: rsh runs rmt on HOST (tar-1.34 "Remote Tape") */
-	if (c->rmt) {
-		c->rmt = 0;
-		if ((p0 = strchr(w->s, ':')) != NULL && p0 > w->s &&
-		    memchr(w->s, '/', (size_t)(p0 - w->s)) == NULL)
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s "
-			    "reaches the archive '%.100s' on another host "
-			    "through rsh", c->name, w->s));
-	}
-	/*
-	 * gcc @FILE: the file holds more options (-wrapper, -fplugin).
-	 * Any word is read so, an option's value too (gcc -x @FILE), and
-	 * one that starts with an expansion may start with @.
-	 */
-	if ((w->s[0] == '@' || ((w->flags & JH_SHW_EXPAND) && (w->s[0] ==
-	    '$' || w->s[0] == '`'))) && in_list(respfile, c->name,
-	    strlen(c->name)))
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads "
-		    "more options from a word that starts, or may start, with @ "
-		    "('%.100s')", c->name, w->s));
-	/* strace -o '|CMD' (or !CMD) pipes its trace to a command it runs */
-	if (!c->inops && (w->s[0] == '|' || w->s[0] == '!') &&
-	    (strcmp(c->name, "strace") == 0 || strcmp(c->name, "ltrace") ==
-	    0))
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s runs "
-		    "'%.100s' as a command", c->name, w->s + 1));
-	/* make -f -: the makefile is standard input */
-	if (l == 'f' && !c->inops && strcmp(w->s, "-") == 0 && w->flags == 0)
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
-		    "file of code from standard input", c->name));
+	if ((r = word_shape(x, c, l, w)) != 0)
+		return (r == -1 ? -1 : 0);
 	switch (l) {
 	case 'i':
 		return (0);
@@ -2081,23 +2119,7 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	case 'n':
 		return (letter_n(x, c, w));
 	case 'c':
-		if ((c->def->flags & JH_CT_OPSDIR) && (c->nops > 0 ||
-		    c->have_opsdir))
-			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s -C "
-			    "after a name, or a second time: each name is "
-			    "taken from the directory named before it",
-			    c->name));
-		if (path_of(x, c, w, p, sizeof(p), &tree, &skip) == -1)
-			return (-1);
-		if (c->def->flags & JH_CT_OPSDIR) {
-			snprintf(c->opsdir, sizeof(c->opsdir), "%s", skip ||
-			    tree ? "" : p);
-			c->have_opsdir = 1;
-		} else if (skip || tree)
-			c->dir[0] = '\0';
-		else
-			snprintf(c->dir, sizeof(c->dir), "%s", p);
-		return (0);
+		return (letter_c(x, c, w));
 	case 'x':
 		return (letter_x(x, c, w));
 	case 'm':
@@ -4002,7 +4024,8 @@ cond_arith(const struct jh_sh_cmd *c)
 	size_t k, i, j;
 
 	for (k = 1; k + 1 < c->argc; k++) {
-		if (c->argv[k].flags != 0 || !in_list(ops, c->argv[k].s, strlen(c->argv[k].s)))
+		if (c->argv[k].flags != 0 || !in_list(ops, c->argv[k].s,
+		    strlen(c->argv[k].s)))
 			continue;
 		for (j = k - 1; j <= k + 1; j += 2) {
 			const struct jh_sh_word *w = &c->argv[j];
@@ -4361,15 +4384,125 @@ source(struct ex *x, const char *dir, const struct jh_sh_word *file)
 	return (0);
 }
 
+/*
+ * Where a command runs: the parser's directory for it, from the line's,
+ * or "" where it is not known.  After a sourced file, the directory is
+ * the one the parser followed unless that file's code moved it.  Where
+ * every file sourced so far is the project's, that code is decided as an
+ * exec of it and could do whatever follows itself, so what follows is
+ * decided where it would run had the file not moved.  After any other,
+ * it is unknown.
+ */
+static void
+cmd_dir(const struct ex *x, const struct jh_sh_cmd *c, char *dir,
+    size_t dirsz)
+{
+	if ((c->flags & JH_SHC_CWD_UNKNOWN) || ((c->flags &
+	    JH_SHC_CWD_SOURCED) && x->srcfar))
+		dir[0] = '\0';
+	else if (c->cwd == NULL)
+		snprintf(dir, dirsz, "%s", x->cx->cwd);
+	else if (c->cwd[0] == '/')
+		snprintf(dir, dirsz, "%s", c->cwd);
+	else
+		snprintf(dir, dirsz, "%s/%s", x->cx->cwd, c->cwd);
+	/* bash's cd takes ".." as text, the kernel after the link */
+	if (dir[0] == '/' && !jh_path_text_agrees(NULL, dir))
+		dir[0] = '\0';
+}
+
+/* What bash evaluates as code in a command's own words: unknown. */
+static int
+cmd_evaluates(struct ex *x, const struct jh_sh_cmd *c)
+{
+	if (c->argc > 0 && c->argv[0].flags == 0 && strcmp(
+	    c->argv[0].s, "[[") == 0 && cond_arith(c) && add(x,
+	    JH_E_UNKNOWN, 0, NULL, NULL, "[[ compares as arithmetic a "
+	    "value only known when it runs, which bash evaluates as "
+	    "code too") == -1)
+		return (-1);
+	if (shopt_risky(c) && add(x, JH_E_UNKNOWN, 0, NULL, NULL,
+	    "shopt sets an option that changes what later words run "
+	    "or name, which this gate does not follow") == -1)
+		return (-1);
+	if (subscripted(c) && add(x, JH_E_UNKNOWN, 0, NULL, NULL,
+	    "%s evaluates an array subscript that names a value as "
+	    "arithmetic, which bash evaluates as code too",
+	    c->argv[0].s) == -1)
+		return (-1);
+	return (0);
+}
+
+/*
+ * The program a simple command runs (none for an assignment alone or a
+ * word bash takes as no command), on its words: with find's paths
+ * where an xargs fed by find gives them ("{}" appended; without -r, the
+ * program alone too, as xargs runs it once when find prints nothing).
+ */
+static int
+cmd_program(struct ex *x, const struct jh_sh_script *sh,
+    const struct jh_sh_cmd *c, const char *dir)
+{
+	char *w[MAX_OPERANDS];
+	int fl[MAX_OPERANDS];
+	size_t n, xown = SIZE_MAX, i = x->cmd;
+
+	if (c->argc == 0 || (c->argv[0].flags == 0 && free_word(c->argv[0].s)))
+		return (0);
+	if ((c->flags & JH_SHC_OPENARGS) && !find_exec(x, c) && !x->xfind &&
+	    add(x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s is given "
+	    "operands only known when it runs%s", c->argv[0].s, i > 0 &&
+	    sh->cmd[i - 1].argc > 0 && strcmp(sh->cmd[i - 1].argv[0].s,
+	    "xargs") == 0 ? " (find DIR ... | xargs CMD, with plain names, "
+	    "and find DIR ... -print0 | xargs -0 CMD are decided as find "
+	    "DIR ... -exec CMD {} +)" : "") == -1)
+		return (-1);
+	for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
+		w[n] = c->argv[n].s;
+		fl[n] = c->argv[n].flags;
+	}
+	if (n == c->argc && n < MAX_OPERANDS && x->xfind &&
+	    (c->flags & JH_SHC_OPENARGS)) {
+		xown = x->ef->n;
+		if ((x->xfind & XF_EMPTY) &&
+		    command(x, dir, w, fl, n, 0) == -1)
+			return (-1);
+		w[n] = (char *)"{}";
+		fl[n++] = 0;
+	}
+	if (n < c->argc)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "a command of "
+		    "more than %d words", MAX_OPERANDS));
+	x->found = 0;
+	if (strcmp(c->argv[0].s, "source") == 0 ||
+	    strcmp(c->argv[0].s, ".") == 0) {
+		if (source(x, dir, c->argc > 1 ? &c->argv[1] : NULL) == -1)
+			return (-1);
+	} else if (command(x, dir, w, fl, n, 0) == -1)
+		return (-1);
+	/*
+	 * find's paths where the program takes no path: sed's or awk's
+	 * script, grep's pattern, the program xargs runs
+	 */
+	if ((xown != SIZE_MAX || find_exec(x, c)) && !x->found &&
+	    add(x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s takes the "
+	    "paths find prints where it takes no path (a script, a pattern "
+	    "or a program), so what it does with them is only known when it "
+	    "runs", c->argv[0].s) == -1)
+		return (-1);
+	if (xown != SIZE_MAX && (x->xfind & XF_SPLIT) &&
+	    xargs_names(x, SIZE_MAX, xown) == -1)
+		return (-1);
+	return (0);
+}
+
 int
 jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
     const struct jh_sh_script *sh, struct jh_err *e)
 {
 	struct ex x;
 	char dir[PATH_MAX * 2];
-	char *w[MAX_OPERANDS];
-	int fl[MAX_OPERANDS];
-	size_t i, k, n, xsplit = 0, xown;
+	size_t i, k, xsplit = 0;
 
 	memset(&x, 0, offsetof(struct ex, ftree));
 	x.fdir[0] = x.gtop[0] = '\0';
@@ -4381,7 +4514,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	    "a value only known when it runs that bash evaluates as code "
 	    "too (arithmetic, ${!name}, ${x@P} or an integer variable)") ==
 	    -1)
-		goto err;
+		return (-1);
 	for (i = 0; i < sh->n; i++) {
 		const struct jh_sh_cmd *c = &sh->cmd[i];
 
@@ -4395,109 +4528,17 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 			if (!x.xfind)
 				x.nftree = 0;
 		}
-		/*
-		 * After a sourced file, the directory is the one the
-		 * parser followed unless that file's code moved it.  Where
-		 * every file sourced so far is the project's, that code is
-		 * decided as an exec of it and could do whatever follows
-		 * itself, so what follows is decided where it would run
-		 * had the file not moved.  After any other, it is unknown.
-		 */
-		if ((c->flags & JH_SHC_CWD_UNKNOWN) || ((c->flags &
-		    JH_SHC_CWD_SOURCED) && x.srcfar))
-			dir[0] = '\0';
-		else if (c->cwd == NULL)
-			snprintf(dir, sizeof(dir), "%s", cx->cwd);
-		else if (c->cwd[0] == '/')
-			snprintf(dir, sizeof(dir), "%s", c->cwd);
-		else
-			snprintf(dir, sizeof(dir), "%s/%s", cx->cwd, c->cwd);
-		/* bash's cd takes ".." as text, the kernel after the link */
-		if (dir[0] == '/' && !jh_path_text_agrees(NULL, dir))
-			dir[0] = '\0';
+		cmd_dir(&x, c, dir, sizeof(dir));
 		if (assigns(&x, dir, c) == -1)
-			goto err;
+			return (-1);
 		for (k = 0; k < c->nredir; k++)
 			if (redirect(&x, dir, &c->redir[k]) == -1)
-				goto err;
-		if (c->argc > 0 && c->argv[0].flags == 0 && strcmp(
-		    c->argv[0].s, "[[") == 0 && cond_arith(c) && add(&x,
-		    JH_E_UNKNOWN, 0, NULL, NULL, "[[ compares as arithmetic a "
-		    "value only known when it runs, which bash evaluates as "
-		    "code too") == -1)
-			goto err;
-		if (shopt_risky(c) && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
-		    "shopt sets an option that changes what later words run "
-		    "or name, which this gate does not follow") == -1)
-			goto err;
-		if (subscripted(c) && add(&x, JH_E_UNKNOWN, 0, NULL, NULL,
-		    "%s evaluates an array subscript that names a value as "
-		    "arithmetic, which bash evaluates as code too",
-		    c->argv[0].s) == -1)
-			goto err;
-		if (c->argc == 0 || (c->argv[0].flags == 0 &&
-		    free_word(c->argv[0].s)))
-			continue;
-		if ((c->flags & JH_SHC_OPENARGS) && !find_exec(&x, c) &&
-		    !x.xfind) {
-			/* xargs: operands come at run time */
-			if (add(&x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s "
-			    "is given operands only known when it runs%s",
-			    c->argv[0].s, i > 0 && sh->cmd[i - 1].argc > 0 &&
-			    strcmp(sh->cmd[i - 1].argv[0].s, "xargs") == 0 ?
-			    " (find DIR ... | xargs CMD, with plain names, and "
-			    "find DIR ... -print0 | xargs -0 CMD are decided "
-			    "as find DIR ... -exec CMD {} +)" : "") == -1)
-				goto err;
-		}
-		for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
-			w[n] = c->argv[n].s;
-			fl[n] = c->argv[n].flags;
-		}
-		/*
-		 * find | xargs CMD: CMD {} +, and without -r, CMD alone
-		 * where find prints nothing
-		 */
-		xown = SIZE_MAX;
-		if (n == c->argc && n < MAX_OPERANDS && x.xfind &&
-		    (c->flags & JH_SHC_OPENARGS)) {
-			xown = x.ef->n;
-			if ((x.xfind & XF_EMPTY) &&
-			    command(&x, dir, w, fl, n, 0) == -1)
-				goto err;
-			w[n] = (char *)"{}";
-			fl[n++] = 0;
-		}
-		if (n < c->argc) {
-			if (add(&x, JH_E_UNKNOWN, 0, NULL, NULL, "a command of "
-			    "more than %d words", MAX_OPERANDS) == -1)
-				goto err;
-			continue;
-		}
-		x.found = 0;
-		if (strcmp(w[0], "source") == 0 || strcmp(w[0], ".") == 0) {
-			if (source(&x, dir, c->argc > 1 ? &c->argv[1] :
-			    NULL) == -1)
-				goto err;
-		} else if (command(&x, dir, w, fl, n, 0) == -1)
-			goto err;
-		/*
-		 * find's paths where the program takes no path: sed's or
-		 * awk's script, grep's pattern, the program xargs runs
-		 */
-		if ((xown != SIZE_MAX || find_exec(&x, c)) && !x.found &&
-		    add(&x, JH_E_UNKNOWN, 0, NULL, w[0], "%.100s takes the "
-		    "paths find prints where it takes no path (a script, a "
-		    "pattern or a program), so what it does with them is only "
-		    "known when it runs", w[0]) == -1)
-			goto err;
-		if (xown != SIZE_MAX && (x.xfind & XF_SPLIT) &&
-		    xargs_names(&x, SIZE_MAX, xown) == -1)
-			goto err;
+				return (-1);
+		if (cmd_evaluates(&x, c) == -1 ||
+		    cmd_program(&x, sh, c, dir) == -1)
+			return (-1);
 	}
 	if (xsplit > 0 && xargs_names(&x, xsplit - 1, 0) == -1)
-		goto err;
+		return (-1);
 	return (0);
-err:
-	return (-1);
 }
