@@ -128,7 +128,7 @@
 	" -debug-runtime-trace,--debug-runtime-trace=w" \
 	" -buildmode=i -buildvcs=i -compiler=i -gccgoflags,--gccgoflags=u" \
 	" -gcflags,--gcflags=u -installsuffix=i -ldflags,--ldflags=u" \
-	" -mod=u -modfile,--modfile=f -overlay,--overlay=r -pgo,--pgo=f" \
+	" -mod=u -modfile,--modfile=f -overlay,--overlay=u -pgo,--pgo=f" \
 	" -pkgdir,--pkgdir=w -tags,--tags=i -toolexec,--toolexec=x" \
 	" -coverpkg=i -covermode=i -exec,--exec=x -vettool,--vettool=x "
 #define GO_RUNS "go.mod,go.work,**/go.mod"
@@ -495,14 +495,15 @@ const struct jh_cmddef jh_cmdtab[] = {
 	CARGO("version", "-*", "", NULL, 0, "cargo-version(1)"),
 	{ "cat", "-*", "r*", NULL, NULL, GFILT, "cat --help" },
 	CC_E("cc", "gcc(1)"),
-	{ "chgrp", "--reference=r --from=i -R,--recursive:recursive -*",
-	  "w*", NULL, NULL, GNU, "chgrp --help" },
+	/* -L, -H: a tree's links are followed, out of it too */
+	{ "chgrp", "--reference=r --from=i -R,--recursive:recursive"
+	  " -L:unknown -H:unknown -*", "w*", NULL, NULL, GNU, "chgrp --help" },
 	/* `chmod -x F': the mode may look like an option, so the first
 	 * operand (the mode, or a file after --reference) is w too. */
 	{ "chmod", "--reference=r -R,--recursive:recursive -*", "w*", NULL,
 	  NULL, GNU, "chmod --help" },
-	{ "chown", "--reference=r --from=i -R,--recursive:recursive -*",
-	  "w*", NULL, NULL, GNU, "chown --help" },
+	{ "chown", "--reference=r --from=i -R,--recursive:recursive"
+	  " -L:unknown -H:unknown -*", "w*", NULL, NULL, GNU, "chown --help" },
 	{ "chrt", "-b,--batch -d,--deadline -f,--fifo -i,--idle -o,--other"
 	  " -r,--rr -R,--reset-on-fork -v,--verbose -T,--sched-runtime=i"
 	  " -P,--sched-period=i -D,--sched-deadline=i -a,--all-tasks"
@@ -542,8 +543,17 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_DASHLONG | JH_CT_NOCLUSTER, "cmake(1)" },
 	{ "cmp", "-i,--ignore-initial=i -n,--bytes=i -*", "r*", NULL, NULL,
 	  GFILT, "cmp --help" },
-	/* An editor that runs extensions and tasks. */
-	{ "code", "-*", "r*", NULL, "unknown", JH_CT_RUNS, "code --help" },
+	/*
+	 * An editor that runs extensions and tasks, and the editors built
+	 * on it (Cursor, Windsurf, Cline's host): a workspace's tasks run
+	 * when the folder opens (runOn folderOpen), its settings name the
+	 * shell the agent's own commands run in, a dev container's file
+	 * the commands its container runs.
+	 */
+	{ "code", "-*", "r*", "**/.vscode/tasks.json,**/.vscode/settings.json,"
+	  "**/.vscode/launch.json,**/*.code-workspace,"
+	  "**/.devcontainer/**,**/.devcontainer.json", "unknown", JH_CT_RUNS,
+	  "code --help, VS Code's tasks.json and devcontainer.json" },
 	{ "col", "-b -f -h -l=i -p -x -*", "", NULL, NULL, JH_CT_FILTER,
 	  "col(1)" },
 	{ "column", "-s,--separator=i -o,--output-separator=i"
@@ -1680,7 +1690,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * second falls to the operands, which are all r (the filter too),
 	 * so that a file --slurpfile names is read.
 	 */
-	{ "jq", "--arg=i --argjson=i --slurpfile=i --rawfile=i"
+	/* --arg NAME VALUE, --rawfile NAME FILE: two words each */
+	{ "jq", "--arg=ii --argjson=ii --slurpfile=ir --rawfile=ir"
 	  " -f,--from-file=u:pattern -L=u --indent=i -*", "i,r*", NULL, NULL,
 	  JH_CT_FILTER, "jq(1)" },
 	/* Signals are no path effect: what they stop is unknown. */
@@ -2866,7 +2877,7 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
 #define CT_FLAGS	(JH_CT_RUNS | JH_CT_SUB | JH_CT_POSIX | JH_CT_ABBREV | \
 	JH_CT_DASHLONG | JH_CT_NOCLUSTER | JH_CT_NET | JH_CT_INSTALL | \
 	JH_CT_WRAPPER | JH_CT_FILTER | JH_CT_FINDEXPR | JH_CT_OPSDIR | \
-	JH_CT_CAMEL)
+	JH_CT_CAMEL | JH_CT_TEXT)
 
 static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
 	"force", "net", "install", "exec", "recursive", "inplace", "delete",
@@ -2997,6 +3008,16 @@ ct_opts(const struct jh_cmddef *d, char *why, size_t whysz)
 				    (size_t)(e - s)));
 			val = p[1];
 			p += 2;
+			/* =EF: a second value word (jq --rawfile NAME FILE) */
+			if (val != '?' && p < e && *p != ':' &&
+			    s[p - s - 2] == '=') {
+				if (strchr(CT_VALUES, *p) == NULL ||
+				    *p == 'P' || val == 'P')
+					return (ct_fail(why, whysz, d,
+					    "bad second value effect in "
+					    "\"%.*s\"", s, (size_t)(e - s)));
+				p++;
+			}
 		}
 		if (p < e && *p != ':')
 			return (ct_fail(why, whysz, d,

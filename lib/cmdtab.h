@@ -12,6 +12,8 @@
  *		(single-dash long, only with JH_CT_DASHLONG: find, go, java).
  *	=E	the option takes a value: short -xV or -x V, long --l=V or
  *		--l V.  E is the value's effect, one letter of EFFECTS below.
+ *	=EF	the option takes two value words, of effects E and F (jq
+ *		--rawfile NAME FILE: "=ir").
  *	?E	an optional value, only ever attached (-j4, --color=auto).
  *	TAG	what the option itself does (TAGS below).
  *	The entry "-*" says every option not listed is a flag with no

@@ -80,6 +80,8 @@ struct jh_action {
 	const char *home;	/* the user's: ~/ in path patterns */
 	const char *url;
 	const char *content_id;
+	const char *only;	/* a search's name filter (Grep's glob), or
+				   NULL */
 	char **targets;		/* resolved absolute paths */
 	size_t ntargets;
 };

@@ -499,6 +499,7 @@ struct optspec {
 	size_t nlen;
 	int val;		/* 0, '=' or '?' */
 	int eff;		/* the value's letter */
+	int eff2;		/* a second value word's letter, or 0 */
 	const char *tags;	/* into the opts text, or NULL */
 	size_t tlen;
 };
@@ -538,6 +539,8 @@ opts_parse(struct optset *os, const char *s)
 			o->val = *q;
 			o->eff = q[1];
 			q += 2;
+			if (o->val == '=' && q < e && *q != ':')
+				o->eff2 = *q++;
 		}
 		if (q < e && *q == ':') {
 			o->tags = q + 1;
@@ -2327,6 +2330,20 @@ opt_value(struct ex *x, struct cmdst *c, const struct optspec *o,
 	return (r);
 }
 
+/* An option's second value word, at argv[k], where it takes one. */
+static int
+opt_second(struct ex *x, struct cmdst *c, const struct optspec *o,
+    const struct jh_sh_word *av, size_t argc, size_t k, size_t *used)
+{
+	if (o->eff2 == 0)
+		return (0);
+	if (k >= argc)
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s %s needs "
+		    "two values", c->name, av[*used == 2 ? k - 2 : k - 1].s));
+	*used = *used + 1;
+	return (letter(x, c, o->eff2, &av[k]));
+}
+
 static int
 opt_value1(struct ex *x, struct cmdst *c, const struct optspec *o,
     const char *att, const struct jh_sh_word *av, size_t argc, size_t k,
@@ -2339,7 +2356,9 @@ opt_value1(struct ex *x, struct cmdst *c, const struct optspec *o,
 		vw.s = (char *)att;
 		if (o->eff == 'P')
 			return (opt_program(x, c, &vw, av, argc, k + 1, used));
-		return (letter(x, c, o->eff, &vw));
+		if (letter(x, c, o->eff, &vw) == -1)
+			return (-1);
+		return (opt_second(x, c, o, av, argc, k + 1, used));
 	}
 	if (o->val == '?')
 		return (0);
@@ -2349,7 +2368,9 @@ opt_value1(struct ex *x, struct cmdst *c, const struct optspec *o,
 	*used = 2;
 	if (o->eff == 'P')
 		return (opt_program(x, c, &av[k + 1], av, argc, k + 2, used));
-	return (letter(x, c, o->eff, &av[k + 1]));
+	if (letter(x, c, o->eff, &av[k + 1]) == -1)
+		return (-1);
+	return (opt_second(x, c, o, av, argc, k + 2, used));
 }
 
 /*
@@ -2972,6 +2993,27 @@ awk_redirects(const char *s)
 	return (0);
 }
 
+/*
+ * gawk's @: @load and @include, and an indirect call, @f("cat ...") with
+ * f = "sys" "tem" made at run time.  Any @ before a name, a $ or a (,
+ * in a string or a regular expression too.
+ */
+static int
+awk_at(const char *s)
+{
+	const char *p;
+
+	for (p = s; (p = strchr(p, '@')) != NULL; ) {
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (isalpha((unsigned char)*p) || *p == '_' || *p == '$' ||
+		    *p == '(')
+			return (1);
+	}
+	return (0);
+}
+
 static int
 script_risky(const char *prog, const char *s)
 {
@@ -2982,8 +3024,7 @@ script_risky(const char *prog, const char *s)
 		return (strstr(s, "system") != NULL || strstr(s, "getline") !=
 		    NULL || awk_redirects(s) ||
 		    strstr(s, "close") != NULL || strstr(s, "fflush") !=
-		    NULL || strstr(s, "@load") != NULL || strstr(s,
-		    "@include") != NULL || strstr(s, "ARGV") != NULL ||
+		    NULL || awk_at(s) || strstr(s, "ARGV") != NULL ||
 		    strstr(s, "ARGC") != NULL);
 	for (;;) {
 		while (*p != '\0' && strchr(" \t\n;{}", *p) != NULL)
@@ -3159,13 +3200,13 @@ scripts(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 	if (given || c->nops == 0)
 		return (0);
 	if (c->ops[0]->flags & JH_SHW_EXPAND)
-		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s script "
-		    "that is not literal", c->name));
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s's script "
+		    "is not literal", c->name));
 	if (script_risky(sed ? "sed" : "awk", c->ops[0]->s))
 		goto risky;
 	return (0);
 risky:
-	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "a %s script that "
+	return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s's script "
 	    "can run programs or write files", c->name));
 }
 

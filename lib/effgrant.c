@@ -109,7 +109,184 @@ struct pctx {
 	const char *path;
 	int tree;
 	int touch;	/* policies: may the pattern match under a tree */
+	const char *only;	/* the tree's name filter (jh_effect's) */
+	int onlyfold;
+	int onlytop;
 };
+
+/* A glob as tokens: a literal byte, any one byte ('?', a bracket), '*'. */
+#define GM_ANY	256
+#define GM_STAR	257
+#define GM_MAX	128
+
+static int
+gm_tokens(int *t, const char *p, int fold)
+{
+	int n = 0;
+
+	for (; *p != '\0'; p++) {
+		if (n == GM_MAX || *p == '{')
+			return (-1);	/* a brace: left to the caller */
+		if (*p == '*') {
+			if (n == 0 || t[n - 1] != GM_STAR)
+				t[n++] = GM_STAR;
+		} else if (*p == '?')
+			t[n++] = GM_ANY;
+		else if (*p == '[') {
+			/* a bracket as any one byte: wider, never narrower */
+			if (p[1] == '!' || p[1] == '^')
+				p++;
+			if (p[1] == ']')
+				p++;
+			while (p[1] != '\0' && p[1] != ']')
+				p++;
+			if (p[1] == '\0')
+				return (-1);
+			p++;
+			t[n++] = GM_ANY;
+		} else {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			t[n++] = fold ? tolower((unsigned char)*p) :
+			    (unsigned char)*p;
+		}
+	}
+	return (n);
+}
+
+/*
+ * Whether some name matches both globs of one component (a bracket read
+ * as any one byte; a brace, or one too long, as meeting anything).
+ */
+static int
+glob_meet(const char *a, const char *b, int fold)
+{
+	static unsigned char m[GM_MAX + 1][GM_MAX + 1];
+	int ta[GM_MAX], tb[GM_MAX], na, nb, i, j;
+
+	if ((na = gm_tokens(ta, a, fold)) == -1 ||
+	    (nb = gm_tokens(tb, b, fold)) == -1)
+		return (1);
+	/* m[i][j]: the rests from token i of a and j of b meet */
+	for (i = na; i >= 0; i--)
+		for (j = nb; j >= 0; j--) {
+			if (i == na && j == nb)
+				m[i][j] = 1;
+			else if (i < na && ta[i] == GM_STAR)
+				m[i][j] = m[i + 1][j] || (j < nb && m[i][j + 1]);
+			else if (j < nb && tb[j] == GM_STAR)
+				m[i][j] = m[i][j + 1] || (i < na && m[i + 1][j]);
+			else
+				m[i][j] = i < na && j < nb && (ta[i] == GM_ANY ||
+				    tb[j] == GM_ANY || ta[i] == tb[j]) &&
+				    m[i + 1][j + 1];
+		}
+	return (m[0][0]);
+}
+
+/* Whether a glob has a wildcard. */
+static int
+wild(const char *g)
+{
+	return (strpbrk(g, "*?[{\\") != NULL);
+}
+
+/*
+ * find -name ONLY over a tree, against a pattern's NAME: where either is
+ * a plain name, whether the other matches it; where both have
+ * wildcards and some name could match both (*.pe? and *.pem), whether
+ * such a name is in the tree, looked at up to JH_ONLYSCAN entries (more
+ * is taken as yes).
+ */
+static int
+find_meets(const struct pctx *c, const char *name)
+{
+	char *paths[2];
+	FTSENT *e;
+	FTS *t;
+	size_t seen = 0;
+	int hit = 0, fl = c->onlyfold ? FNM_CASEFOLD : 0;
+
+	if (!wild(c->only))
+		return (fnmatch(name, c->only, 0) == 0);
+	if (!wild(name))
+		return (fnmatch(c->only, name, fl) == 0);
+	if (!glob_meet(c->only, name, c->onlyfold))
+		return (0);
+	paths[0] = (char *)c->path;
+	paths[1] = NULL;
+	if ((t = fts_open(paths, FTS_PHYSICAL | FTS_NOSTAT, NULL)) == NULL)
+		return (1);
+	while (!hit && (e = fts_read(t)) != NULL) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		hit = ++seen > JH_ONLYSCAN || (e->fts_level > 0 &&
+		    fnmatch(c->only, e->fts_name, fl) == 0 &&
+		    fnmatch(name, e->fts_name, 0) == 0);
+	}
+	fts_close(t);
+	return (hit);
+}
+
+/*
+ * A tree read narrowed by a name (find -name, a shell glob's last part)
+ * against a pattern of a name anywhere (**\/NAME) that holds all of the
+ * tree.  A glob (its first part under the tree) meets the pattern where
+ * an entry of the tree's top is there that both match, as the shell's
+ * glob would give it (a leading dot only where the glob has one); a
+ * find's name where some name matches both.
+ */
+static int	only_meets1(const struct pctx *, const char *);
+
+/*
+ * The filter's alternatives where it has braces (*.{ts,tsx}, one level):
+ * whether any meets; nested braces, or more than 16, are taken as yes.
+ */
+static int
+only_meets(const struct pctx *c, const char *name)
+{
+	struct pctx a = *c;
+	char alt[256];
+	const char *o = c->only, *l, *r, *p, *q;
+	int n = 0;
+
+	if ((l = strchr(o, '{')) == NULL)
+		return (only_meets1(c, name));
+	if ((r = strchr(l, '}')) == NULL || memchr(l + 1, '{', (size_t)(r -
+	    l - 1)) != NULL || strchr(r + 1, '{') != NULL)
+		return (1);
+	for (p = l + 1; p <= r; p = q + 1) {
+		for (q = p; q < r && *q != ','; q++)
+			;
+		if (++n > 16 || snprintf(alt, sizeof(alt), "%.*s%.*s%s",
+		    (int)(l - o), o, (int)(q - p), p, r + 1) >= (int)sizeof(alt))
+			return (1);
+		a.only = alt;
+		if (only_meets1(&a, name))
+			return (1);
+	}
+	return (0);
+}
+
+static int
+only_meets1(const struct pctx *c, const char *name)
+{
+	struct dirent *d;
+	DIR *dir;
+	int hit = 0, fl = c->onlyfold ? FNM_CASEFOLD : 0;
+
+	if (!c->onlytop)
+		return (find_meets(c, name));
+	if ((dir = opendir(c->path)) == NULL)
+		return (0);
+	while (!hit && (d = readdir(dir)) != NULL)
+		hit = strcmp(d->d_name, ".") != 0 &&
+		    strcmp(d->d_name, "..") != 0 &&
+		    fnmatch(c->only, d->d_name, fl | FNM_PERIOD) == 0 &&
+		    fnmatch(name, d->d_name, 0) == 0;
+	closedir(dir);
+	return (hit);
+}
 
 /* The literal part of an absolute pattern, before its first glob. */
 static size_t
@@ -163,8 +340,11 @@ path_cb(const char *pat, const void *ctx)
 
 	if (pat_abs(a, sizeof(a), pat, c->root, c->home) == -1)
 		return (0);
+	/* a tree's own path too: a search of .env is a read of .env */
+	if (jh_path_match(a, NULL, c->path))
+		return (1);
 	if (!c->tree)
-		return (jh_path_match(a, NULL, c->path));
+		return (0);
 	if (covers(a, c->path))
 		return (1);
 	if (!c->touch)
@@ -178,10 +358,17 @@ path_cb(const char *pat, const void *ctx)
 	 */
 	l = lit_len(a);
 	if (strstr(a + l, "**") != NULL) {
+		const char *name = a + l + 3;
+		int any = strncmp(a + l, "**/", 3) == 0 &&
+		    strchr(name, '/') == NULL && name[0] != '\0';
 		while (l > 1 && a[l - 1] == '/')
 			l--;
 		a[l] = '\0';
-		return (jh_path_under(a, c->path) && strcmp(a, c->path) != 0);
+		if (jh_path_under(a, c->path) && strcmp(a, c->path) != 0)
+			return (1);
+		/* **\/.env over a tree read only for *.pem, .en? */
+		return (any && c->only != NULL && jh_path_under(c->path, a) &&
+		    only_meets(c, name));
 	}
 	a[l] = '\0';
 	return (jh_path_under(a, c->path) || jh_path_under(c->path, a) ||
@@ -201,6 +388,9 @@ path_hit(const struct jh_cbor *pats, const struct jh_action *act,
 	c.path = e->path;
 	c.tree = (e->flags & JH_EF_TREE) != 0;
 	c.touch = touch;
+	c.only = e->only;
+	c.onlyfold = e->onlyfold;
+	c.onlytop = (e->flags & JH_EF_ONLYTOP) != 0;
 	return (each_text(pats, path_cb, &c));
 }
 
@@ -559,11 +749,18 @@ jh_effect_text(char *out, size_t sz, const struct jh_effect *e)
 	int anyhost = e->kind == JH_E_NET && e->arg != NULL &&
 	    strcmp(e->arg, "any") == 0;
 
+	char only[160] = "";
+
+	/* a tree read only for a name: its name after the tree (*.pem) */
+	if ((e->flags & JH_EF_TREE) && e->only != NULL)
+		snprintf(only, sizeof(only), "/%s%.100s", e->flags &
+		    JH_EF_ONLYTOP ? "" : "**/", e->only);
+	else if (e->flags & JH_EF_TREE)
+		snprintf(only, sizeof(only), "/**");
 	snprintf(out, sz, "%s%s%.200s%s%s%s%s", jh_eff_name(e->kind),
 	    e->path || (e->kind == JH_E_NET && e->arg) ? " " : "",
 	    e->path ? e->path : anyhost ? "to any host" :
-	    e->kind == JH_E_NET && e->arg ? e->arg : "",
-	    e->flags & JH_EF_TREE ? "/**" : "",
+	    e->kind == JH_E_NET && e->arg ? e->arg : "", only,
 	    e->program ? " (" : "", e->program ? e->program : "",
 	    e->program ? ")" : "");
 }
@@ -975,7 +1172,7 @@ int
 jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
     struct jh_err *e)
 {
-	size_t i;
+	size_t i, n;
 	int kind = -1, fl = 0;
 
 	if (strcmp(act->class, "read") == 0)
@@ -992,13 +1189,24 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 		int f = fl;
 		if (kind == JH_E_WRITE && jh_path_executed(act->targets[i]))
 			f |= JH_EF_EXECUTED;
-		/* a read of a directory may read all of it (Windsurf's) */
-		if (kind == JH_E_READ && stat(act->targets[i], &st) == 0 &&
-		    S_ISDIR(st.st_mode))
-			f |= JH_EF_TREE;
+		/*
+		 * A read of a directory may read all of it (Windsurf's); a
+		 * search of a file reads that file.
+		 */
+		if (kind == JH_E_READ && stat(act->targets[i], &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				f |= JH_EF_TREE;
+			else
+				f &= ~JH_EF_TREE;
+		}
+		n = ef->n;
 		if (jh_effect_add(ef, kind, f, 0, act->targets[i], act->tool,
 		    NULL, e) == -1)
 			return (-1);
+		/* a search for *.py reads only those (find -name's) */
+		if (ef->n > n && (f & JH_EF_TREE) && act->only != NULL &&
+		    (ef->v[n].only = strdup(act->only)) == NULL)
+			return (jh_errf(e, "out of memory"));
 	}
 	/* a host pattern is matched against the URL's host, as in a shell */
 	if (act->url != NULL && strcmp(act->class, "fetch") == 0) {

@@ -1621,6 +1621,29 @@ out:
  * Decides one PreToolUse event against the gate at now_ms.  Returns
  * d->code; the decision is made whatever it is (a deny is one).
  */
+/*
+ * A search's filter of the names it reads, where it is one glob of a
+ * name (Claude Code's Grep glob, OpenCode's and Gemini CLI's include,
+ * Cline's file_pattern): a tree read narrowed as find -name narrows one.
+ * One with a '/' or a leading '!' narrows nothing the gate follows.
+ */
+static const char *
+search_only(const struct event *x)
+{
+	static const char *const keys[] = { "glob", "include",
+	    "include_pattern", "file_pattern", NULL };
+	const char *v;
+	int i;
+
+	if (strcmp(x->class, "search") != 0)
+		return (NULL);
+	for (i = 0; keys[i] != NULL; i++)
+		if ((v = sget(x->in, keys[i])) != NULL && v[0] != '\0' &&
+		    v[0] != '!' && strchr(v, '/') == NULL)
+			return (v);
+	return (NULL);
+}
+
 int
 jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
     uint64_t now_ms)
@@ -1650,6 +1673,7 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	act.root = root;
 	act.home = g->user_home;
 	act.url = sget(x.in, "url");
+	act.only = search_only(&x);
 	if (protection(d, g, &x, root, &act, &t) != 0)
 		goto out;
 	/* 3-5. a grant, its signature, its issuer */

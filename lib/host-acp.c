@@ -371,8 +371,13 @@ acp_claude(json_t *c, const json_t *raw, const char *tn, const char *kind,
 	}
 	kc = kind_class(kind);
 	tc = jh_host_class(&jh_host_acp, canon, strlen(canon));
-	if (kc != NULL && strcmp(tc, "other") != 0 &&
-	    strcmp(kc, tc) != 0 && !(strcmp(kc, "edit") == 0 &&
+	/*
+	 * The kind is what the editor's dialog shows: one that names
+	 * another class than the tool's is refused, and a tool of no class
+	 * of its own (TodoWrite) may not say it edits.
+	 */
+	if (kc != NULL && (strcmp(tc, "other") != 0 || strcmp(kc, "edit") ==
+	    0) && strcmp(kc, tc) != 0 && !(strcmp(kc, "edit") == 0 &&
 	    strcmp(tc, "write") == 0)) {
 		snprintf(why, whysz, "the tool call says it is %s, "
 		    "of kind %s", tn, kind);

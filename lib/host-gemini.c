@@ -62,26 +62,68 @@ there(const char *cwd, const char *pat, size_t n)
 	    S_ISDIR(st.st_mode));
 }
 
-/* The URLs a text names: each http:// or https:// up to a blank. */
+/*
+ * The length of the white space JavaScript's \s matches at p (ASCII's,
+ * no-break spaces, Unicode's spaces and separators, the byte order
+ * mark), or 0.
+ */
+static size_t
+js_space(const unsigned char *p)
+{
+	if (strchr(" \t\n\v\f\r", *p) != NULL && *p != '\0')
+		return (1);
+	if (p[0] == 0xc2 && p[1] == 0xa0)			/* U+00A0 */
+		return (2);
+	if (p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80)	/* U+1680 */
+		return (3);
+	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <=
+	    0x8a) || p[2] == 0xa8 || p[2] == 0xa9 || p[2] == 0xaf))
+		return (3);		/* U+2000-200A, 2028, 2029, 202F */
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)	/* U+205F */
+		return (3);
+	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)	/* U+3000 */
+		return (3);
+	if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)	/* U+FEFF */
+		return (3);
+	return (0);
+}
+
+/*
+ * The URLs a prompt names, as web_fetch reads them: the prompt split at
+ * white space as JavaScript's split(/\s+/) splits it, and every piece
+ * that holds "://" whole (new URL(piece) is what is fetched: its host
+ * may come after a [ or a quote).  Where http:// or https:// starts
+ * inside a piece, also the piece from there (the releases that took
+ * URLs by a pattern).
+ */
 static int
 prompt_urls(const char *s, json_t *urls)
 {
-	const char *p = s, *h;
-	size_t n;
+	const unsigned char *p = (const unsigned char *)s, *t;
+	const char *h;
+	size_t n, w;
 
-	while ((h = strstr(p, "http")) != NULL) {
-		p = h + 4;
-		if (strncasecmp(h, "https://", 8) != 0 &&
-		    strncasecmp(h, "http://", 7) != 0)
-			continue;
-		n = strcspn(h, " \t\n\r\"'<>()[]{}`");
-		while (n > 0 && strchr(".,;:!?", h[n - 1]) != NULL)
-			n--;
-		if (json_array_append_new(urls, json_stringn(h, n)) == -1)
-			return (-1);
-		p = h + n;
+	for (;;) {
+		while ((w = js_space(p)) > 0)
+			p += w;
+		if (*p == '\0')
+			return (0);
+		for (t = p; *t != '\0' && js_space(t) == 0; t++)
+			;
+		n = (size_t)(t - p);
+		if (memmem(p, n, "://", 3) != NULL) {
+			if (json_array_append_new(urls, json_stringn(
+			    (const char *)p, n)) == -1)
+				return (-1);
+			for (h = (const char *)p + 1; h < (const char *)t; h++)
+				if ((strncasecmp(h, "https://", 8) == 0 ||
+				    strncasecmp(h, "http://", 7) == 0) &&
+				    json_array_append_new(urls, json_stringn(h,
+				    (size_t)((const char *)t - h))) == -1)
+					return (-1);
+		}
+		p = t;
 	}
-	return (0);
 }
 
 /*
@@ -161,8 +203,8 @@ gemini_input(const char *tool, json_t *in, const char *cwd, char *why,
 				if (!json_equal(json_array_get(urls, i),
 				    json_array_get(urls, k))) {
 					snprintf(why, whysz, "web_fetch names "
-					    "more than one URL (its url and its "
-					    "prompt's): the gate checks one a "
+					    "more than one URL (in its url or "
+					    "its prompt): the gate checks one a "
 					    "call; fetch each on its own");
 					i = k = json_array_size(urls);
 				}

