@@ -43,6 +43,62 @@ sock_timeouts(int fd, uint64_t ms)
 }
 
 /*
+ * Sends req on fd and reads the server's frame into reply, until the
+ * server closes or the deadline; any failure is the host's deny.
+ */
+static void
+exchange(struct run *r, int fd, const struct jh_buf *req,
+    struct jh_buf *reply, unsigned ms, uint64_t deadline)
+{
+	uint64_t now;
+	size_t sent = 0;
+	int wdone = 0;
+
+	for (;;) {
+		struct pollfd pf;
+		ssize_t n;
+
+		if ((now = jh_mono_ms()) >= deadline)
+			deny(r, "the gate's server did not answer within %u "
+			    "ms (joulehook failed closed, so the call is "
+			    "blocked; tell the user)", ms);
+		pf.fd = fd;
+		pf.events = POLLIN | (wdone ? 0 : POLLOUT);
+		if (poll(&pf, 1, (int)(deadline - now)) == -1) {
+			if (errno == EINTR)
+				continue;
+			deny(r, "poll: %s", strerror(errno));
+		}
+		if (!wdone && (pf.revents & (POLLOUT | POLLERR | POLLHUP))) {
+			n = write(fd, req->p + sent, req->len - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			/* A server that refused early still sends a frame. */
+			if (n == -1 && errno != EAGAIN && errno != EINTR)
+				sent = req->len;
+			if (sent == req->len) {
+				shutdown(fd, SHUT_WR);
+				wdone = 1;
+			}
+		}
+		if (pf.revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (jh_buf_reserve(reply, 65536) == -1)
+				deny(r, "out of memory");
+			n = read(fd, reply->p + reply->len, reply->cap - reply->len);
+			if (n == 0)
+				break;
+			if (n == -1 && errno != EAGAIN && errno != EINTR)
+				deny(r, "reading the gate's answer: %s (joulehook "
+				    "failed closed, so the call is blocked; tell "
+				    "the user)", strerror(errno));
+			if (n > 0 && (reply->len += (size_t)n) >
+			    JH_HW_MAX_OUT + JH_HW_MAX_DIAG + JH_HW_HEAD_MAX)
+				deny(r, "the gate's answer is too large");
+		}
+	}
+}
+
+/*
  * -s: the hardened client, run by the host as the developer.  It sends
  * "jh-hook/1 HOST\n" and the payload to the gate's server, half-closes,
  * and replays the server's frame: the answer on stdout, the diagnostics
@@ -58,9 +114,8 @@ client(struct run *r, const char *sock, unsigned ms)
 	struct jh_hw_frame f;
 	struct jh_err e;
 	char why[1024];
-	uint64_t deadline = jh_mono_ms() + ms, now;
-	size_t sent = 0;
-	int fd, wdone = 0, rc;
+	uint64_t deadline = jh_mono_ms() + ms;
+	int fd, rc;
 
 	jh_buf_init(&r->payload);
 	jh_buf_init(&req);
@@ -87,48 +142,7 @@ client(struct run *r, const char *sock, unsigned ms)
 	jh_buf_add(&req, r->payload.p, r->payload.len);
 	if (req.oom)
 		deny(r, "out of memory");
-	for (;;) {
-		struct pollfd pf;
-		ssize_t n;
-
-		if ((now = jh_mono_ms()) >= deadline)
-			deny(r, "the gate's server did not answer within %u "
-			    "ms (joulehook failed closed, so the call is "
-			    "blocked; tell the user)", ms);
-		pf.fd = fd;
-		pf.events = POLLIN | (wdone ? 0 : POLLOUT);
-		if (poll(&pf, 1, (int)(deadline - now)) == -1) {
-			if (errno == EINTR)
-				continue;
-			deny(r, "poll: %s", strerror(errno));
-		}
-		if (!wdone && (pf.revents & (POLLOUT | POLLERR | POLLHUP))) {
-			n = write(fd, req.p + sent, req.len - sent);
-			if (n > 0)
-				sent += (size_t)n;
-			/* A server that refused early still sends a frame. */
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				sent = req.len;
-			if (sent == req.len) {
-				shutdown(fd, SHUT_WR);
-				wdone = 1;
-			}
-		}
-		if (pf.revents & (POLLIN | POLLHUP | POLLERR)) {
-			if (jh_buf_reserve(&reply, 65536) == -1)
-				deny(r, "out of memory");
-			n = read(fd, reply.p + reply.len, reply.cap - reply.len);
-			if (n == 0)
-				break;
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				deny(r, "reading the gate's answer: %s (joulehook "
-				    "failed closed, so the call is blocked; tell "
-				    "the user)", strerror(errno));
-			if (n > 0 && (reply.len += (size_t)n) >
-			    JH_HW_MAX_OUT + JH_HW_MAX_DIAG + JH_HW_HEAD_MAX)
-				deny(r, "the gate's answer is too large");
-		}
-	}
+	exchange(r, fd, &req, &reply, ms, deadline);
 	close(fd);
 	if (reply.len == 0)
 		deny(r, "the gate's server closed the connection without an "

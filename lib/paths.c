@@ -113,15 +113,43 @@ real(const char *path, char res[PATH_MAX])
 	return (realpath(path, res));	/* which sets errno if it fails */
 }
 
+/*
+ * buf (of *n bytes, its last part after slash) is a link to what is not
+ * there: buf becomes its target, joined to the link's directory where it
+ * is relative.  0, or -1 with the reason.
+ */
+static int
+dangling(char *buf, size_t bufsz, size_t *n, char *slash, int links,
+    const char *path, struct jh_err *e)
+{
+	char lnk[PATH_MAX];
+	ssize_t k;
+
+	if (links > 40 || (k = readlink(buf, lnk, sizeof(lnk) - 1)) <= 0)
+		return (jh_errf(e, "%s: cannot follow the link %s", path, buf));
+	lnk[k] = '\0';
+	if (lnk[0] == '/')
+		*n = (size_t)snprintf(buf, bufsz, "%s", lnk);
+	else {
+		slash[1] = '\0';
+		*n = strlen(buf);
+		*n += (size_t)snprintf(buf + *n, bufsz - *n, "%s", lnk);
+	}
+	if (*n >= bufsz - 1)
+		return (jh_errf(e, "path too long"));
+	if (proc_own(buf))
+		return (jh_errf(e, "%s links to a process's own files "
+		    "(/proc/self, /proc/PID), not followed", path));
+	return (0);
+}
+
 int
 jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
     struct jh_err *e)
 {
 	char buf[PATH_MAX * 2], tail[PATH_MAX * 2], res[PATH_MAX];
-	char lnk[PATH_MAX];
 	struct stat st;
 	size_t n, tl = 0;
-	ssize_t k;
 	char *slash;
 	int links = 0;
 
@@ -162,26 +190,9 @@ jh_path_resolve(char *out, size_t sz, const char *base, const char *path,
 		 */
 		if (errno == ENOENT && lstat(buf, &st) == 0 &&
 		    S_ISLNK(st.st_mode)) {
-			if (++links > 40 || (k = readlink(buf, lnk,
-			    sizeof(lnk) - 1)) <= 0)
-				return (jh_errf(e, "%s: cannot follow the "
-				    "link %s", path, buf));
-			lnk[k] = '\0';
-			if (lnk[0] == '/')
-				n = (size_t)snprintf(buf, sizeof(buf), "%s",
-				    lnk);
-			else {
-				slash[1] = '\0';
-				n = strlen(buf);
-				n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-				    "%s", lnk);
-			}
-			if (n >= sizeof(buf) - 1)
-				return (jh_errf(e, "path too long"));
-			if (proc_own(buf))
-				return (jh_errf(e, "%s links to a process's "
-				    "own files (/proc/self, /proc/PID), not "
-				    "followed", path));
+			if (dangling(buf, sizeof(buf), &n, slash, ++links,
+			    path, e) == -1)
+				return (-1);
 			continue;
 		}
 		/* The missing component joins the tail; ".." may not. */

@@ -387,6 +387,58 @@ server_tools(const struct call *c, const json_t *req)
 }
 
 /*
+ * Gemini's output limit: generationConfig.maxOutputTokens, times
+ * candidateCount; a thinkingConfig.thinkingBudget is added, whether the
+ * model counts its thoughts within the limit or beside it.  As
+ * tokens_field: 1 read, 2 read where it cannot be lowered, 0 none, -1
+ * not a count; -2 a request refused, with why.
+ */
+static int
+gemini_limits(struct call *c, json_t *req, uint64_t *out, uint64_t *n,
+    uint64_t *think, char *why, size_t sz)
+{
+	json_t *gc, *tc;
+	int r, both = 0, snake;
+
+	gc = gem_field(req, "generationConfig", "generation_config", &both);
+	if (gc != NULL && !json_is_null(gc) && !json_is_object(gc)) {
+		snprintf(why, sz, "generationConfig is not an object");
+		return (-2);
+	}
+	/* the limit is lowered in place only as generationConfig's */
+	snake = json_object_get(req, "generationConfig") == NULL ||
+	    json_object_get(gc, "maxOutputTokens") == NULL;
+	c->lim_key = snake ? NULL : "maxOutputTokens";
+	r = gem_count(c, gem_field(gc, "maxOutputTokens", "max_output_tokens",
+	    &both), 0, out);
+	if (r >= 0 && gem_count(c, gem_field(gc, "candidateCount",
+	    "candidate_count", &both), 0, n) == -1)
+		r = -1;
+	if (*n == 0)
+		*n = 1;
+	/* -1 asks for a dynamic budget, 0 for none: nothing added */
+	tc = gem_field(gc, "thinkingConfig", "thinking_config", &both);
+	if (tc != NULL && !json_is_null(tc) && !json_is_object(tc)) {
+		snprintf(why, sz, "thinkingConfig is not an object");
+		return (-2);
+	}
+	if (gem_count(c, gem_field(tc, "thinkingBudget", "thinking_budget",
+	    &both), 1, think) == -1) {
+		snprintf(why, sz, "thinkingBudget is not a count");
+		return (-2);
+	}
+	if (both) {
+		snprintf(why, sz, "a field of the output limit is given by both "
+		    "of its names (camelCase and snake_case), and which one the "
+		    "provider reads is not known");
+		return (-2);
+	}
+	if (r == 1 && snake)
+		r = 2;	/* read, but not where it can be lowered */
+	return (r);
+}
+
+/*
  * The worst case of a call, labelled an estimate: the input at bytes / 4
  * tokens at the dearer of the input and cache-write coefficients, plus
  * the most output the request allows at the output coefficient, clamped
@@ -398,8 +450,7 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 {
 	const struct opts *o = &c->px->o;
 	uint64_t out = 0, n = 1, cin, think = 0, tools;
-	json_t *gc, *tc;
-	int r, both = 0, snake;
+	int r;
 
 	c->lim_key = NULL;
 	switch (c->api) {
@@ -412,48 +463,9 @@ worst_case(struct call *c, json_t *req, char *why, size_t sz)
 			c->inner = 0;
 		break;
 	case JH_API_GEMINI:
-		/*
-		 * generationConfig.maxOutputTokens, times candidateCount; a
-		 * thinkingConfig.thinkingBudget is added, whether the model
-		 * counts its thoughts within the limit or beside it.
-		 */
-		gc = gem_field(req, "generationConfig", "generation_config",
-		    &both);
-		if (gc != NULL && !json_is_null(gc) && !json_is_object(gc)) {
-			snprintf(why, sz, "generationConfig is not an object");
+		if ((r = gemini_limits(c, req, &out, &n, &think, why, sz)) ==
+		    -2)
 			return (-1);
-		}
-		/* the limit is lowered in place only as generationConfig's */
-		snake = json_object_get(req, "generationConfig") == NULL ||
-		    json_object_get(gc, "maxOutputTokens") == NULL;
-		c->lim_key = snake ? NULL : "maxOutputTokens";
-		r = gem_count(c, gem_field(gc, "maxOutputTokens",
-		    "max_output_tokens", &both), 0, &out);
-		if (r >= 0 && gem_count(c, gem_field(gc, "candidateCount",
-		    "candidate_count", &both), 0, &n) == -1)
-			r = -1;
-		if (n == 0)
-			n = 1;
-		/* -1 asks for a dynamic budget, 0 for none: nothing added */
-		tc = gem_field(gc, "thinkingConfig", "thinking_config", &both);
-		if (tc != NULL && !json_is_null(tc) && !json_is_object(tc)) {
-			snprintf(why, sz, "thinkingConfig is not an object");
-			return (-1);
-		}
-		if (gem_count(c, gem_field(tc, "thinkingBudget",
-		    "thinking_budget", &both), 1, &think) == -1) {
-			snprintf(why, sz, "thinkingBudget is not a count");
-			return (-1);
-		}
-		if (both) {
-			snprintf(why, sz, "a field of the output limit is "
-			    "given by both of its names (camelCase and "
-			    "snake_case), and which one the provider reads is "
-			    "not known");
-			return (-1);
-		}
-		if (r == 1 && snake)
-			r = 2;	/* read, but not where it can be lowered */
 		break;
 	case JH_API_CHAT:
 		c->lim_key = "max_completion_tokens";
