@@ -1691,9 +1691,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	 * so that a file --slurpfile names is read.
 	 */
 	/* --arg NAME VALUE, --rawfile NAME FILE: two words each */
-	{ "jq", "--arg=ii --argjson=ii --slurpfile=ir --rawfile=ir"
-	  " -f,--from-file=u:pattern -L=u --indent=i -*", "i,r*", NULL, NULL,
-	  JH_CT_FILTER, "jq(1)" },
+	{ "jq", "--arg=ii --argjson=ii --slurpfile=ir --rawfile=ir --argfile=ir"
+	  " -f,--from-file=u:pattern -L,--library-path=u --indent=i"
+	  " --run-tests:unknown -*", "i,r*", NULL, NULL, JH_CT_FILTER, "jq(1)" },
 	/* Signals are no path effect: what they stop is unknown. */
 	/* python3 -m json.tool [infile [outfile]] */
 	{ "json.tool", "--sort-keys --no-ensure-ascii --json-lines --indent=i"

@@ -83,6 +83,7 @@ struct jh_action {
 	const char *only;	/* a search's name filter (Grep's glob), or
 				   NULL */
 	char **targets;		/* resolved absolute paths */
+	const int *lexexec;	/* each: as written, an executed file */
 	size_t ntargets;
 };
 

@@ -667,6 +667,9 @@ struct ex {
 	char gtop[FIND_NAME];	/* path_of's glob word's last part, or "" */
 	char mklink[MAX_MKLINK][PATH_MAX + 1];	/* links the line makes */
 	size_t mkcmd[MAX_MKLINK];		/* and the command that does */
+	char lexout[PATH_MAX + 1];	/* path_of's last path, where as
+					   written it is a file a program
+					   executes and it leads elsewhere */
 };
 
 static int
@@ -736,6 +739,10 @@ add(struct ex *x, int kind, int flags, const char *path, const char *prog,
 		    prog);
 		prog = pn;
 	}
+	/* a write through a link whose name as written is executed */
+	if (kind == JH_E_WRITE && path != NULL && x->lexout[0] != '\0' &&
+	    strcmp(path, x->lexout) == 0)
+		flags |= JH_EF_EXECUTED;
 	return (jh_effect_add(x->ef, kind, flags, x->cmd, path, prog, arg,
 	    x->e));
 }
@@ -870,6 +877,7 @@ struct cmdst {
 	char fname[FIND_NAME];	/* find: the one -name every match has */
 	int ffold;		/* it was -iname */
 	int fany;		/* find: -o, ! or a second name: no one name */
+	int fneg;		/* find: the last word was ! or -not */
 	int inops;		/* the operands are being read */
 	char opsdir[PATH_MAX + 1];	/* OPSDIR: where the operands are */
 	int have_opsdir;
@@ -953,7 +961,7 @@ static int
 path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
     char *out, size_t sz, int *tree, int *skip)
 {
-	char lit[PATH_MAX];
+	char lit[PATH_MAX], lex[PATH_MAX * 2];
 	struct jh_err e;
 	size_t i;
 
@@ -1024,6 +1032,15 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		return (jh_errf(x->e, "cannot resolve %.200s: %s", w->s,
 		    e.msg));
 	/*
+	 * .vscode -> evil: the name as written is what the editor reads
+	 * (.vscode/tasks.json), where the link leads a plain file: a write
+	 * is executed by either (add() reads the mark)
+	 */
+	x->lexout[0] = '\0';
+	if (jh_path_lexical(lex, sizeof(lex), c->dir[0] ? c->dir : "/",
+	    lit) == 0 && strcmp(lex, out) != 0 && jh_path_executed(lex))
+		snprintf(x->lexout, sizeof(x->lexout), "%s", out);
+	/*
 	 * ln -s . r && echo x > r/.mcp.json: a link an earlier command of
 	 * the line makes is not there to follow yet
 	 */
@@ -1041,16 +1058,69 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 static int	command(struct ex *, const char *, char *const *,
 		    const int *, size_t, int);
 
-/* Whether the command being read has read a tree (a copy's source). */
+/*
+ * Whether a tree copied or moved from src to dst (dst itself, or dst/the
+ * tree's name where dst is a directory) puts a file where a program
+ * executes it: src listed up to JH_ONLYSCAN entries; one it cannot list,
+ * or more, is taken as yes.
+ */
 static int
-tree_read(const struct ex *x)
+tree_lands_executed(const char *src, const char *dst)
 {
+	char q[PATH_MAX * 2 + 2], *paths[2];
+	const char *base = strrchr(src, '/');
+	struct stat st;
+	FTSENT *e;
+	FTS *t;
+	size_t seen = 0, sl = strlen(src);
+	int hit = 0;
+
+	if (lstat(src, &st) == -1 || !S_ISDIR(st.st_mode))
+		return (1);
+	base = base != NULL ? base + 1 : src;
+	paths[0] = (char *)src;
+	paths[1] = NULL;
+	if ((t = fts_open(paths, FTS_PHYSICAL | FTS_NOSTAT, NULL)) == NULL)
+		return (1);
+	while (!hit && (e = fts_read(t)) != NULL) {
+		const char *rel = e->fts_path + sl;
+		if (e->fts_info == FTS_DP || e->fts_level == 0)
+			continue;
+		if (++seen > JH_ONLYSCAN || e->fts_info == FTS_DNR ||
+		    e->fts_info == FTS_ERR) {
+			hit = 1;
+			break;
+		}
+		snprintf(q, sizeof(q), "%s%s", dst, rel);
+		hit = jh_path_executed(q);
+		snprintf(q, sizeof(q), "%s/%s%s", dst, base, rel);
+		hit = hit || jh_path_executed(q);
+	}
+	fts_close(t);
+	return (hit);
+}
+
+static int	glob_lands_executed(const char *, const char *);
+
+/*
+ * Whether the command being read has read a tree (a copy's source) that
+ * puts a file a program executes into the tree dst it writes: the files
+ * a glob or find's name matches, or what the tree holds now.
+ */
+static int
+tree_read(const struct ex *x, const char *dst)
+{
+	const struct jh_effect *r;
 	size_t i;
 
-	for (i = x->ef->n; i > 0 && x->ef->v[i - 1].cmd == x->cmd; i--)
-		if (x->ef->v[i - 1].kind == JH_E_READ &&
-		    (x->ef->v[i - 1].flags & JH_EF_TREE))
+	for (i = x->ef->n; i > 0 && x->ef->v[i - 1].cmd == x->cmd; i--) {
+		r = &x->ef->v[i - 1];
+		if (r->kind == JH_E_READ && (r->flags & JH_EF_TREE) &&
+		    (r->only != NULL ? glob_lands_executed(dst, r->only) :
+		    r->path == NULL || (r->flags & JH_EF_GLOB) ||
+		    tree_lands_executed(r->path, dst)))
 			return (1);
+	}
 	return (0);
 }
 
@@ -1158,18 +1228,46 @@ git_dir(const char *p, int fl, const char *only, int fold)
 /*
  * The host a network operand names, lowercased into out: a URL's (after
  * the scheme and any user, before a port or path), user@host's, else the
- * word itself (a host, or a remote's name).  A backslash ends the host
- * as a slash does: the WHATWG URL parser that web tools use reads
- * https://a\\@b/ as host a.  Returns the length; a host that does not
- * fit is cut, so it matches no pattern written for a shorter one.
+ * word itself (a host, or a remote's name).  Read as the WHATWG URL
+ * parser that web tools use reads it: tabs and newlines dropped, and
+ * after a special scheme (http, https, ws, wss, ftp) any run of slashes
+ * and backslashes, so http:/evil/?://localhost is evil's; a backslash
+ * ends the host as a slash does (https://a\\@b/ is a's).  Returns the
+ * length; a host that does not fit is cut, so it matches no pattern
+ * written for a shorter one.
  */
 size_t
-jh_url_host(const char *s, char *out, size_t sz)
+jh_url_host(const char *s0, char *out, size_t sz)
 {
-	const char *h = s, *at, *end;
-	size_t n, i;
+	static const char *const special[] = { "http", "https", "ws", "wss",
+	    "ftp", NULL };
+	char s[2048];
+	const char *h, *at, *end;
+	size_t n, i, k;
 
-	if ((end = strstr(s, "://")) != NULL)
+	for (n = 0; *s0 != '\0' && n + 1 < sizeof(s); s0++)
+		if (*s0 != '\t' && *s0 != '\n' && *s0 != '\r' &&
+		    (n > 0 || (unsigned char)*s0 > ' '))
+			s[n++] = *s0;
+	while (n > 0 && (unsigned char)s[n - 1] <= ' ')
+		n--;
+	s[n] = '\0';
+	h = s;
+	/* a scheme: a letter, then letters, digits, + - . up to a : */
+	for (k = 0; isalnum((unsigned char)s[k]) || (k > 0 && strchr("+-.",
+	    s[k]) != NULL && s[k] != '\0'); k++)
+		;
+	if (k > 0 && isalpha((unsigned char)s[0]) && s[k] == ':') {
+		for (i = 0; special[i] != NULL; i++)
+			if (strlen(special[i]) == k &&
+			    strncasecmp(s, special[i], k) == 0)
+				break;
+		if (special[i] != NULL) {
+			h = s + k + 1;
+			h += strspn(h, "/\\");
+		} else if (strncmp(s + k + 1, "//", 2) == 0)
+			h = s + k + 3;
+	} else if ((end = strstr(s, "://")) != NULL)
 		h = end + 3;
 	end = h + strcspn(h, "/?#\\");
 	/* the user is all before the last @ */
@@ -1195,19 +1293,24 @@ jh_url_host(const char *s, char *out, size_t sz)
 /*
  * find's expression: a single -name or -iname ANDed with the rest means
  * every path it acts on has a component that matches it, which the
- * protected-path check can use; -o, ! and a second name mean nothing.
+ * protected-path check can use; -o, a second name, and a ! or -not
+ * before the name or a ( mean nothing (! -path P narrows the rest).
  */
 static void
 find_name(struct cmdst *c, const struct jh_sh_word *w,
     const struct jh_sh_word *v)
 {
-	if (strcmp(w->s, "-o") == 0 || strcmp(w->s, "-or") == 0 ||
-	    strcmp(w->s, "-not") == 0) {
+	int neg = c->fneg;
+
+	c->fneg = strcmp(w->s, "-not") == 0;
+	if (strcmp(w->s, "-o") == 0 || strcmp(w->s, "-or") == 0)
+		c->fany = 1;
+	if (strcmp(w->s, "-name") != 0 && strcmp(w->s, "-iname") != 0)
+		return;
+	if (neg) {
 		c->fany = 1;
 		return;
 	}
-	if (strcmp(w->s, "-name") != 0 && strcmp(w->s, "-iname") != 0)
-		return;
 	if (v == NULL || v->flags & JH_SHW_EXPAND || c->fname[0] != '\0' ||
 	    strlen(v->s) >= sizeof(c->fname) || v->s[0] == '\0') {
 		c->fany = 1;
@@ -1293,6 +1396,63 @@ link_effects(struct ex *x, size_t before, size_t end, const char *name)
 			return (-1);
 	}
 	return (0);
+}
+
+/*
+ * A glob read (cat .en[v], cat STAR/.env, head STAR.pem): each file it
+ * matches now, as bash's glob gives them (a leading dot only where the
+ * pattern has one), a read of its own beside the tree's, up to
+ * JH_GLOBREADS of them, so that a policy on a name (STAR STAR/.env) meets
+ * it; a last part top in dir, or else the whole word pat.
+ */
+#define JH_GLOBREADS	256
+static int
+glob_reads(struct ex *x, size_t before, const char *dir, const char *top,
+    const char *pat)
+{
+	char name[PATH_MAX + 1], res[PATH_MAX + 1];
+	const char *prog = NULL;
+	struct dirent *d;
+	struct jh_err e;
+	size_t i, end = x->ef->n, n = 0;
+	glob_t g;
+	int r = 0;
+	DIR *dp;
+
+	for (i = before; i < end && prog == NULL; i++)
+		if (x->ef->v[i].kind == JH_E_READ &&
+		    (x->ef->v[i].flags & JH_EF_TREE) &&
+		    !(x->ef->v[i].flags & JH_EF_META))
+			prog = x->ef->v[i].program != NULL ?
+			    x->ef->v[i].program : "";
+	if (prog == NULL)
+		return (0);
+	if (top == NULL) {
+		memset(&g, 0, sizeof(g));
+		if (glob(pat, GLOB_NOSORT | GLOB_BRACE, NULL, &g) == 0)
+			for (i = 0; r == 0 && i < g.gl_pathc &&
+			    n++ < JH_GLOBREADS; i++)
+				if (jh_path_resolve(res, sizeof(res), "/",
+				    g.gl_pathv[i], &e) == 0)
+					r = add(x, JH_E_READ, 0, res, prog[0] ?
+					    prog : NULL, NULL);
+		globfree(&g);
+		return (r);
+	}
+	if ((dp = opendir(dir)) == NULL)
+		return (0);
+	while (r == 0 && n < JH_GLOBREADS && (d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") ==
+		    0 || fnmatch(top, d->d_name, FNM_PERIOD) != 0 ||
+		    (size_t)snprintf(name, sizeof(name), "%s/%s", dir,
+		    d->d_name) >= sizeof(name) ||
+		    jh_path_resolve(res, sizeof(res), "/", name, &e) == -1)
+			continue;
+		n++;
+		r = add(x, JH_E_READ, 0, res, prog[0] ? prog : NULL, NULL);
+	}
+	closedir(dp);
+	return (r);
 }
 
 /*
@@ -1396,6 +1556,10 @@ letter_found(struct ex *x, struct cmdst *c, int l)
 		if (r == -1 ||
 		    find_only(x, before, x->fonly[i], x->ffold[i]) == -1)
 			return (-1);
+		/* what find prints, a copy puts side by side */
+		for (; before < x->ef->n; before++)
+			if (x->ef->v[before].flags & JH_EF_TREE)
+				x->ef->v[before].flags |= JH_EF_GLOB;
 	}
 	c->recursive = rec;
 	return (0);
@@ -1573,8 +1737,10 @@ into_dirs(struct ex *x)
 			 */
 			if ((r->flags & JH_EF_TREE) &&
 			    !(r->flags & JH_EF_META) &&
-			    !(w->flags & JH_EF_INPLACE) && (r->only == NULL ||
-			    glob_lands_executed(w->path, r->only))) {
+			    !(w->flags & JH_EF_INPLACE) && (r->only != NULL ?
+			    glob_lands_executed(w->path, r->only) :
+			    (r->flags & JH_EF_GLOB) ||
+			    tree_lands_executed(r->path, w->path))) {
 				w->flags |= JH_EF_EXECUTED;
 				break;
 			}
@@ -1662,7 +1828,7 @@ letter_change(struct ex *x, struct cmdst *c, int k, int fl, const char *p)
 		return (-1);
 
 	if (k == JH_E_WRITE && (jh_path_executed(p) ||
-	    ((fl & JH_EF_TREE) && !(fl & JH_EF_INPLACE) && tree_read(x))))
+	    ((fl & JH_EF_TREE) && !(fl & JH_EF_INPLACE) && tree_read(x, p))))
 		fl |= JH_EF_EXECUTED;
 	fo = (c->def->flags & JH_CT_FINDEXPR) && !c->fany ? c->fname :
 	    x->curonly;
@@ -1762,6 +1928,8 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	if (skip)
 		return (0);
 	fl = tree || c->recursive ? JH_EF_TREE : 0;
+	if (tree)
+		fl |= JH_EF_GLOB;
 	/* a recursive program given a file works on that file */
 	if (!tree && c->recursive && stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
 		fl = 0;
@@ -1778,7 +1946,8 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		r = letter_path(x, c, l, w, p, tree, fl | JH_EF_ONLYTOP);
 		x->curonly = "";
 		x->curfold = 0;
-		if (r == -1 || glob_only(x, before, p, top) == -1)
+		if (r == -1 || glob_only(x, before, p, top) == -1 ||
+		    glob_reads(x, before, p, top, NULL) == -1)
 			return (-1);
 		return (glob_links(x, before, p, top, NULL));
 	}
@@ -1793,6 +1962,8 @@ letter_file(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (word_path(pat, sizeof(pat), c->dir, w->s) == -1)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, NULL, "'%.100s' "
 			    "is too long to expand", w->s));
+		if (glob_reads(x, before, NULL, NULL, pat) == -1)
+			return (-1);
 		return (glob_links(x, before, NULL, NULL, pat));
 	}
 	return (letter_path(x, c, l, w, p, tree, fl));
@@ -2995,23 +3166,13 @@ awk_redirects(const char *s)
 
 /*
  * gawk's @: @load and @include, and an indirect call, @f("cat ...") with
- * f = "sys" "tem" made at run time.  Any @ before a name, a $ or a (,
- * in a string or a regular expression too.
+ * f = "sys" "tem" made at run time (a newline or a backslash may come
+ * between).  Any @, in a string or a regular expression too.
  */
 static int
 awk_at(const char *s)
 {
-	const char *p;
-
-	for (p = s; (p = strchr(p, '@')) != NULL; ) {
-		p++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (isalpha((unsigned char)*p) || *p == '_' || *p == '$' ||
-		    *p == '(')
-			return (1);
-	}
-	return (0);
+	return (strchr(s, '@') != NULL);
 }
 
 static int
@@ -3447,8 +3608,10 @@ find_word(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 		return (0);
 	/* the expression starts at ( ! or , too (find(1)) */
 	c->sawopt = 1;
-	if (strcmp(w->s, "!") == 0 || strcmp(w->s, ",") == 0)
+	if (strcmp(w->s, ",") == 0 || (c->fneg && strcmp(w->s, "(") == 0) ||
+	    (c->fneg && strcmp(w->s, "!") == 0))
 		c->fany = 1;
+	c->fneg = strcmp(w->s, "!") == 0;
 	if (strcmp(w->s, "(") != 0 && strcmp(w->s, ")") != 0 &&
 	    strcmp(w->s, "!") != 0 && strcmp(w->s, ",") != 0 &&
 	    add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s does not take "
@@ -4136,9 +4299,10 @@ subscripted(const struct jh_sh_cmd *c)
 static int
 shopt_risky(const struct jh_sh_cmd *c)
 {
+	/* dotglob, nocaseglob: a glob's name is matched as bash's default */
 	static const char *const ok[] = { "nullglob", "failglob",
-	    "nocaseglob", "nocasematch", "globstar", "dotglob", "extglob",
-	    "lastpipe", "xpg_echo", "checkwinsize", NULL };
+	    "nocasematch", "globstar", "extglob", "lastpipe", "xpg_echo",
+	    "checkwinsize", NULL };
 	static const char *const oset[] = { "pipefail", "errexit", "nounset",
 	    "xtrace", "noglob", "noclobber", "verbose", NULL };
 	const char *s;
@@ -4546,7 +4710,7 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	size_t i, k, xsplit = 0;
 
 	memset(&x, 0, offsetof(struct ex, ftree));
-	x.fdir[0] = x.gtop[0] = '\0';
+	x.fdir[0] = x.gtop[0] = x.lexout[0] = '\0';
 	x.ef = ef;
 	x.curonly = "";
 	x.cx = cx;

@@ -48,6 +48,8 @@ enum jh_eff_kind {
 				   below the tree alone (a shell glob's
 				   last part: rm -f *.o), not at any depth
 				   (find -name) */
+#define JH_EF_GLOB	0x100	/* tree: a glob's, whose matches a copy
+				   puts side by side, not as the tree is */
 
 struct jh_effect {
 	int kind;		/* enum jh_eff_kind */

@@ -134,6 +134,9 @@ gm_tokens(int *t, const char *p, int fold)
 			t[n++] = GM_ANY;
 		else if (*p == '[') {
 			/* a bracket as any one byte: wider, never narrower */
+			if (strstr(p, "[:") != NULL || strstr(p, "[=") != NULL ||
+			    strstr(p, "[.") != NULL)
+				return (-1);	/* a class: left to the caller */
 			if (p[1] == '!' || p[1] == '^')
 				p++;
 			if (p[1] == ']')
@@ -195,8 +198,9 @@ wild(const char *g)
  * find -name ONLY over a tree, against a pattern's NAME: where either is
  * a plain name, whether the other matches it; where both have
  * wildcards and some name could match both (*.pe? and *.pem), whether
- * such a name is in the tree, looked at up to JH_ONLYSCAN entries (more
- * is taken as yes).
+ * such a name is in the tree, looked at up to JH_ONLYSCAN entries.
+ * Past those it is taken as no, as a tree read no name narrows is (a
+ * repository's node_modules would otherwise ask about every *.ts).
  */
 static int
 find_meets(const struct pctx *c, const char *name)
@@ -208,7 +212,7 @@ find_meets(const struct pctx *c, const char *name)
 	int hit = 0, fl = c->onlyfold ? FNM_CASEFOLD : 0;
 
 	if (!wild(c->only))
-		return (fnmatch(name, c->only, 0) == 0);
+		return (fnmatch(name, c->only, fl) == 0);
 	if (!wild(name))
 		return (fnmatch(c->only, name, fl) == 0);
 	if (!glob_meet(c->only, name, c->onlyfold))
@@ -220,9 +224,10 @@ find_meets(const struct pctx *c, const char *name)
 	while (!hit && (e = fts_read(t)) != NULL) {
 		if (e->fts_info == FTS_DP)
 			continue;
-		hit = ++seen > JH_ONLYSCAN || (e->fts_level > 0 &&
-		    fnmatch(c->only, e->fts_name, fl) == 0 &&
-		    fnmatch(name, e->fts_name, 0) == 0);
+		if (++seen > JH_ONLYSCAN)
+			break;
+		hit = e->fts_level > 0 && fnmatch(c->only, e->fts_name, fl) ==
+		    0 && fnmatch(name, e->fts_name, fl) == 0;
 	}
 	fts_close(t);
 	return (hit);
@@ -1187,7 +1192,8 @@ jh_action_effects(struct jh_effects *ef, const struct jh_action *act,
 	for (i = 0; kind != -1 && i < act->ntargets; i++) {
 		struct stat st;
 		int f = fl;
-		if (kind == JH_E_WRITE && jh_path_executed(act->targets[i]))
+		if (kind == JH_E_WRITE && (jh_path_executed(act->targets[i]) ||
+		    (act->lexexec != NULL && act->lexexec[i])))
 			f |= JH_EF_EXECUTED;
 		/*
 		 * A read of a directory may read all of it (Windsurf's); a

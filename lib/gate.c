@@ -75,6 +75,8 @@ struct event {
 /* The targets of an action, resolved; freed by strs_free(). */
 struct targets {
 	char *p[MAX_TARGETS];
+	int lexexec[MAX_TARGETS];	/* as written, a file a program
+					   executes that leads elsewhere */
 	size_t n;
 	struct jh_sh_script sh;	/* a shell input's line, as step 2 parsed */
 	int have_sh;		/* it and checked it for protected paths */
@@ -500,6 +502,9 @@ add_form(struct jh_decision *d, const struct jh_gate *g, const char *root,
 		    "too many targets"));
 	if ((t->p[t->n] = strdup(r)) == NULL)
 		return (jh_decision_fail(d, JH_D_GATEFAIL, "out of memory"));
+	/* .vscode -> evil: the editor reads .vscode/tasks.json */
+	t->lexexec[t->n] = jh_path_lexical(l, sizeof(l), base, path) == 0 &&
+	    strcmp(l, r) != 0 && jh_path_executed(l);
 	json_array_append_new(d->targets, json_string(r));
 	t->n++;
 	return (0);
@@ -1273,6 +1278,7 @@ protection(struct jh_decision *d, const struct jh_gate *g,
 	if ((r = collect_targets(d, g, root, x, x->in, t)) != 0)
 		return (r);
 	act->targets = t->p;
+	act->lexexec = t->lexexec;
 	act->ntargets = t->n;
 	if (strcmp(x->class, "shell") == 0 &&
 	    (c = sget(x->in, "command")) != NULL) {
@@ -1622,26 +1628,57 @@ out:
  * d->code; the decision is made whatever it is (a deny is one).
  */
 /*
- * A search's filter of the names it reads, where it is one glob of a
- * name (Claude Code's Grep glob, OpenCode's and Gemini CLI's include,
- * Cline's file_pattern): a tree read narrowed as find -name narrows one.
- * One with a '/' or a leading '!' narrows nothing the gate follows.
+ * A search's filter of the names it reads (Claude Code's Grep glob,
+ * OpenCode's and Gemini CLI's include, Cline's file_pattern), as one
+ * glob of a name in buf: a tree read narrowed as find -name narrows
+ * one.  Of each glob its last part, which a file's name must match
+ * (src/STAR.ts: STAR.ts); several, as Claude Code's Grep splits them at
+ * blanks and commas, as a brace of them.  One with a leading '!'
+ * narrows nothing.  Cline's search_files with none searches every name.
  */
 static const char *
-search_only(const struct event *x)
+search_only(const struct event *x, char *buf, size_t bufsz)
 {
 	static const char *const keys[] = { "glob", "include",
 	    "include_pattern", "file_pattern", NULL };
-	const char *v;
-	int i;
+	const char *v = NULL, *p, *b;
+	size_t n, k = 1;
+	int i, parts = 0;
 
-	if (strcmp(x->class, "search") != 0)
+	if (strcmp(x->class, "search") != 0 || bufsz < 4)
 		return (NULL);
-	for (i = 0; keys[i] != NULL; i++)
-		if ((v = sget(x->in, keys[i])) != NULL && v[0] != '\0' &&
-		    v[0] != '!' && strchr(v, '/') == NULL)
-			return (v);
-	return (NULL);
+	for (i = 0; v == NULL && keys[i] != NULL; i++)
+		v = sget(x->in, keys[i]);
+	if (v == NULL)
+		return (strcmp(x->tool, "search_files") == 0 ? "*" : NULL);
+	if (strpbrk(v, "{}") != NULL)
+		return (strchr(v, '/') == NULL && v[0] != '!' ? v : NULL);
+	buf[0] = '{';
+	for (p = v; *p != '\0'; p += n) {
+		p += strspn(p, " ,");
+		if ((n = strcspn(p, " ,")) == 0)
+			break;
+		if (*p == '!')
+			return (NULL);
+		for (b = p + n; b > p && b[-1] != '/'; b--)
+			;
+		if (k + (size_t)(p + n - b) + 3 > bufsz)
+			return (NULL);
+		if (parts++ > 0)
+			buf[k++] = ',';
+		memcpy(buf + k, b, (size_t)(p + n - b));
+		k += (size_t)(p + n - b);
+	}
+	if (parts == 0)
+		return (NULL);
+	if (parts == 1) {
+		memmove(buf, buf + 1, k - 1);
+		buf[k - 1] = '\0';
+	} else {
+		buf[k++] = '}';
+		buf[k] = '\0';
+	}
+	return (buf);
 }
 
 int
@@ -1650,7 +1687,7 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 {
 	const struct jh_grant *gr = &g->cache->g, *link = gr;
 	struct jh_grant child;
-	char root[PATH_MAX + 2];
+	char root[PATH_MAX + 2], only[256];
 	struct event x;
 	struct jh_action act;
 	struct targets t;
@@ -1673,7 +1710,7 @@ jh_decide(struct jh_decision *d, const struct jh_gate *g, json_t *ev,
 	act.root = root;
 	act.home = g->user_home;
 	act.url = sget(x.in, "url");
-	act.only = search_only(&x);
+	act.only = search_only(&x, only, sizeof(only));
 	if (protection(d, g, &x, root, &act, &t) != 0)
 		goto out;
 	/* 3-5. a grant, its signature, its issuer */

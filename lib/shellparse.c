@@ -157,6 +157,7 @@ struct wsc {
 	int cmdsub;		/* a command substitution was seen */
 	int varpart;		/* an unknown part that is not one */
 	int nvf;		/* flagged values (for words) substituted */
+	int subst;		/* a value was substituted */
 	size_t vfs, vfe;	/* where the first one lies */
 };
 
@@ -777,6 +778,188 @@ wv_push(struct ps *p, struct wv *v, struct jh_sh_word *w)
 	return (0);
 }
 
+/*
+ * Brace expansion, as bash does it first of all, of a word that holds no
+ * quoting, no expansion and no glob: {a,b} and nested ones, and {N..M}
+ * of integers or of letters.  The words are appended to av; -1 where
+ * the word is left as it is (a {x..y..step}, a 0 before a number, more
+ * than BR_MAX words, one that would start with ~ and so be tilde
+ * expanded after) -2, an error -1, else the count.
+ */
+#define BR_MAX	64
+
+
+static int
+br_close(const char *s, size_t i, size_t *comma)
+{
+	size_t d = 0;
+
+	*comma = 0;
+	for (; s[i] != '\0'; i++) {
+		if (s[i] == '{')
+			d++;
+		else if (s[i] == '}' && --d == 0)
+			return ((int)i);
+		else if (s[i] == ',' && d == 1 && *comma == 0)
+			*comma = i;
+	}
+	return (-1);
+}
+
+static int
+br_seq(const char *a, size_t al, const char *b, size_t bl, long *x, long *y,
+    int *letter)
+{
+	char t[24];
+	char *e;
+
+	*letter = al == 1 && bl == 1 && ((*a | 32) >= 'a' && (*a | 32) <= 'z') &&
+	    ((*b | 32) >= 'a' && (*b | 32) <= 'z');
+	if (*letter) {
+		*x = *a;
+		*y = *b;
+		return (0);
+	}
+	if (al == 0 || bl == 0 || al >= 20 || bl >= 20 ||
+	    (a[al > 1 && a[0] == '-'] == '0' && al > (size_t)1 + (a[0] == '-')) ||
+	    (b[bl > 1 && b[0] == '-'] == '0' && bl > (size_t)1 + (b[0] == '-')))
+		return (-1);
+	memcpy(t, a, al);
+	t[al] = '\0';
+	*x = strtol(t, &e, 10);
+	if (*e != '\0')
+		return (-1);
+	memcpy(t, b, bl);
+	t[bl] = '\0';
+	*y = strtol(t, &e, 10);
+	return (*e != '\0' ? -1 : 0);
+}
+
+/* v in decimal (|v| < 10^19) */
+static void
+br_num(char *out, long v)
+{
+	char t[24];
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	size_t n = 0, k = 0;
+
+	do
+		t[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		out[k++] = '-';
+	while (n > 0)
+		out[k++] = t[--n];
+	out[k] = '\0';
+}
+
+static int	br_expand(struct ps *, struct wv *, const char *, int);
+
+/* One alternative: prefix, alt, suffix, expanded again. */
+static int
+br_one(struct ps *p, struct wv *av, const char *s, size_t i, const char *alt,
+    size_t altl, const char *suf, int n)
+{
+	struct jh_buf b;
+	int r;
+
+	jh_buf_init(&b);
+	jh_buf_add(&b, s, i);
+	jh_buf_add(&b, alt, altl);
+	jh_buf_adds(&b, suf);
+	if (jh_buf_cstr(&b) == NULL)
+		return (fail(p, "out of memory"));
+	r = br_expand(p, av, (const char *)b.p, n);
+	jh_buf_free(&b);
+	return (r);
+}
+
+static int
+br_expand(struct ps *p, struct wv *av, const char *s, int n)
+{
+	struct jh_sh_word w;
+	const char *dots;
+	size_t i, comma, k;
+	long x, y, v;
+	char num[24];
+	int j, letter;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] != '{' || (j = br_close(s, i, &comma)) == -1)
+			continue;
+		if (comma != 0) {
+			for (k = i + 1; n >= 0 && k <= (size_t)j; ) {
+				size_t e = k, d = 0;
+				for (; e < (size_t)j && (s[e] != ',' || d > 0);
+				    e++)
+					d += s[e] == '{' ? 1 : s[e] == '}' ?
+					    (size_t)-1 : 0;
+				n = br_one(p, av, s, i, s + k, e - k, s + j + 1,
+				    n);
+				k = e + 1;
+			}
+			return (n);
+		}
+		dots = memmem(s + i + 1, (size_t)j - i - 1, "..", 2);
+		if (dots == NULL)
+			continue;	/* {x}: literal */
+		if (memmem(dots + 2, (size_t)(s + j - dots - 2), "..", 2) !=
+		    NULL || br_seq(s + i + 1, (size_t)(dots - s - i - 1),
+		    dots + 2, (size_t)(s + j - dots - 2), &x, &y, &letter) ==
+		    -1 || (x > y ? x - y : y - x) >= BR_MAX)
+			return (-2);
+		for (v = x; n >= 0; v += x <= y ? 1 : -1) {
+			if (letter) {
+				num[0] = (char)v;
+				num[1] = '\0';
+			} else
+				br_num(num, v);
+			n = br_one(p, av, s, i, num, strlen(num), s + j + 1, n);
+			if (v == y)
+				break;
+		}
+		return (n);
+	}
+	if (n < 0)
+		return (n);
+	if (n >= BR_MAX || s[0] == '~')
+		return (-2);
+	if ((w.s = strdup(s)) == NULL)
+		return (fail(p, "out of memory"));
+	w.len = strlen(s);
+	w.flags = 0;
+	if (wv_push(p, av, &w) == -1)
+		return (-1);
+	return (n + 1);
+}
+
+/*
+ * Pushes word (taken) to av, its braces expanded where br_expand can;
+ * else as it is.
+ */
+static int
+br_push(struct ps *p, struct wv *av, struct jh_sh_word *word, int plain)
+{
+	size_t n0 = av->n;
+	int r;
+
+	if (!plain || word->flags != JH_SHW_BRACE)
+		return (wv_push(p, av, word));
+	r = br_expand(p, av, word->s, 0);
+	if (r < 0) {
+		/* the words made so far dropped */
+		while (av->n > n0)
+			free(av->v[--av->n].s);
+		if (r == -1) {
+			free(word->s);
+			return (-1);
+		}
+		return (wv_push(p, av, word));	/* left as it is */
+	}
+	free(word->s);
+	return (0);
+}
+
 static int
 rv_push(struct ps *p, struct rv *v, struct jh_sh_redir *r)
 {
@@ -1376,6 +1559,7 @@ subst_var(const struct st *st, struct wsc *w, const char *name, size_t n,
 		w->flags |= JH_SHW_EXPAND | JH_SHW_SPLIT, w->varpart = 1;
 	if (v->flags != 0 && w->nvf++ == 0)
 		w->vfs = w->b.len;
+	w->subst = 1;
 	jh_buf_add(&w->b, v->val, len);
 	if (v->flags != 0)
 		w->vfe = w->b.len;
@@ -2553,6 +2737,15 @@ static const struct wrap wraps[] = {
 	{ "xargs", "0oprtx", "adEILnPs", "eil", l_xargs, 0, W_XARGS },
 };
 
+/*
+ * /usr/bin/time, GNU time the program, not bash's keyword; its -o FILE,
+ * a write this list does not follow, stays refused.
+ */
+static const char *const l_gtime[] = { "portability", "verbose", "quiet",
+	"format=", NULL };
+static const struct wrap gnu_time = { "time", "pvq", "f", "", l_gtime, 0,
+	0 };
+
 /* A command another one runs: argv[a..b), env's NAME=value argv[ea..eb). */
 struct inner {
 	size_t a, b, ea, eb;
@@ -3284,6 +3477,8 @@ inner_cmds(struct ps *p, const struct jh_sh_cmd *c, const struct ectx *x,
 	for (k = 0; k < sizeof(wraps) / sizeof(wraps[0]); k++)
 		if (strcmp(base, wraps[k].name) == 0)
 			w = &wraps[k];
+	if (w != NULL && strcmp(base, "time") == 0 && base != name)
+		w = &gnu_time;
 	if (w != NULL) {
 		memset(&in[0], 0, sizeof(in[0]));
 		if (wrap_opts(p, w, c, &in[0], &lookup) == -1)
@@ -4439,7 +4634,10 @@ simple(struct ps *p, struct st *st, int *empty)
 			fail(p, "unbalanced { or }");
 			goto err;
 		}
-		if (wv_push(p, a ? &cb.as : &cb.av, &word) == -1)
+		/* an operand's {a,b}: the words bash makes of it */
+		if (a ? wv_push(p, &cb.as, &word) == -1 : br_push(p, &cb.av,
+		    &word, cb.av.n > 0 && !w.quoted && !w.subst &&
+		    w.brace == 2) == -1)
 			goto err;
 	}
 	if (cb.as.n == 0 && cb.av.n == 0 && cb.rd.n == 0) {
