@@ -374,7 +374,7 @@ acp_claude(json_t *c, const json_t *raw, const char *tn, const char *kind,
 	/*
 	 * The kind is what the editor's dialog shows: one that names
 	 * another class than the tool's is refused, and a tool of no class
-	 * of its own (TodoWrite) may not say it edits.
+	 * of its own (Claude Code's to-do list tool) may not say it edits.
 	 */
 	if (kc != NULL && (strcmp(tc, "other") != 0 || strcmp(kc, "edit") ==
 	    0) && strcmp(kc, tc) != 0 && !(strcmp(kc, "edit") == 0 &&
