@@ -476,6 +476,29 @@ jh_inert_env(const char *assign)
 }
 
 /*
+ * The text every match of a POSIX ERE starts with: its leading ordinary
+ * characters, less the last where a repetition follows it; none where
+ * the expression holds an alternation anywhere.  lit gets at most sz - 1.
+ */
+static void
+ere_lead(const char *re, char *lit, size_t sz)
+{
+	size_t n = 0;
+
+	lit[0] = '\0';
+	if (strchr(re, '|') != NULL)
+		return;
+	if (*re == '^')
+		re++;
+	while (*re != '\0' && strchr("\\.[]()*+?{}^$", *re) == NULL &&
+	    n + 1 < sz)
+		lit[n++] = *re++;
+	if (n > 0 && (*re == '*' || *re == '?' || *re == '{'))
+		n--;
+	lit[n] = '\0';
+}
+
+/*
  * Rewrites one string: every match of the POSIX ERE is replaced by
  * `with`, where \0-\9 are back-references and everything else is
  * literal (jh-decide(1), Policies).  Returns 1 when something changed.
@@ -487,8 +510,22 @@ jh_rewrite(struct jh_buf *out, const char *s, const char *re,
 	regex_t rx;
 	regmatch_t m[10];
 	const char *p = s, *w;
+	char lead[64];
 	int changed = 0, flags = 0, r;
 
+	/*
+	 * Text without what every match starts with is left as it is, the
+	 * expression not compiled: glibc's regcomp(3) costs a cold process
+	 * about 0.1 ms, a tenth of a gated call's decision.
+	 */
+	ere_lead(re, lead, sizeof(lead));
+	if (lead[0] != '\0' && strstr(s, lead) == NULL) {
+		jh_buf_reset(out);
+		jh_buf_adds(out, s);
+		if (jh_buf_cstr(out) == NULL)
+			return (jh_errf(e, "out of memory"));
+		return (0);
+	}
 	if ((r = regcomp(&rx, re, REG_EXTENDED)) != 0) {
 		char msg[128];
 		regerror(r, &rx, msg, sizeof(msg));

@@ -979,7 +979,7 @@ apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
 	struct jh_buf b;
 	json_t *cur;
 	size_t i;
-	int changed = 0;
+	int changed = 0, done = 0;
 
 	/* no rewrite policy: the effects are not worked out a second time */
 	for (i = 0; g->policies != NULL && i < g->policies->len; i++)
@@ -991,24 +991,32 @@ apply_rewrites(struct jh_decision *d, const struct jh_gate *gt,
 	}
 	cur = json_deep_copy(in);
 	jh_buf_init(&b);
-	jh_decision_init(&dl);
-	(void)line_effects(&ln, &dl, gt, act, in, cwd, NULL);
-	jh_decision_free(&dl);
+	memset(&ln, 0, sizeof(ln));
+	jh_effects_init(&ln.ef);
 	for (i = 0; g->policies != NULL && i < g->policies->len; i++) {
 		const struct jh_cbor *p = &g->policies->v[i];
 		const struct jh_cbor *rw = jh_cbor_get(p, "rewrite");
 		char fs[128], res[1024], ws[1024];
 		int r;
 
-		if (rw == NULL || !when_holds(jh_cbor_get(p, "when"), act, in,
-		    &ln, NULL))
+		if (rw == NULL || !rewrite_rule(rw, fs, sizeof(fs), res,
+		    sizeof(res), ws, sizeof(ws)) || sget(cur, fs) == NULL)
 			continue;
-		if (!rewrite_rule(rw, fs, sizeof(fs), res, sizeof(res), ws,
-		    sizeof(ws)))
+		/*
+		 * The rewrite first: where it changes nothing, the policy's
+		 * `when` (and the effects it may ask for) need not be worked
+		 * out.  The effects are worked out once, on the input.
+		 */
+		if ((r = jh_rewrite(&b, sget(cur, fs), res, ws, &e)) == 0)
 			continue;
-		if (sget(cur, fs) == NULL)
+		if (!done) {
+			jh_decision_init(&dl);
+			(void)line_effects(&ln, &dl, gt, act, in, cwd, NULL);
+			jh_decision_free(&dl);
+			done = 1;
+		}
+		if (!when_holds(jh_cbor_get(p, "when"), act, in, &ln, NULL))
 			continue;
-		r = jh_rewrite(&b, sget(cur, fs), res, ws, &e);
 		if (r == -1) {
 			jh_decision_fail(d, JH_D_GATEFAIL, "policies[%zu]: %s",
 			    i, e.msg);

@@ -462,6 +462,40 @@ table() {
 	done
 }
 
+# A rewrite's expression is compiled only where the field holds the text
+# every match starts with; the expressions here start otherwise: an
+# alternation, an optional first character, an anchor, a bracket.
+@test "rewrites whose matches start in more than one way still rewrite, and only where their when holds" {
+	jq -c '.policies += [
+	    {id: "alt", when: {class: "shell"},
+	     rewrite: {field: "command", regex: "(sk|pk)-[0-9]{4}", with: "KEY"}},
+	    {id: "opt", when: {class: "shell"},
+	     rewrite: {field: "command", regex: "x?tok=[a-z]+", with: "T"}},
+	    {id: "anch", when: {class: "shell"},
+	     rewrite: {field: "command", regex: "^echo zz", with: "echo yy"}},
+	    {id: "brk", when: {class: "shell"},
+	     rewrite: {field: "command", regex: "[Pp]ass=[a-z]+", with: "P"}},
+	    {id: "only-push", when: {class: "shell", command: ["git push *"]},
+	     rewrite: {field: "command", regex: "--no-verify", with: ""}}]' \
+	    "$T/grant.json" >"$T/g.json"
+	seal_grant "$T/g.json"
+	upd() { ev Bash shell "{\"command\":\"$1\"}" | jh-decide | jq -r '.updated_input.command // "none"'; }
+	run upd "echo pk-1234 and sk-9876"
+	assert_output "echo KEY and KEY"
+	run upd "echo tok=abc"
+	assert_output "echo T"
+	run upd "echo xtok=def"
+	assert_output "echo T"
+	run upd "echo zz top"
+	assert_output "echo yy top"
+	run upd "echo pass=abc Pass=def"
+	assert_output "echo P P"
+	run upd "echo --no-verify"
+	assert_output "none"
+	run upd "echo plain"
+	assert_output "none"
+}
+
 @test "a rewrite that moves a path is decided again on the new path" {
 	jq -c --arg h "$JH_HOME" '.policies += [
 	    {id: "to-etc", when: {class: "write", path: ["src/etc-*"]},
