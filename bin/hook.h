@@ -41,25 +41,26 @@ _Static_assert(MAX_ANSWER <= JH_HW_MAX_OUT, "a frame carries every answer");
 _Static_assert(CONF_PROTECT <= JH_PROTECT_ARGS,
     "jh-decide must take every protect line as a -P");
 
+/* The numbers first: with the first path they share a page. */
 struct conf {
-	char bindir[PATH_MAX];
-	char home[PATH_MAX];
-	char state[PATH_MAX];
-	char user_home[PATH_MAX];
-	char protect[CONF_PROTECT][PATH_MAX];
 	int nprotect;
 	unsigned deadline_ms;
 	unsigned lock_ms;
 	int answer_allow;
-	char sink[PATH_MAX];	/* checkpoints are appended here */
 	int readable;		/* readable=1: records 0644 (hardened) */
+	int ndev;
+	int meter;		/* meter=transcript: observe at Stop */
+	int fast;		/* fast=1: the stages in one process */
+	char bindir[PATH_MAX];
+	char home[PATH_MAX];
+	char state[PATH_MAX];
+	char user_home[PATH_MAX];
+	char sink[PATH_MAX];	/* checkpoints are appended here */
+	char protect[CONF_PROTECT][PATH_MAX];
 	struct {
 		uid_t uid;
 		char home[PATH_MAX];
 	} dev[CONF_DEVELOPERS];	/* developer=: who -a serves */
-	int ndev;
-	int meter;		/* meter=transcript: observe at Stop */
-	int fast;		/* fast=1: the stages in one process */
 #ifdef JH_TESTING
 	char stage[NSTAGES][PATH_MAX];	/* test builds: stand-ins */
 	int fault_stage;	/* fault=N:SIG: the fused child raises SIG */
@@ -69,19 +70,20 @@ struct conf {
 #endif
 };
 
+/* The small fields first: a call touches one page of them. */
 struct run {
 	const struct jh_host *host;
 	const char *post;	/* the post-tool event, when it is one */
 	char event[64];
-	char transcript[PATH_MAX];	/* the host's, at Stop */
 	char prompt[128];		/* the host's id of the user's prompt */
 	struct jh_buf payload;
 	struct jh_buf answer;
-	char session[JH_SESSION_MAX + 1];
 	char call[256];
 	char digest[JH_ID_LEN];
 	int conn;		/* -a: the connection; else -1 */
 	char uid[16];		/* -a: the caller's uid, for jh-decide -u */
+	char session[JH_SESSION_MAX + 1];
+	char transcript[PATH_MAX];	/* the host's, at Stop */
 };
 
 /* A stage run in the forked child itself, not exec'd: it never returns. */
@@ -119,6 +121,7 @@ int	fused(const struct run *r, const struct conf *c);
 void	pre_deadline(const struct run *r, const struct conf *c,
 	    uint64_t deadline);
 void	pre_deadline_off(void);
+void	heap_ready(void);
 int	fused_run(struct run *r, const struct conf *c, uint64_t deadline,
 	    int sts[]);
 

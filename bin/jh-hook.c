@@ -887,6 +887,8 @@ main(int argc, char *argv[])
 		deny(&r, "cannot clear the environment");
 	if (read_conf(&c, a.cfg, why, sizeof(why)) == -1)
 		deny(&r, "%s", why);
+	if (c.fast && !a.serve)
+		heap_ready();
 	if (a.serve) {
 		sock_timeouts(r.conn, c.deadline_ms);
 		read_request(&r, c.deadline_ms);
