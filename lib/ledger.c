@@ -3,7 +3,7 @@
  * (joulehook-formats(5), The ledger).
  *
  * <state>/ledger/<grant hex> holds two fixed slots; each update writes
- * the slot the newer one is not, with a higher seq and a CRC, and fsyncs
+ * the slot the newer one is not, with a higher seq and a CRC, and syncs
  * it, so a crash mid-write leaves the other slot intact (R4).  The file
  * is never renamed or replaced, so the flock(2) on it always guards the
  * live data.  A ledger is only ever created by an explicit init: a
@@ -243,8 +243,14 @@ jh_ledger_write(int fd, struct jh_ledger *l, int sync, struct jh_err *e)
 	if (w != (ssize_t)sizeof(*l))
 		return (jh_errf(e, "ledger write: %s", w == -1 ?
 		    strerror(errno) : "short write"));
-	if (sync && fsync(fd) == -1)
-		return (jh_errf(e, "ledger fsync: %s", strerror(errno)));
+	/*
+	 * fdatasync(2): the slots are written in place, so only a file's
+	 * first write of its second slot changes what it takes to read the
+	 * data back (its size), and fdatasync writes that; a change of
+	 * mtime alone would cost the inode's block a write of its own.
+	 */
+	if (sync && fdatasync(fd) == -1)
+		return (jh_errf(e, "ledger fdatasync: %s", strerror(errno)));
 	return (0);
 }
 

@@ -617,7 +617,7 @@ injector() {
 	3|pwrite:.jhl.head:1:SHORT|allow
 	1|pwrite:/ledger/:1:EIO|deny
 	1|pwrite:/ledger/:1:SHORT|deny
-	1|fsync:/ledger/:1:EIO|deny
+	1|fdatasync:/ledger/:1:EIO|deny
 	1|pwrite:/roots/:1:EIO|deny
 	1|fsync:/roots/:1:EIO|deny
 	EOF
