@@ -781,29 +781,45 @@ wv_push(struct ps *p, struct wv *v, struct jh_sh_word *w)
 /*
  * Brace expansion, as bash does it first of all, of a word that holds no
  * quoting, no expansion and no glob: {a,b} and nested ones, and {N..M}
- * of integers or of letters.  The words are appended to av; -1 where
- * the word is left as it is (a {x..y..step}, a 0 before a number, more
- * than BR_MAX words, one that would start with ~ and so be tilde
- * expanded after) -2, an error -1, else the count.
+ * of integers or of letters.  The words are appended to av, and the
+ * count of words made returned (an empty one counts and is dropped, as
+ * bash drops it); -2 where the word is to be left as it is (a
+ * {x..y..step}, a 0 before a number, more than BR_MAX words, one that
+ * would start with ~ and so be tilde expanded after), -1 on an error.
  */
 #define BR_MAX	64
 
 
+/*
+ * Each { of s with its matching } and the first , directly inside it, in
+ * one pass: close[i] is the } of the { at i, or 0 where it has none (or
+ * s[i] is no {); comma[i] the comma, or 0.  One pass, so a word of many
+ * unmatched braces costs its length, not its length squared.
+ */
 static int
-br_close(const char *s, size_t i, size_t *comma)
+br_pairs(const char *s, size_t n, size_t **close, size_t **comma)
 {
-	size_t d = 0;
+	size_t *open, d = 0, i;
 
-	*comma = 0;
-	for (; s[i] != '\0'; i++) {
-		if (s[i] == '{')
-			d++;
-		else if (s[i] == '}' && --d == 0)
-			return ((int)i);
-		else if (s[i] == ',' && d == 1 && *comma == 0)
-			*comma = i;
+	*close = calloc(n + 1, sizeof(**close));
+	*comma = calloc(n + 1, sizeof(**comma));
+	open = malloc((n + 1) * sizeof(*open));
+	if (*close == NULL || *comma == NULL || open == NULL) {
+		free(*close);
+		free(*comma);
+		free(open);
+		return (-1);
 	}
-	return (-1);
+	for (i = 0; i < n; i++) {
+		if (s[i] == '{')
+			open[d++] = i;
+		else if (s[i] == '}' && d > 0)
+			(*close)[open[--d]] = i;
+		else if (s[i] == ',' && d > 0 && (*comma)[open[d - 1]] == 0)
+			(*comma)[open[d - 1]] = i;
+	}
+	free(open);
+	return (0);
 }
 
 static int
@@ -879,35 +895,38 @@ br_expand(struct ps *p, struct wv *av, const char *s, int n)
 {
 	struct jh_sh_word w;
 	const char *dots;
-	size_t i, comma, k;
+	size_t i, j, k, len = strlen(s), *close, *comma;
 	long x, y, v;
 	char num[24];
-	int j, letter;
+	int letter;
 
-	for (i = 0; s[i] != '\0'; i++) {
-		if (s[i] != '{' || (j = br_close(s, i, &comma)) == -1)
+	if (br_pairs(s, len, &close, &comma) == -1)
+		return (fail(p, "out of memory"));
+	for (i = 0; i < len; i++) {
+		if (s[i] != '{' || (j = close[i]) == 0)
 			continue;
-		if (comma != 0) {
-			for (k = i + 1; n >= 0 && k <= (size_t)j; ) {
+		if (comma[i] != 0) {
+			for (k = i + 1; n >= 0 && k <= j; ) {
 				size_t e = k, d = 0;
-				for (; e < (size_t)j && (s[e] != ',' || d > 0);
-				    e++)
+				for (; e < j && (s[e] != ',' || d > 0); e++)
 					d += s[e] == '{' ? 1 : s[e] == '}' ?
 					    (size_t)-1 : 0;
 				n = br_one(p, av, s, i, s + k, e - k, s + j + 1,
 				    n);
 				k = e + 1;
 			}
-			return (n);
+			goto out;
 		}
-		dots = memmem(s + i + 1, (size_t)j - i - 1, "..", 2);
+		dots = memmem(s + i + 1, j - i - 1, "..", 2);
 		if (dots == NULL)
 			continue;	/* {x}: literal */
 		if (memmem(dots + 2, (size_t)(s + j - dots - 2), "..", 2) !=
 		    NULL || br_seq(s + i + 1, (size_t)(dots - s - i - 1),
 		    dots + 2, (size_t)(s + j - dots - 2), &x, &y, &letter) ==
-		    -1 || (x > y ? x - y : y - x) >= BR_MAX)
-			return (-2);
+		    -1 || (x > y ? x - y : y - x) >= BR_MAX) {
+			n = -2;
+			goto out;
+		}
 		for (v = x; n >= 0; v += x <= y ? 1 : -1) {
 			if (letter) {
 				num[0] = (char)v;
@@ -918,19 +937,29 @@ br_expand(struct ps *p, struct wv *av, const char *s, int n)
 			if (v == y)
 				break;
 		}
-		return (n);
+		goto out;
 	}
 	if (n < 0)
-		return (n);
-	if (n >= BR_MAX || s[0] == '~')
-		return (-2);
-	if ((w.s = strdup(s)) == NULL)
-		return (fail(p, "out of memory"));
-	w.len = strlen(s);
+		goto out;
+	if (n >= BR_MAX || s[0] == '~') {
+		n = -2;
+		goto out;
+	}
+	if (len == 0) {
+		n++;	/* an empty word made is dropped, as bash does */
+		goto out;
+	}
+	if ((w.s = strdup(s)) == NULL) {
+		n = fail(p, "out of memory");
+		goto out;
+	}
+	w.len = len;
 	w.flags = 0;
-	if (wv_push(p, av, &w) == -1)
-		return (-1);
-	return (n + 1);
+	n = wv_push(p, av, &w) == -1 ? -1 : n + 1;
+out:
+	free(close);
+	free(comma);
+	return (n);
 }
 
 /*
