@@ -1135,8 +1135,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* -n is a dry run, but any clean may remove untracked work
 	 * (clean.requireForce=false): destroy.  DEFAULT: the working
 	 * directory. */
-	GIT("clean", "-e,--exclude=i -d:recursive -*", "d*", "destroy",
-	    "git-clean(1)"),
+	GIT("clean", "-e,--exclude=i -d:recursive -n,--dry-run:keep -*", "d*",
+	    "destroy", "git-clean(1)"),
 	/* A repository that is a path is read; the directory, by default
 	 * one named after the repository in the working directory, is
 	 * created. */
@@ -1350,7 +1350,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("revert", GIT_SEQ, "i*", NULL, "git-revert(1)"),
 	/* --pathspec-from-file names files it deletes. */
 	GIT("rm", "-f,--force:destroy -r:recursive --pathspec-from-file=u"
-	    " -*", "d*", NULL, "git-rm(1)"),
+	    " -n,--dry-run:keep --cached:keep -*", "d*", NULL, "git-rm(1)"),
 	GIT("send-email", "--from=i --to=i --cc=i --bcc=i --subject=i"
 	    " --in-reply-to=i --reply-to=i --smtp-server=x"
 	    " --smtp-server-port=i --smtp-user=i --smtp-pass=i"
@@ -1359,7 +1359,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --to-cmd=x --cc-cmd=x --header-cmd=x --sendmail-cmd=x"
 	    " --compose-encoding=i --transfer-encoding=i --8bit-encoding=i"
 	    " --confirm=i --suppress-cc=i --batch-size=i --relogin-delay=i"
-	    " -*", "r*", "net", "git-send-email(1)"),
+	    " -*", "r*", "net,remote", "git-send-email(1)"),
 	GIT("shortlog", "-n,--numbered -w?i --group=i" GIT_REV "-*", "i*",
 	    NULL, "git-shortlog(1)"),
 	GIT("show", "-n=i" GIT_REV GIT_DIFF "-*", "r*", NULL,
@@ -2881,8 +2881,8 @@ const unsigned long jh_ncmdtab = sizeof(jh_cmdtab) / sizeof(jh_cmdtab[0]);
 
 static const char *const ct_tags[] = { "destroy", "rewrite", "remote",
 	"force", "net", "install", "exec", "recursive", "inplace", "delete",
-	"pattern", "target", "end", "rest", "unknown", "exit", "rmt", "symbolic",
-	NULL };
+	"pattern", "target", "end", "rest", "unknown", "exit", "keep", "rmt",
+	"symbolic", NULL };
 
 static int
 ct_fail(char *why, size_t whysz, const struct jh_cmddef *d, const char *fmt,

@@ -67,6 +67,8 @@
  *	end	 the rest are operands, as after "--"
  *	rest	 the rest of the words are passed on as A (npm test -- ...)
  *	unknown	 the option is never provable
+ *	keep	 path operands to delete are kept, and the entry's tags
+ *		 dropped: a read (git rm --cached and -n, git clean -n)
  *	exit	 the option prints and exits (--version, --help): an
  *		 interpreter given it runs no standard input
  *	rmt	 the value (=w) is an archive that HOST:PATH names on

@@ -869,6 +869,7 @@ struct cmdst {
 	int endopts;
 	int pattern;		/* the pattern came with an option */
 	int exits;		/* an option prints and exits (--version) */
+	int keep;		/* operands to delete are kept (git rm -n) */
 	int target;		/* a -t destination was given */
 	int symbolic;		/* ln -s: a target is read from the link */
 	int inplace, recursive, delete;
@@ -2259,6 +2260,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 	char p[PATH_MAX + 1];
 	int tree, skip, r;
 
+	if (c->keep && l == 'd')
+		l = 'r';	/* git rm --cached, git clean -n: a read */
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
 	    strchr("rmwdxf", l) != NULL)
@@ -2285,6 +2288,11 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 		if (strcmp(c->name, "make") == 0 && make_override(w))
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s'"
 			    " is pasted into make's recipes", w->s));
+		/* make -j $(nproc): one token, no path */
+		if ((w->flags & JH_SHW_EXPAND) && !(w->flags & JH_SHW_TILDE) &&
+		    tokens_only(w->s) && strchr(w->s, '/') == NULL &&
+		    strstr(w->s, "..") == NULL)
+			return (0);
 		if (w->flags & (JH_SHW_EXPAND | JH_SHW_TILDE))
 			return (path_of(x, c, w, p, sizeof(p), &tree, &skip));
 		return (passed_on(x, c, w));
@@ -2363,6 +2371,8 @@ tags(struct ex *x, struct cmdst *c, const char *t, size_t len)
 		c->rest = 1;
 	if (list_has(t, len, "exit", 4))
 		c->exits = 1;
+	if (list_has(t, len, "keep", 4))
+		c->keep = 1;
 	if (list_has(t, len, "rmt", 3))
 		c->rmt = 1;
 	return (0);
@@ -3583,7 +3593,7 @@ entry_effects(struct ex *x, struct cmdst *c)
 {
 	const struct jh_cmddef *d = c->def;
 
-	if (d->tags != NULL && !npx_local(c) &&
+	if (d->tags != NULL && !npx_local(c) && !c->keep &&
 	    tags(x, c, d->tags, strlen(d->tags)) == -1)
 		return (-1);
 	/* a runner (sudo, npx) is an exec of its own, with or without one */
