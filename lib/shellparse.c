@@ -788,37 +788,39 @@ wv_push(struct ps *p, struct wv *v, struct jh_sh_word *w)
  * would start with ~ and so be tilde expanded after), -1 on an error.
  */
 #define BR_MAX	64
+#define BR_LEN	1024	/* a longer word is left as it is */
 
 
 /*
- * Each { of s with its matching } and the first , directly inside it, in
- * one pass: close[i] is the } of the { at i, or 0 where it has none (or
- * s[i] is no {); comma[i] the comma, or 0.  One pass, so a word of many
- * unmatched braces costs its length, not its length squared.
+ * The } that closes the { at s[i] as bash's brace_gobbler finds it:
+ * the braces inside are counted, and a } at the first one's own level
+ * closes it only once a comma, or a .. not right before a }, was seen
+ * at that level ({x},y} is x} and y); 0 for none.  *comma is the first
+ * comma at that level, or 0.
  */
-static int
-br_pairs(const char *s, size_t n, size_t **close, size_t **comma)
+static size_t
+br_close(const char *s, size_t n, size_t i, size_t *comma)
 {
-	size_t *open, d = 0, i;
+	size_t level = 0, k;
+	int seen = 0;
 
-	*close = calloc(n + 1, sizeof(**close));
-	*comma = calloc(n + 1, sizeof(**comma));
-	open = malloc((n + 1) * sizeof(*open));
-	if (*close == NULL || *comma == NULL || open == NULL) {
-		free(*close);
-		free(*comma);
-		free(open);
-		return (-1);
+	*comma = 0;
+	for (k = i + 1; k < n; k++) {
+		if (s[k] == '{')
+			level++;
+		else if (s[k] == '}') {
+			if (level > 0)
+				level--;
+			else if (seen)
+				return (k);
+		} else if (level == 0 && s[k] == ',') {
+			seen = 1;
+			if (*comma == 0)
+				*comma = k;
+		} else if (level == 0 && s[k] == '.' && s[k + 1] == '.' &&
+		    s[k + 2] != '}')
+			seen = 1;
 	}
-	for (i = 0; i < n; i++) {
-		if (s[i] == '{')
-			open[d++] = i;
-		else if (s[i] == '}' && d > 0)
-			(*close)[open[--d]] = i;
-		else if (s[i] == ',' && d > 0 && (*comma)[open[d - 1]] == 0)
-			(*comma)[open[d - 1]] = i;
-	}
-	free(open);
 	return (0);
 }
 
@@ -895,38 +897,47 @@ br_expand(struct ps *p, struct wv *av, const char *s, int n)
 {
 	struct jh_sh_word w;
 	const char *dots;
-	size_t i, j, k, len = strlen(s), *close, *comma;
+	size_t i, j, k, comma, len = strlen(s);
 	long x, y, v;
 	char num[24];
 	int letter;
 
-	if (br_pairs(s, len, &close, &comma) == -1)
-		return (fail(p, "out of memory"));
+	/*
+	 * Each { is looked for its } from scratch, as bash does: bounded.
+	 * bash passes over a {} that starts the word, or the part after a
+	 * brace or an alternative, which it expands on their own; a {}
+	 * past the start with another brace is left as it is.
+	 */
+	if (len > BR_LEN || ((dots = strstr(s + 1, "{}")) != NULL &&
+	    (strchr(s, '{') != dots || strchr(dots + 1, '{') != NULL)))
+		return (-2);
 	for (i = 0; i < len; i++) {
-		if (s[i] != '{' || (j = close[i]) == 0)
+		/* bash passes over a {} that starts the word (find -exec) */
+		if (s[i] != '{' || (i == 0 && s[1] == '}') ||
+		    (j = br_close(s, len, i, &comma)) == 0)
 			continue;
-		if (comma[i] != 0) {
+		if (comma != 0) {
 			for (k = i + 1; n >= 0 && k <= j; ) {
 				size_t e = k, d = 0;
 				for (; e < j && (s[e] != ',' || d > 0); e++)
-					d += s[e] == '{' ? 1 : s[e] == '}' ?
-					    (size_t)-1 : 0;
+					if (s[e] == '{')
+						d++;
+					else if (s[e] == '}' && d > 0)
+						d--;
 				n = br_one(p, av, s, i, s + k, e - k, s + j + 1,
 				    n);
 				k = e + 1;
 			}
-			goto out;
+			return (n);
 		}
 		dots = memmem(s + i + 1, j - i - 1, "..", 2);
 		if (dots == NULL)
-			continue;	/* {x}: literal */
+			continue;	/* not reached: a close needs , or .. */
 		if (memmem(dots + 2, (size_t)(s + j - dots - 2), "..", 2) !=
 		    NULL || br_seq(s + i + 1, (size_t)(dots - s - i - 1),
 		    dots + 2, (size_t)(s + j - dots - 2), &x, &y, &letter) ==
-		    -1 || (x > y ? x - y : y - x) >= BR_MAX) {
-			n = -2;
-			goto out;
-		}
+		    -1 || (x > y ? x - y : y - x) >= BR_MAX)
+			return (-2);
 		for (v = x; n >= 0; v += x <= y ? 1 : -1) {
 			if (letter) {
 				num[0] = (char)v;
@@ -937,29 +948,21 @@ br_expand(struct ps *p, struct wv *av, const char *s, int n)
 			if (v == y)
 				break;
 		}
-		goto out;
+		return (n);
 	}
 	if (n < 0)
-		goto out;
-	if (n >= BR_MAX || s[0] == '~') {
-		n = -2;
-		goto out;
-	}
-	if (len == 0) {
-		n++;	/* an empty word made is dropped, as bash does */
-		goto out;
-	}
-	if ((w.s = strdup(s)) == NULL) {
-		n = fail(p, "out of memory");
-		goto out;
-	}
+		return (n);
+	if (n >= BR_MAX || s[0] == '~')
+		return (-2);
+	if (len == 0)
+		return (n + 1);	/* an empty word made is dropped, as bash does */
+	if ((w.s = strdup(s)) == NULL)
+		return (fail(p, "out of memory"));
 	w.len = len;
 	w.flags = 0;
-	n = wv_push(p, av, &w) == -1 ? -1 : n + 1;
-out:
-	free(close);
-	free(comma);
-	return (n);
+	if (wv_push(p, av, &w) == -1)
+		return (-1);
+	return (n + 1);
 }
 
 /*
@@ -983,6 +986,9 @@ br_push(struct ps *p, struct wv *av, struct jh_sh_word *word, int plain)
 			free(word->s);
 			return (-1);
 		}
+		/* {,}~/x: bash expands the ~ of a word braces made */
+		if (strchr(word->s, '~') != NULL)
+			word->flags |= JH_SHW_TILDE;
 		return (wv_push(p, av, word));	/* left as it is */
 	}
 	free(word->s);

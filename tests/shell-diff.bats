@@ -35,9 +35,14 @@ decode_corpus() {
 # Lines zsh -n rejects although the parser lists them, and why that is
 # sound: the line does not run at all in zsh.
 zsh_only_bash() {
+	local o c
 	case $1 in
 	*';;&'*) return 0 ;;	# bash's case ;;& (zsh has ;| instead)
 	esac
+	# more } than {: bash's text braces ({x},y}); zsh closes a group
+	o=${1//[^\{]/}
+	c=${1//[^\}]/}
+	[ ${#c} -gt ${#o} ] && return 0
 	return 1
 }
 
