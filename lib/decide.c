@@ -477,8 +477,9 @@ jh_inert_env(const char *assign)
 
 /*
  * The text every match of a POSIX ERE starts with: its leading ordinary
- * characters, less the last where a repetition follows it; none where
- * the expression holds an alternation anywhere.  lit gets at most sz - 1.
+ * characters, less the last where a repetition follows it (a + too:
+ * glibc reads b+? as (b+)?); none where the expression holds an
+ * alternation anywhere.  lit gets at most sz - 1.
  */
 static void
 ere_lead(const char *re, char *lit, size_t sz)
@@ -493,7 +494,7 @@ ere_lead(const char *re, char *lit, size_t sz)
 	while (*re != '\0' && strchr("\\.[]()*+?{}^$", *re) == NULL &&
 	    n + 1 < sz)
 		lit[n++] = *re++;
-	if (n > 0 && (*re == '*' || *re == '?' || *re == '{'))
+	if (n > 0 && (*re == '*' || *re == '?' || *re == '{' || *re == '+'))
 		n--;
 	lit[n] = '\0';
 }

@@ -464,7 +464,8 @@ table() {
 
 # A rewrite's expression is compiled only where the field holds the text
 # every match starts with; the expressions here start otherwise: an
-# alternation, an optional first character, an anchor, a bracket.
+# alternation, an optional first character, an anchor, a bracket, a
+# repeated character made optional.
 @test "rewrites whose matches start in more than one way still rewrite, and only where their when holds" {
 	jq -c '.policies += [
 	    {id: "alt", when: {class: "shell"},
@@ -475,6 +476,8 @@ table() {
 	     rewrite: {field: "command", regex: "^echo zz", with: "echo yy"}},
 	    {id: "brk", when: {class: "shell"},
 	     rewrite: {field: "command", regex: "[Pp]ass=[a-z]+", with: "P"}},
+	    {id: "lazy", when: {class: "shell"},
+	     rewrite: {field: "command", regex: "wq+?z", with: "W"}},
 	    {id: "only-push", when: {class: "shell", command: ["git push *"]},
 	     rewrite: {field: "command", regex: "--no-verify", with: ""}}]' \
 	    "$T/grant.json" >"$T/g.json"
@@ -490,6 +493,9 @@ table() {
 	assert_output "echo yy top"
 	run upd "echo pass=abc Pass=def"
 	assert_output "echo P P"
+	# glibc reads q+? as (q+)?: wz matches
+	run upd "echo wz"
+	assert_output "echo W"
 	run upd "echo --no-verify"
 	assert_output "none"
 	run upd "echo plain"
