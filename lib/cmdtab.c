@@ -760,11 +760,71 @@ const struct jh_cmddef jh_cmdtab[] = {
 	    " --allow=u --builder=i -*", "r", "net,recursive", 0,
 	    "docker-build(1)"),
 	DOCKER("buildx", "-*", "u*", "net", 0, "docker buildx --help"),
-	/* The command runs in a container: its words are A. */
+	/*
+	 * Compose's subcommands: those that only show what runs are
+	 * local; those that start, stop, build or pull are the network's,
+	 * as docker run is, and exec and run run their words in a
+	 * container (A).
+	 */
 	DOCKER("compose", "-f,--file=f -p,--project-name=i"
 	    " --project-directory=c --env-file=r --profile=i --parallel=i"
-	    " --ansi=i --progress=i -*", "i,A*", "net", 0,
+	    " --ansi=i --progress=i", "s", NULL, JH_CT_SUB,
 	    "docker compose --help"),
+	DOCKER("compose build", "-*", "i*", "net", 0,
+	    "docker compose build --help"),
+	DOCKER("compose config", "--format=i -o,--output=w -q,--quiet"
+	    " --services --volumes --images --profiles -*", "i*", NULL, 0,
+	    "docker compose config --help"),
+	DOCKER("compose create", "-*", "i*", "net", 0,
+	    "docker compose create --help"),
+	DOCKER("compose down", "-*", "i*", "net", 0,
+	    "docker compose down --help"),
+	DOCKER("compose exec", "-e,--env=i -u,--user=i -w,--workdir=i"
+	    " --index=i --privileged:unknown -*", "i,A*", "net", JH_CT_POSIX,
+	    "docker compose exec --help"),
+	DOCKER("compose images", "--format=i -q,--quiet -*", "i*", NULL, 0,
+	    "docker compose images --help"),
+	DOCKER("compose kill", "-*", "i*", "net", 0,
+	    "docker compose kill --help"),
+	DOCKER("compose logs", "-f,--follow -n,--tail=i --since=i --until=i"
+	    " -t,--timestamps --no-color --no-log-prefix -*", "i*", NULL, 0,
+	    "docker compose logs --help"),
+	DOCKER("compose ls", "-a,--all --filter=i --format=i -q,--quiet -*",
+	    "", NULL, 0, "docker compose ls --help"),
+	DOCKER("compose pause", "-*", "i*", "net", 0,
+	    "docker compose pause --help"),
+	DOCKER("compose port", "--index=i --protocol=i -*", "i*", NULL, 0,
+	    "docker compose port --help"),
+	DOCKER("compose ps", "-a,--all --filter=i --format=i -q,--quiet"
+	    " --services --status=i -*", "i*", NULL, 0,
+	    "docker compose ps --help"),
+	DOCKER("compose pull", "-*", "i*", "net", 0,
+	    "docker compose pull --help"),
+	DOCKER("compose push", "-*", "i*", "net", 0,
+	    "docker compose push --help"),
+	DOCKER("compose restart", "-*", "i*", "net", 0,
+	    "docker compose restart --help"),
+	DOCKER("compose rm", "-*", "i*", "net", 0,
+	    "docker compose rm --help"),
+	DOCKER("compose run", "-v,--volume=u -e,--env=i --env-from-file=r"
+	    " -u,--user=i -w,--workdir=i --entrypoint=u -p,--publish=i"
+	    " --name=i -l,--label=i --cap-add=u --cap-drop=i"
+	    " --privileged:unknown -*", "i,A*", "net", JH_CT_POSIX,
+	    "docker compose run --help"),
+	DOCKER("compose start", "-*", "i*", "net", 0,
+	    "docker compose start --help"),
+	DOCKER("compose stop", "-*", "i*", "net", 0,
+	    "docker compose stop --help"),
+	DOCKER("compose top", "-*", "i*", NULL, 0,
+	    "docker compose top --help"),
+	DOCKER("compose unpause", "-*", "i*", "net", 0,
+	    "docker compose unpause --help"),
+	DOCKER("compose up", "-*", "i*", "net", 0,
+	    "docker compose up --help"),
+	DOCKER("compose version", "-f,--format=i --short -*", "", NULL, 0,
+	    "docker compose version --help"),
+	DOCKER("compose watch", "-*", "i*", "net", 0,
+	    "docker compose watch --help"),
 	/* docker container run/create/exec are docker run/create/exec */
 	DOCKER("container", "-*", "u*", NULL, 0, "docker container --help"),
 	/* SRC DEST, either of them CONTAINER:PATH. */
@@ -1135,8 +1195,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	/* -n is a dry run, but any clean may remove untracked work
 	 * (clean.requireForce=false): destroy.  DEFAULT: the working
 	 * directory. */
-	GIT("clean", "-e,--exclude=i -d:recursive -n,--dry-run:keep -*", "d*",
-	    "destroy", "git-clean(1)"),
+	/* --no-dry-run undoes -n: never taken for a dry run */
+	GIT("clean", "-e,--exclude=i -d:recursive -n,--dry-run:keep"
+	    " --no-dry-run:unknown -*", "d*", "destroy", "git-clean(1)"),
 	/* A repository that is a path is read; the directory, by default
 	 * one named after the repository in the working directory, is
 	 * created. */
@@ -1350,7 +1411,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	GIT("revert", GIT_SEQ, "i*", NULL, "git-revert(1)"),
 	/* --pathspec-from-file names files it deletes. */
 	GIT("rm", "-f,--force:destroy -r:recursive --pathspec-from-file=u"
-	    " -n,--dry-run:keep --cached:keep -*", "d*", NULL, "git-rm(1)"),
+	    " -n,--dry-run:keep --cached:keep --no-dry-run:unknown"
+	    " --no-cached:unknown -*", "d*", NULL, "git-rm(1)"),
 	GIT("send-email", "--from=i --to=i --cc=i --bcc=i --subject=i"
 	    " --in-reply-to=i --reply-to=i --smtp-server=x"
 	    " --smtp-server-port=i --smtp-user=i --smtp-pass=i"

@@ -55,7 +55,8 @@ static const char *const quiet_env[] = { "NODE_ENV", "RUST_BACKTRACE",
     "RUST_LOG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
     "PYTHONHASHSEED", "CGO_ENABLED", "GOOS", "GOARCH",
     "DEBUG", "VERBOSE", "HUSKY", "CARGO_TERM_COLOR", "JEST_WORKER_ID",
-    "NO_UPDATE_NOTIFIER", "GIT_TERMINAL_PROMPT", NULL };
+    "NO_UPDATE_NOTIFIER", "GIT_TERMINAL_PROMPT", "PORT", "LOG_LEVEL",
+    "RAILS_ENV", "APP_ENV", "FLASK_DEBUG", "NEXT_TELEMETRY_DISABLED", NULL };
 
 /*
  * The text of the word s as a path from the directory dir: s itself
@@ -821,13 +822,14 @@ jh_path_executed(const char *path0)
 /*
  * Command substitutions that print one token, never blank, never a
  * glob and never starting with '-': a word whose every expansion is
- * one of these cannot become another option or several words.
+ * one of these cannot become another option or several words.  A
+ * branch's name is none of them: the agent chooses it (git symbolic-ref
+ * takes --output=x).
  */
 static const char *const one_token[] = { "nproc",
     "getconf _NPROCESSORS_ONLN", "whoami", "id -u", "id -g", "id -un",
     "uname", "uname -s", "uname -m", "uname -r", "date +%s",
     "date +%Y%m%d", "git rev-parse HEAD", "git rev-parse --short HEAD",
-    "git branch --show-current", "git rev-parse --abbrev-ref HEAD",
     "sysctl -n hw.ncpu", NULL };
 
 static int
@@ -1029,9 +1031,17 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 		return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c), "'%.100s' is "
 		    "relative to a directory this gate cannot follow", w->s));
 	}
-	if (jh_path_resolve(out, sz, c->dir[0] ? c->dir : "/", lit, &e) == -1)
+	if (jh_path_resolve(out, sz, c->dir[0] ? c->dir : "/", lit, &e) == -1) {
+		/* cd build && cmake ..: build is made by the line, maybe */
+		if (strncmp(e.msg, "'..' in a part", 14) == 0) {
+			*skip = 1;
+			return (add(x, JH_E_UNKNOWN, RF(c), NULL, RP(c),
+			    "'%.100s' climbs out of a directory that is not "
+			    "there yet", w->s));
+		}
 		return (jh_errf(x->e, "cannot resolve %.200s: %s", w->s,
 		    e.msg));
+	}
 	/*
 	 * .vscode -> evil: the name as written is what the editor reads
 	 * (.vscode/tasks.json), where the link leads a plain file: a write
@@ -2053,6 +2063,10 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 		fl |= JH_EF_EXECUTED;
 	if (l == 'r' && c->delete)
 		l = 'd';
+	/* chmod -R, chown -R: the modes of what is there, no name made */
+	if (l == 'w' && (strcmp(c->name, "chmod") == 0 ||
+	    strcmp(c->name, "chown") == 0 || strcmp(c->name, "chgrp") == 0))
+		fl |= JH_EF_INPLACE;
 	if (l == 'r') {
 		if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
 		    c->inops)
@@ -2253,6 +2267,45 @@ letter_c(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	return (0);
 }
 
+/*
+ * git's REV:PATH, :PATH and :N:PATH (git show HEAD:.env, git cat-file -p
+ * :.env): the file's content as it was committed or staged is read, as
+ * the file itself would be.  PATH is from the top of the work tree (the
+ * project here), or from the command's directory after ./ or ../; :/TEXT
+ * names a commit by its message, and a URL is no REV:PATH.
+ */
+static int
+git_blob(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+{
+	const char *s = w->s, *path, *top;
+	char rel[PATH_MAX * 2], p[PATH_MAX + 1];
+	struct jh_sh_word v;
+	int tree, skip;
+
+	if (strncmp(c->name, "git ", 4) != 0 || w->flags != 0 ||
+	    s[0] == '-' || strncmp(s, ":/", 2) == 0 ||
+	    strstr(s, "://") != NULL || (path = strchr(s, ':')) == NULL)
+		return (0);
+	if (s[0] == ':' && s[1] >= '0' && s[1] <= '3' && s[2] == ':')
+		path = s + 2;
+	if (*++path == '\0')
+		return (0);	/* REV: is the whole tree, listed */
+	top = strncmp(path, "./", 2) == 0 || strncmp(path, "../", 3) == 0 ||
+	    x->cx->root == NULL ? c->dir : x->cx->root;
+	if (top[0] == '\0')
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "'%.100s' is "
+		    "relative to a directory this gate cannot follow", s));
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", top, path) >=
+	    sizeof(rel))
+		return (jh_errf(x->e, "path too long"));
+	v.s = rel;
+	v.len = strlen(rel);
+	v.flags = 0;
+	if (path_of(x, c, &v, p, sizeof(p), &tree, &skip) == -1)
+		return (-1);
+	return (skip ? 0 : add(x, JH_E_READ, 0, p, c->name, NULL));
+}
+
 /* Applies one effect letter to a word (an option's value or an operand). */
 static int
 letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
@@ -2262,6 +2315,8 @@ letter(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w)
 
 	if (c->keep && l == 'd')
 		l = 'r';	/* git rm --cached, git clean -n: a read */
+	if ((l == 'r' || l == 'i') && git_blob(x, c, w) == -1)
+		return (-1);
 	if ((x->cflags & JH_SHC_WRAPPED) && w->flags == 0 &&
 	    strcmp(w->s, "{}") == 0 && x->nftree > 0 && c->def != NULL &&
 	    strchr("rmwdxf", l) != NULL)

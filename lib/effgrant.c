@@ -1153,14 +1153,19 @@ jh_effects_protected(char *out, size_t sz, char *const *protect,
 		/*
 		 * A tree a program writes may hold the project's own host
 		 * configuration: unless the program only rewrites files that
-		 * are there, and root/.claude is not.
+		 * are there (or runs them: PYTHONPATH=.), and root/.claude is
+		 * not.
 		 */
 		snprintf(p, sizeof(p), "%s/.claude", root);
 		if (jh_path_under_fold(p, e->path) && jh_only_reaches(e->path,
 		    e->only, e->onlyfold, e->flags & JH_EF_ONLYTOP, p) &&
-		    (!(e->flags & JH_EF_INPLACE) ||
-		    lstat(p, &st) == 0))
-			goto hit;
+		    ((!(e->flags & JH_EF_INPLACE) && e->kind != JH_E_EXEC) ||
+		    lstat(p, &st) == 0)) {
+			snprintf(out, sz, "%.200s is protected (%s %.200s "
+			    "reaches it): the host's configuration is never "
+			    "granted", p, jh_eff_name(e->kind), e->path);
+			return (1);
+		}
 		continue;
 hit:
 		snprintf(out, sz, "%.200s%s is protected: joulehook's own "
