@@ -1068,6 +1068,7 @@ path_of(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 
 static int	command(struct ex *, const char *, char *const *,
 		    const int *, size_t, int);
+static int	made_plain(const struct ex *, const char *);
 
 /*
  * Whether a tree copied or moved from src to dst (dst itself, or dst/the
@@ -1129,7 +1130,8 @@ tree_read(const struct ex *x, const char *dst)
 		if (r->kind == JH_E_READ && (r->flags & JH_EF_TREE) &&
 		    (r->only != NULL ? glob_lands_executed(dst, r->only) :
 		    r->path == NULL || (r->flags & JH_EF_GLOB) ||
-		    tree_lands_executed(r->path, dst)))
+		    (tree_lands_executed(r->path, dst) &&
+		    !made_plain(x, r->path))))
 			return (1);
 	}
 	return (0);
@@ -1751,7 +1753,8 @@ into_dirs(struct ex *x)
 			    !(w->flags & JH_EF_INPLACE) && (r->only != NULL ?
 			    glob_lands_executed(w->path, r->only) :
 			    (r->flags & JH_EF_GLOB) ||
-			    tree_lands_executed(r->path, w->path))) {
+			    (tree_lands_executed(r->path, w->path) &&
+			    !made_plain(x, r->path)))) {
 				w->flags |= JH_EF_EXECUTED;
 				break;
 			}
@@ -2784,6 +2787,38 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 }
 
 /*
+ * Whether an earlier command of the line makes path p a plain file: a
+ * redirection of the shell writes it (jq . f > f.tmp), and nothing
+ * else written before it is p or a tree that holds it (ln -s, tar x,
+ * git checkout could make it a link).  What a program run before does
+ * is the exec capability's to grant, as running it alone is.
+ */
+static int
+made_plain(const struct ex *x, const char *p)
+{
+	char r[PATH_MAX + 1];
+	struct jh_err e;
+	size_t i;
+	int made = 0;
+
+	if (jh_path_resolve(r, sizeof(r), "/", p, &e) == -1)
+		return (0);
+	for (i = 0; i < x->ef->n; i++) {
+		const struct jh_effect *v = &x->ef->v[i];
+		if (v->cmd >= x->cmd || (v->kind != JH_E_WRITE &&
+		    v->kind != JH_E_DELETE) || v->path == NULL ||
+		    !(strcmp(v->path, r) == 0 || ((v->flags & JH_EF_TREE) &&
+		    jh_path_under(r, v->path))))
+			continue;
+		if (v->kind != JH_E_WRITE || !(v->flags & JH_EF_REDIR) ||
+		    strcmp(v->path, r) != 0)
+			return (0);
+		made = 1;
+	}
+	return (made);
+}
+
+/*
  * mv moves a link itself: its text, relative, is read again from where
  * it lands (a/b/up -> ../.. moved to h leads two levels higher), which
  * is as making a link to that place, a write of it (as ln -s is).  A
@@ -2811,6 +2846,8 @@ moved_links(struct ex *x, const struct cmdst *c)
 		if (w->flags != 0)
 			continue;	/* decided as not literal already */
 		if (word_path(sp, sizeof(sp), c->dir, w->s) == -1)
+			continue;
+		if (lstat(sp, &st) == -1 && made_plain(x, sp))
 			continue;
 		if (lstat(sp, &st) == -1)
 			return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "mv "
