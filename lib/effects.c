@@ -2285,7 +2285,7 @@ git_blob(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	struct jh_sh_word v;
 	int tree, skip;
 
-	if (strncmp(c->name, "git ", 4) != 0 || w->flags != 0 ||
+	if (strncmp(c->name, "git ", 4) != 0 || !c->inops || w->flags != 0 ||
 	    s[0] == '-' || strncmp(s, ":/", 2) == 0 ||
 	    strstr(s, "://") != NULL || (path = strchr(s, ':')) == NULL)
 		return (0);
