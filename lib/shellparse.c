@@ -908,8 +908,10 @@ br_expand(struct ps *p, struct wv *av, const char *s, int n)
 	 * brace or an alternative, which it expands on their own; a {}
 	 * past the start with another brace is left as it is.
 	 */
-	if (len > BR_LEN || ((dots = strstr(s + 1, "{}")) != NULL &&
-	    (strchr(s, '{') != dots || strchr(dots + 1, '{') != NULL)))
+	if (len > BR_LEN)
+		return (-2);
+	if (len > 0 && (dots = strstr(s + 1, "{}")) != NULL &&
+	    (strchr(s, '{') != dots || strchr(dots + 1, '{') != NULL))
 		return (-2);
 	for (i = 0; i < len; i++) {
 		/* bash passes over a {} that starts the word (find -exec) */
