@@ -94,6 +94,22 @@ struct jh_action {
  */
 int	jh_grant_load(struct jh_grant *g, const char *path,
 	    const struct jh_keyset *trust, struct jh_err *e);
+/*
+ * The signatures a process that holds the steward key has checked
+ * before: a tag per grant's bytes under dir, keyed by a key derived from
+ * the steward's (jh_sigmemo_key), so that only the holder of that key
+ * can write one (joulehook-formats(5), Verified grants).
+ */
+struct jh_sigmemo {
+	uint8_t key[JH_HASH_LEN];
+	const char *dir;	/* $JH_STATE/verified */
+	int write;		/* add a tag for a signature checked here */
+};
+int	jh_sigmemo_key(struct jh_sigmemo *m, const uint8_t *seed);
+/* jh_grant_load, where a tag in memo (or NULL) stands for the check. */
+int	jh_grant_load_memo(struct jh_grant *g, const char *path,
+	    const struct jh_keyset *trust, const struct jh_sigmemo *memo,
+	    struct jh_err *e);
 void	jh_grant_free(struct jh_grant *g);
 /* Whether revoked/<grant hex> under dir revokes g: 0, 1, -1 unverifiable. */
 int	jh_grant_revoked(const struct jh_grant *g, const char *dir,

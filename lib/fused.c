@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <sodium.h>
 
 #include "jh.h"
 #include "buf.h"
@@ -148,7 +149,9 @@ decide(struct jh_buf *dec, const struct run *r, const struct jh_buf *ev)
 	struct jh_gate_paths paths;
 	struct jh_gate_ctx *gc;
 	struct jh_asker who;
+	struct jh_sigmemo memo;
 	struct jh_err e;
+	char vdir[PATH_MAX];
 	int i, ok = 1;
 
 	if ((gc = malloc(sizeof(*gc))) == NULL) {
@@ -173,11 +176,20 @@ decide(struct jh_buf *dec, const struct run *r, const struct jh_buf *ev)
 		ok = 0;
 	}
 	gc->g.wait_ms = f->lock_ms;
+	/* the grant's signature, checked once for this steward key */
+	if (r->have_key && r->state[0] != '\0' && jh_path_join(vdir,
+	    sizeof(vdir), r->state, "verified") == 0 &&
+	    jh_sigmemo_key(&memo, r->key.sk) == 0) {
+		memo.dir = vdir;
+		memo.write = 1;
+		gc->g.memo = &memo;
+	}
 	if (ok && ev->len > 0 && jh_decide_line(dec, &gc->g, &who,
 	    (const char *)ev->p, line_len(ev), NULL) == -1) {
 		say(r, "jh-decide", "out of memory");
 		jh_buf_reset(dec);
 	}
+	sodium_memzero(&memo, sizeof(memo));
 	jh_gate_close(gc);
 	free(gc);
 }
@@ -392,7 +404,7 @@ jh_fused(struct jh_buf *out, FILE *err, const struct jh_fused *f,
 	status = reply(out, r, &entry);
 	after(f, 4);
 	if (r->have_key)
-		jh_key_wipe(&r->key);
+		jh_key_wipe_exiting(&r->key);
 	jh_keyset_free(&r->stewards);
 	jh_sealed_free(&r->own);
 	jh_buf_free(&ev);

@@ -46,7 +46,9 @@ int	jh_fused_fits(const uint8_t *payload, size_t n);
  * Runs the stages on the payload, with the environment the driver set
  * (JH_HOME, JH_STATE, HOME): the reply stage's answer into out, each
  * stage's diagnostics on err as its filter would write them; returns the
- * reply stage's exit status.
+ * reply stage's exit status.  For a process that ends once it returns:
+ * the steward key's secure region is zeroed, and its unmapping left to
+ * the exit (jh_key_wipe_exiting).
  */
 int	jh_fused(struct jh_buf *out, FILE *err, const struct jh_fused *f,
 	    const uint8_t *payload, size_t n);

@@ -1246,7 +1246,8 @@ root_and_grant(struct jh_decision *d, const struct jh_gate *g,
 	if (!gc->loaded || strcmp(gc->path, gpath) != 0) {
 		jh_gcache_free(gc);
 		snprintf(gc->path, sizeof(gc->path), "%s", gpath);
-		gc->rc = jh_grant_load(&gc->g, gpath, g->trust, &gc->e);
+		gc->rc = jh_grant_load_memo(&gc->g, gpath, g->trust, g->memo,
+		    &gc->e);
 		gc->loaded = 1;
 	}
 	if (gc->rc == 0 && gc->g.root != NULL) {
@@ -1474,7 +1475,7 @@ child_grant(struct jh_decision *d, const struct jh_gate *g,
 	snprintf(path, sizeof(path), "%s.agents/%s", g->cache->path, type);
 	if (access(path, F_OK) != 0)
 		return (1);
-	if ((r = jh_grant_load(c, path, g->trust, &e)) != 0) {
+	if ((r = jh_grant_load_memo(c, path, g->trust, g->memo, &e)) != 0) {
 		jh_grant_free(c);
 		jh_decision_fail(d, r, "the %s subagent's grant %s: %s", type,
 		    path, e.msg);

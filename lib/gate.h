@@ -52,6 +52,7 @@ struct jh_gate {
 	unsigned wait_ms;		/* for the ledger's lock */
 	int dryrun;			/* explain: pin, debit and hold nothing */
 	struct jh_gcache *cache;
+	const struct jh_sigmemo *memo;	/* signatures checked before, or NULL */
 };
 
 /* One decision. */

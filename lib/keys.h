@@ -42,6 +42,7 @@ int	jh_key_generate(const char *path, enum jh_role role, const char *pass,
 int	jh_key_load(struct jh_key *k, const char *path, jh_pass_fn passfn,
 	    void *ctx, struct jh_err *e);
 void	jh_key_wipe(struct jh_key *k);
+void	jh_key_wipe_exiting(struct jh_key *k);
 int	jh_pass_tty(char *buf, size_t sz, const char *prompt, void *ctx);
 const char *jh_role_name(enum jh_role r);
 int	jh_role_parse(enum jh_role *r, const char *s);

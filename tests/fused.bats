@@ -66,9 +66,11 @@ same() {
 		diff "$T/err0" "$T/err1" || true
 		return 1
 	fi
-	if ! diff -r "$T/state0" "$T/state1" >/dev/null; then
+	# verified/ holds the tags of the grant signatures the fused path
+	# checked (joulehook-formats(5), Verified grants): its cache alone
+	if ! diff -r -x verified "$T/state0" "$T/state1" >/dev/null; then
 		echo "state differs after $1 (-H $2):"
-		diff -r "$T/state0" "$T/state1" || true
+		diff -r -x verified "$T/state0" "$T/state1" || true
 		return 1
 	fi
 }
@@ -189,6 +191,51 @@ same() {
 	# and the gate goes on answering
 	payload PreToolUse Bash '{"command":"ls"}' toolu_after >"$T/p.json"
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+}
+
+@test "verified grants: a tag stands only for the bytes the steward key tagged; a forged, copied or linked one never passes a grant that does not verify" {
+	local g h tag
+	g="$JH_HOME/grants/$(printf %s "$P" | sha256sum | cut -c1-64)"
+	[ -f "$g" ]
+	payload PreToolUse Bash '{"command":"ls"}' toolu_v1 >"$T/p.json"
+	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	# the check of the grant's signature was tagged: 32 bytes, the
+	# user's alone, named by the SHA-256 of the grant's bytes
+	h=$(sha256sum <"$g" | cut -c1-64)
+	tag="$JH_STATE/verified/$h"
+	[ "$(stat -c %s:%a "$tag")" = 32:600 ]
+	[ "$(stat -c %a "$JH_STATE/verified")" = 700 ]
+	# the next call, with the tag, decides as the first
+	payload PreToolUse Bash '{"command":"ls"}' toolu_v2 >"$T/p.json"
+	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	# the grant's signature broken (its last byte), and a tag put for
+	# the new bytes: copied from the good one, made up, or a link to the
+	# good one; each is checked again, and the call denied
+	cp "$g" "$T/good"
+	{ head -c -1 "$T/good"; tail -c 1 "$T/good" | tr '\000-\377' '\001-\377\000'; } >"$g"
+	h=$(sha256sum <"$g" | cut -c1-64)
+	for how in copy random link; do
+		rm -f "$JH_STATE/verified/$h"
+		case $how in
+		copy) cp "$tag" "$JH_STATE/verified/$h" ;;
+		random) head -c 32 /dev/urandom >"$JH_STATE/verified/$h" ;;
+		link) ln -s "$tag" "$JH_STATE/verified/$h" ;;
+		esac
+		payload PreToolUse Bash '{"command":"ls"}' "toolu_v$how" >"$T/p.json"
+		run -2 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+		[[ "$output" == *"does not verify"* ]] || { echo "$how: $output"; false; }
+	done
+	# a tag made with another steward key is no tag: the good grant,
+	# under a new key, is checked again and tagged anew
+	cp "$T/good" "$g"
+	cp "$tag" "$T/oldtag"
+	mv "$JH_HOME/steward.key" "$T/old.key"
+	mv "$JH_HOME/steward.key.pub" "$T/old.key.pub"
+	run -0 jh-seal -G -k "$JH_HOME/steward.key"
+	cat "$JH_HOME/steward.key.pub" >>"$JH_HOME/stewards"
+	payload PreToolUse Bash '{"command":"ls"}' toolu_v3 >"$T/p.json"
+	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	! cmp -s "$tag" "$T/oldtag"
 }
 
 @test "a stack limit the host passes on, lowered or raised: a deny exits 2, never a crash after the answer" {
