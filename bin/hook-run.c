@@ -419,35 +419,37 @@ pre_deadline_off(void)
 #define HUGE_PAGE	((uintptr_t)2 << 20)
 
 /*
- * Asks for the 2 MiB page at p (transparent huge pages, madvise mode)
- * and makes its first n bytes present: one fault and one page where the
- * kernel has a huge page free, n / 4 KiB faults where it has not (or
- * where huge pages are off), as before.
+ * The worker's stack where heap_ready could place it in the heap's huge
+ * page, or 0: its top, and the lowest page below it unmapped.  1.5 MiB:
+ * the deepest a gated call was seen to go is about 260 KiB (the shell
+ * parser's nesting is bounded), and one that goes deeper is a crash,
+ * so a deny.
  */
-static void
-huge_ready(uintptr_t p, size_t n)
-{
-	(void)madvise((void *)p, HUGE_PAGE, MADV_HUGEPAGE);
-	(void)madvise((void *)p, n, MADV_POPULATE_WRITE);
-}
+#define HEAP_STACK	(1536 << 10)
+static uintptr_t heap_stack_top;
 
 /*
- * Makes the heap's next WORKER_HEAP bytes present, in one huge page
- * where the kernel has one.  The allocator is told to keep what is freed
- * at its top and to serve blocks of up to 4 MiB from the heap rather
- * than from mmap(2) (whose pages would fault anew); a block that is never
- * freed fills the heap up to the next 2 MiB boundary, where the blocks
- * after it begin; this process ends with the call.  On a virtual machine
- * a page faulted in costs about 10 microseconds, 4 after
- * MADV_POPULATE_WRITE, and the 2 MiB page about 1.3 each.  Best effort:
- * on any failure the pages fault in as they are touched.
+ * Makes the heap's next WORKER_HEAP bytes present, and the worker's
+ * stack below them, in one huge page where the kernel has one: the
+ * kernel zeroes 2 MiB for each huge page it gives, about 0.1 ms on a
+ * virtual machine, so the two share one.  The allocator is told to keep
+ * what is freed at its top and to serve blocks of up to 4 MiB from the
+ * heap rather than from mmap(2) (whose pages would fault anew); a block
+ * that is never freed fills the heap up to the next 2 MiB boundary,
+ * where the stack's block begins, and the blocks after that one follow
+ * it; this process ends with the call.  The guard page is made last, so
+ * that the huge page is given whole before it is split into pages of 4
+ * KiB, all still present.  On a virtual machine a page faulted in costs
+ * about 10 microseconds, 4 after MADV_POPULATE_WRITE, and the 2 MiB page
+ * about 1.3 each.  Best effort: on any failure the pages fault in as
+ * they are touched, and the worker's stack is a mapping of its own.
  */
 void
 heap_ready(void)
 {
 	void *volatile spacer, *volatile big;
 	struct mallinfo2 mi;
-	uintptr_t top, lo;
+	uintptr_t top, lo, stk, heap, guard;
 
 	if (SANITIZED || mallopt(M_TRIM_THRESHOLD, 8 << 20) == 0 ||
 	    mallopt(M_MMAP_THRESHOLD, 4 << 20) == 0)
@@ -461,7 +463,19 @@ heap_ready(void)
 	    (big = malloc(HUGE_PAGE + 4096)) == NULL)
 		return;
 	free(big);
-	huge_ready(lo, WORKER_HEAP);
+	(void)madvise((void *)lo, HUGE_PAGE, MADV_HUGEPAGE);
+	if ((stk = (uintptr_t)malloc(HEAP_STACK)) == 0) {
+		(void)madvise((void *)lo, WORKER_HEAP, MADV_POPULATE_WRITE);
+		return;
+	}
+	top = (stk + HEAP_STACK) & ~(uintptr_t)63;
+	heap = (stk + HEAP_STACK + 4095) & ~(uintptr_t)4095;
+	guard = (stk + 4095) & ~(uintptr_t)4095;
+	(void)madvise((void *)(top - WORKER_HOT), WORKER_HOT,
+	    MADV_POPULATE_WRITE);
+	(void)madvise((void *)heap, WORKER_HEAP, MADV_POPULATE_WRITE);
+	if (mprotect((void *)guard, 4096, PROT_NONE) == 0)
+		heap_stack_top = top;
 }
 
 /*
@@ -513,23 +527,34 @@ fused_run(struct run *r, const struct conf *c, uint64_t deadline, int sts[])
 	    "(killed, or a crash)");
 	w.r = r;
 	w.c = c;
-	/* room to place the stack's top at a 2 MiB boundary */
-	stack = mmap(NULL, WORKER_STACK + HUGE_PAGE, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED || pipe2(fds, O_CLOEXEC) == -1)
+	if (pipe2(fds, O_CLOEXEC) == -1)
 		deny(r, "cannot start the gate: %s", strerror(errno));
-	top = ((uintptr_t)stack + WORKER_STACK + HUGE_PAGE) & ~(HUGE_PAGE - 1);
-	/*
-	 * The lowest page stays unmapped: an overflow is a crash.  The hot
-	 * top is made present only for the worker that will use it (an
-	 * older kernel faults it in as it is touched), in the huge page
-	 * the top 2 MiB are where the kernel has one.
-	 */
-	if (mprotect(stack, 4096, PROT_NONE) == 0 && !SANITIZED) {
-		(void)madvise((void *)(top - HUGE_PAGE), HUGE_PAGE,
-		    MADV_HUGEPAGE);
-		(void)madvise((void *)(top - WORKER_HOT), WORKER_HOT,
-		    MADV_POPULATE_WRITE);
+	if ((top = heap_stack_top) == 0 && !SANITIZED) {
+		/* room to place the stack's top at a 2 MiB boundary */
+		stack = mmap(NULL, WORKER_STACK + HUGE_PAGE, PROT_READ |
+		    PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		    MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED) {
+			close(fds[0]);
+			close(fds[1]);
+			deny(r, "cannot start the gate: %s", strerror(errno));
+		}
+		/*
+		 * The lowest page stays unmapped: an overflow is a crash.
+		 * The hot top is made present only for the worker that will
+		 * use it (an older kernel faults it in as it is touched), in
+		 * the huge page the top 2 MiB are where the kernel has one.
+		 */
+		if (mprotect(stack, 4096, PROT_NONE) == 0) {
+			top = ((uintptr_t)stack + WORKER_STACK + HUGE_PAGE) &
+			    ~(HUGE_PAGE - 1);
+			(void)madvise((void *)(top - HUGE_PAGE), HUGE_PAGE,
+			    MADV_HUGEPAGE);
+			(void)madvise((void *)(top - WORKER_HOT), WORKER_HOT,
+			    MADV_POPULATE_WRITE);
+		}
+	}
+	if (top != 0) {
 		pinned = pin_here(&mask);
 		pid = clone(worker_main, (void *)top, CLONE_VM | SIGCHLD, &w);
 	}
