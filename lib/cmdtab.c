@@ -2205,8 +2205,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	{ "pkg-config", "--variable=i --define-variable=i --with-path=r -*",
 	  "i*", NULL, NULL, JH_CT_ABBREV, "pkg-config --help" },
 	{ "pkill", "-*", "u*", NULL, NULL, 0, "pkill(1)" },
-	/* `pnpm SCRIPT' runs a script of package.json: not listed, so
-	 * unknown. */
+	/* `pnpm SCRIPT' runs a script of package.json: effects.c reads
+	 * package.json for a few names (script_shorthand), else unknown. */
 	{ "pnpm", "-C,--dir=c --filter=i --filter-prod=i --workspace-root"
 	  " --config.node-options=u -v,--version -h,--help -*", "s", NPM_RUNS,
 	  NULL, JH_CT_RUNS | JH_CT_SUB, "pnpm --help" },
@@ -2849,7 +2849,8 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  GFILT, "xz(1)" },
 	/*
 	 * `yarn' alone installs, so the entry is tagged install; `yarn
-	 * SCRIPT' runs a script of package.json: not listed, so unknown.
+	 * SCRIPT' runs a script of package.json: effects.c reads
+	 * package.json for a few names (script_shorthand), else unknown.
 	 */
 	{ "yarn", "--cwd=c -v,--version -h,--help", "s",
 	  NPM_RUNS ",.yarnrc,.yarnrc.yml,.pnp.cjs,.yarn/**", "install,net",

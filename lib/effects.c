@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <fts.h>
 #include <glob.h>
@@ -27,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "jh.h"
 #include "cmdtab.h"
 #include "decide.h"
@@ -34,6 +37,7 @@
 #include "paths.h"
 #include "shellcheck.h"
 #include "shellparse.h"
+#include "util.h"
 
 #define MAX_OPTS	192	/* option specs in one entry */
 #define MAX_RULES	8	/* operand rules in one entry */
@@ -42,6 +46,7 @@
 #define MAX_FIND	4	/* paths of a find its -exec's {} stands for */
 #define FIND_NAME	128	/* the longest -name kept as a tree's filter */
 #define MAX_MKLINK	16	/* links one line makes, followed later */
+#define MAX_SCRIPTS	4	/* pnpm NAME, yarn NAME on one line */
 
 static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
     "delete", "exec", "net", "install", "vcs-local-destroy",
@@ -661,6 +666,8 @@ struct ex {
 	int curfold;
 	size_t nmklink;		/* links below */
 	int srcfar;		/* a file outside the project was sourced */
+	size_t nscript;		/* pnpm NAME taken as pnpm run NAME */
+	size_t scmd[MAX_SCRIPTS];		/* its command; spkg below */
 	char ftree[MAX_FIND][PATH_MAX + 1];	/* the last find's paths: {} */
 	char fonly[MAX_FIND][FIND_NAME];	/* and its -name, or "" */
 	int ffold[MAX_FIND];			/* -iname */
@@ -671,6 +678,7 @@ struct ex {
 	char lexout[PATH_MAX + 1];	/* path_of's last path, where as
 					   written it is a file a program
 					   executes and it leads elsewhere */
+	char spkg[MAX_SCRIPTS][PATH_MAX + 1];	/* the package.json read */
 };
 
 static int
@@ -3723,15 +3731,117 @@ find_word(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 }
 
 /*
- * The subcommand word of a program that has them (git, cargo, yarn): its
- * entry is the command's from here on.  1 to read on; else what words()
- * returns, 0 with an effect saying why the rest is unknown, or -1.
+ * `pnpm NAME' and `yarn NAME' run the script NAME of package.json where
+ * NAME is no command of their own; where it is no script, they run a
+ * program of that name instead (pnpm exec, yarn's bins), which nothing
+ * here could read.  NAME is taken for `run NAME' only where it is the
+ * first word after the program, it is a name neither program has a
+ * command of (one with a ':', or one of a few such), and the
+ * package.json of the command's directory, a regular file read through
+ * no link, lists it among its scripts.  What else the line does is
+ * checked once it is all read (scripts_kept).
+ */
+static const char *const script_names[] = { "build", "dev", "lint",
+    "format", "fmt", "typecheck", "type-check", "preview", "watch",
+    "serve", "compile", "e2e", "coverage", "storybook", "generate",
+    "codegen", NULL };
+
+static int
+script_shorthand(struct ex *x, const struct cmdst *c, const char *name)
+{
+	char p[PATH_MAX + 1], *b;
+	struct stat st;
+	json_t *j;
+	ssize_t n;
+	size_t i;
+	int fd, ok;
+
+	if ((strcmp(c->name, "pnpm") != 0 && strcmp(c->name, "yarn") != 0) ||
+	    c->dir[0] == '\0' || x->nscript == MAX_SCRIPTS)
+		return (0);
+	for (i = 0; script_names[i] != NULL &&
+	    strcmp(script_names[i], name) != 0; i++)
+		;
+	if ((script_names[i] == NULL && (strchr(name, ':') == NULL ||
+	    name[0] == '-' || name[0] == ':')) ||
+	    jh_path_join(p, sizeof(p), c->dir, "package.json") == -1)
+		return (0);
+	if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) ==
+	    -1)
+		return (0);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size >
+	    (1 << 20) || (b = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return (0);
+	}
+	n = read(fd, b, (size_t)st.st_size + 1);
+	close(fd);
+	j = n == st.st_size ? json_loadb(b, (size_t)n, 0, NULL) : NULL;
+	free(b);
+	ok = json_is_string(json_object_get(json_object_get(j, "scripts"),
+	    name));
+	json_decref(j);
+	if (ok) {
+		memcpy(x->spkg[x->nscript], p, sizeof(p));
+		x->scmd[x->nscript++] = x->cmd;
+	}
+	return (ok);
+}
+
+/*
+ * Whether an effect of another command on the line may change the
+ * package.json a script was found in before the program reads it: a
+ * write, a delete, a checkout or a rewrite of it, of a directory above
+ * it, or of nothing named, or anything git does (stash, switch and pull
+ * change the work tree, and say only that git runs); then which script
+ * runs, if any, is unknown.  The commands before it ran first; those
+ * after may run beside it, in a pipeline or in the background.
  */
 static int
-subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
+scripts_kept(struct ex *x)
+{
+	const struct jh_effect *v;
+	size_t i, k, n;
+	int git;
+
+	for (i = 0; i < x->nscript; i++)
+		for (k = 0; k < x->ef->n; k++) {
+			v = &x->ef->v[k];
+			git = v->program != NULL && strncmp(v->program, "git",
+			    3) == 0 && (v->program[3] == '\0' ||
+			    v->program[3] == ' ');
+			if (v->cmd == x->scmd[i] || (!git &&
+			    v->kind != JH_E_WRITE && v->kind != JH_E_DELETE &&
+			    v->kind != JH_E_VCS_DESTROY &&
+			    v->kind != JH_E_VCS_REWRITE))
+				continue;
+			n = v->path != NULL ? strlen(v->path) : 0;
+			if (git || v->path == NULL || strcmp(v->path, "/") ==
+			    0 || (strncmp(v->path, x->spkg[i], n) == 0 &&
+			    (x->spkg[i][n] == '\0' || x->spkg[i][n] == '/')))
+				return (add(x, JH_E_UNKNOWN, 0, x->spkg[i],
+				    NULL, "the line may change %s before the "
+				    "package manager looks up the script "
+				    "there; run the script on a line of its "
+				    "own", x->spkg[i]));
+		}
+	return (0);
+}
+
+/*
+ * The subcommand word of a program that has them (git, cargo, yarn): its
+ * entry is the command's from here on.  1 to read on; 2 where the word
+ * is the first operand of the entry (pnpm NAME as pnpm run NAME); else
+ * what words() returns, 0 with an effect saying why the rest is
+ * unknown, or -1.
+ */
+static int
+subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
+    int first)
 {
 	const struct jh_cmddef *sub;
 	char sname[512];
+	int r = 1;
 
 	if (w->flags != 0)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the subcommand "
@@ -3742,9 +3852,15 @@ subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	    strcmp(c->name, "rustup run") == 0))
 		return (1);
 	snprintf(sname, sizeof(sname), "%s %s", c->name, w->s);
-	if ((sub = jh_cmd_lookup(sname)) == NULL)
+	if ((sub = jh_cmd_lookup(sname)) == NULL && first &&
+	    script_shorthand(x, c, w->s)) {
+		snprintf(sname, sizeof(sname), "%s run", c->name);
+		sub = jh_cmd_lookup(sname);
+		r = 2;
+	}
+	if (sub == NULL)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "the command "
-		    "table does not know %s", sname));
+		    "table does not know %s %s", c->name, w->s));
 	/*
 	 * What the program itself does, wherever it went; its tags are for
 	 * it run alone (a bare yarn installs).
@@ -3752,7 +3868,7 @@ subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w)
 	if (entry_runs(x, c) == -1)
 		return (-1);
 	cmd_reset(c, sub, sname);
-	return (1);
+	return (r);
 }
 
 /* Reads the words of one command against its entry. */
@@ -3820,9 +3936,11 @@ words(struct ex *x, struct cmdst *c, const struct jh_sh_word *av,
 			continue;
 		}
 		if ((c->def->flags & JH_CT_SUB) && c->nops == 0) {
-			if ((r = subcommand(x, c, w)) != 1)
+			if ((r = subcommand(x, c, w, k == 1)) == 1)
+				continue;
+			if (r != 2)
 				return (r);
-			continue;
+			/* pnpm NAME: NAME is pnpm run's operand */
 		}
 		if (c->def->args != NULL && c->def->args[0] == 'P' &&
 		    c->nops == 0)
@@ -4847,5 +4965,5 @@ jh_shell_effects(struct jh_effects *ef, const struct jh_effctx *cx,
 	}
 	if (xsplit > 0 && xargs_names(&x, xsplit - 1, 0) == -1)
 		return (-1);
-	return (0);
+	return (scripts_kept(&x));
 }

@@ -359,3 +359,42 @@ has() {
 	out=$(run_efx "find src | xargs cat")
 	has "$out" read:@P/src/** || fail "$out"
 }
+
+@test "pnpm NAME and yarn NAME are run NAME only for a script package.json lists, on a line that cannot change it first" {
+	local c out
+	printf '{"scripts":{"build":"tsc","lint":"eslint .","test:unit":"vitest","check":"x","publish":"x"}}\n' >"$P/package.json"
+	mkdir -p "$P/web" "$T/bare" "$T/linked"
+	printf '{"scripts":{"build":"vite build"}}\n' >"$P/web/package.json"
+	cp "$P/package.json" "$T/real.json"
+	ln -s "$T/real.json" "$T/linked/package.json"
+	eff() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
+	# a script's name, first: the script runs, as pnpm run NAME
+	for c in "pnpm build" "yarn lint" "pnpm test:unit --watch" \
+	    "pnpm lint 2>&1 | tail -5" "yarn build > build.log"; do
+		out=$(eff "$c")
+		has "$out" exec:"$P" || { echo "$c: $out"; false; }
+		! has "$out" unknown || { echo "$c: $out"; false; }
+	done
+	out=$(eff "cd web && pnpm build")
+	has "$out" exec:"$P/web" && ! has "$out" unknown
+	# no such script, a name of the program's own, not the first word,
+	# no package.json there, or one through a link: unknown
+	for c in "pnpm dev" "yarn check" "pnpm --filter web build" \
+	    "cd $T/bare && pnpm build" "cd $T/linked && pnpm build" \
+	    "pnpm 'build'x"; do
+		out=$(eff "$c")
+		has "$out" unknown || { echo "$c: $out"; false; }
+	done
+	# the line may change package.json before pnpm reads it: unknown
+	for c in "echo {} > package.json; pnpm build" \
+	    "pnpm build | tee package.json" "pnpm build & rm -f package.json" \
+	    "git stash && pnpm build" "git checkout main; yarn lint" \
+	    "mv $T/real.json package.json && pnpm build" \
+	    "rm -rf $P; pnpm build"; do
+		out=$(eff "$c")
+		has "$out" unknown:"$P/package.json" || { echo "$c: $out"; false; }
+	done
+	# a command of the program's own is that command
+	out=$(eff "yarn publish")
+	has "$out" vcs-remote
+}
