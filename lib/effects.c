@@ -2079,8 +2079,8 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 	    strcmp(c->name, "chown") == 0 || strcmp(c->name, "chgrp") == 0))
 		fl |= JH_EF_INPLACE;
 	if (l == 'r') {
-		if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-		    c->inops)
+		if (((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
+		    c->inops) || (c->inops && strcmp(c->name, "grep") == 0))
 			found_tree(x, c, p);
 		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
 		    read_name(x, w, p) == -1)
@@ -2788,7 +2788,8 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "%s reads a "
 		    "directory this gate cannot follow", c->name));
 	/* find with no starting point walks ".": its -exec's {} too */
-	if ((c->def->flags & JH_CT_FINDEXPR) && !c->delete)
+	if (((c->def->flags & JH_CT_FINDEXPR) && !c->delete) ||
+	    strcmp(c->name, "grep") == 0)
 		found_tree(x, c, c->dir);
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
 	    0), c->dir, c->name, NULL));
@@ -4598,6 +4599,87 @@ trees_plain(const struct ex *x)
 	return (ok);
 }
 
+/*
+ * Whether grep prints only the names of files, as find prints its paths
+ * (grep -rl PATTERN DIR | xargs sed -i ...): -l (or -L), the options
+ * that only choose what matches, and plain paths, each a tree it walks
+ * with -r, or a file; -R follows links and is not taken.  1 where the
+ * names end with a NUL (-Z, for xargs -0), 2 with a newline, 4 where
+ * grep prints anything else.
+ */
+static int
+grep_names(const struct jh_sh_cmd *f)
+{
+	static const char *const sel[] = { "--recursive", "--ignore-case",
+	    "--word-regexp", "--line-regexp", "--fixed-strings",
+	    "--extended-regexp", "--basic-regexp", "--perl-regexp",
+	    "--no-messages", "--files-with-matches", "--files-without-match",
+	    "--null", "--no-ignore-case", NULL };
+	const char *s;
+	size_t k;
+	int names = 0, nul = 0, pat = 0, ends = 0;
+
+	for (k = 1; k < f->argc; k++) {
+		s = f->argv[k].s;
+		/*
+		 * --include=*.c may only become more --include= words
+		 * (a file of that name), the same option
+		 */
+		if (f->argv[k].flags == JH_SHW_GLOB && !ends &&
+		    (strncmp(s, "--include=", 10) == 0 ||
+		    strncmp(s, "--exclude=", 10) == 0 ||
+		    strncmp(s, "--exclude-dir=", 14) == 0))
+			continue;
+		if (f->argv[k].flags != 0)
+			return (4);
+		if (ends || s[0] != '-' || s[1] == '\0') {
+			/*
+			 * the pattern, then the paths; - is the standard
+			 * input, printed as "(standard input)", and a name
+			 * printed with a leading - is an option of the
+			 * command xargs runs
+			 */
+			if (pat++ > 0 && (!xargs_plain(s) || s[0] == '-'))
+				return (4);
+			continue;
+		}
+		if (strcmp(s, "--") == 0) {
+			ends = 1;
+			continue;
+		}
+		if (strcmp(s, "-e") == 0 && k + 1 < f->argc) {
+			pat++;
+			k++;
+			continue;
+		}
+		if (strncmp(s, "--regexp=", 9) == 0) {
+			pat++;
+			continue;
+		}
+		if (strncmp(s, "--include=", 10) == 0 ||
+		    strncmp(s, "--exclude=", 10) == 0 ||
+		    strncmp(s, "--exclude-dir=", 14) == 0)
+			continue;
+		if (s[1] == '-') {
+			if (!in_list(sel, s, strlen(s)))
+				return (4);
+			names |= strcmp(s, "--files-with-matches") == 0 ||
+			    strcmp(s, "--files-without-match") == 0;
+			nul |= strcmp(s, "--null") == 0;
+			continue;
+		}
+		for (s++; *s != '\0'; s++) {
+			if (strchr("rilLwxFEGPsIZ", *s) == NULL)
+				return (4);
+			names |= *s == 'l' || *s == 'L';
+			nul |= *s == 'Z';
+		}
+	}
+	if (!names || pat == 0)
+		return (4);
+	return (nul ? 1 : 2);
+}
+
 #define XF_FIND		1	/* xargs gives the find's paths */
 #define XF_SPLIT	2	/* split at blanks: names as they are now */
 #define XF_EMPTY	4	/* runs once without them where there are none */
@@ -4664,8 +4746,9 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 			return (0);
 	}
 	f = &sh->cmd[c->pipe_from - 1];
-	if (f->argc == 0 || f->argv[0].flags != 0 ||
-	    strcmp(f->argv[0].s, "find") != 0 || (f->flags & JH_SHC_WRAPPED))
+	if (f->argc == 0 || f->argv[0].flags != 0 || (strcmp(f->argv[0].s,
+	    "find") != 0 && strcmp(f->argv[0].s, "grep") != 0) ||
+	    (f->flags & JH_SHC_WRAPPED))
 		return (0);
 	/*
 	 * its errors stay out of the pipe: they repeat words of the line
@@ -4676,7 +4759,9 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 		    f->redir[k].target.flags != 0 ||
 		    strcmp(f->redir[k].target.s, "/dev/null") != 0)
 			return (0);
-	for (k = 1; k < f->argc; k++) {
+	if (strcmp(f->argv[0].s, "grep") == 0)
+		print0 = grep_names(f);
+	else for (k = 1; k < f->argc; k++) {
 		s = f->argv[k].s;
 		if (f->argv[k].flags != 0)
 			return (0);
@@ -4697,7 +4782,7 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 			return (0);
 	}
 	/* -print0 for -0, and -print (or none) without: never both */
-	if ((print0 & 1) != nul || print0 == 3)
+	if ((print0 & 1) != nul || print0 >= 3)
 		return (0);
 	if (!nul && !trees_plain(x))
 		return (0);
@@ -4878,9 +4963,10 @@ cmd_program(struct ex *x, const struct jh_sh_script *sh,
 	    add(x, JH_E_UNKNOWN, 0, NULL, c->argv[0].s, "%.100s is given "
 	    "operands only known when it runs%s", c->argv[0].s, i > 0 &&
 	    sh->cmd[i - 1].argc > 0 && strcmp(sh->cmd[i - 1].argv[0].s,
-	    "xargs") == 0 ? " (find DIR ... | xargs CMD, with plain names, "
-	    "and find DIR ... -print0 | xargs -0 CMD are decided as find "
-	    "DIR ... -exec CMD {} +)" : "") == -1)
+	    "xargs") == 0 ? " (find DIR ... | xargs CMD and grep -rl PAT "
+	    "DIR | xargs CMD, with plain names, and find DIR ... -print0 | "
+	    "xargs -0 CMD are decided as find DIR ... -exec CMD {} +)" :
+	    "") == -1)
 		return (-1);
 	for (n = 0; n < c->argc && n < MAX_OPERANDS; n++) {
 		w[n] = c->argv[n].s;
