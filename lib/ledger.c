@@ -203,15 +203,25 @@ jh_ledger_read(struct jh_ledger *out, int fd, struct jh_err *e)
 	if (st.st_size != (off_t)(2 * sizeof(*s)))
 		return (jh_errf(e, "the ledger is %lld bytes, not %zu "
 		    "(damaged)", (long long)st.st_size, 2 * sizeof(*s)));
-	if ((s = calloc(2, sizeof(*s))) == NULL)
+	if ((s = malloc(2 * sizeof(*s))) == NULL)
 		return (jh_errf(e, "out of memory"));
-	for (i = 0; i < 2; i++) {
-		r = pread(fd, &s[i], sizeof(s[i]), (off_t)(i * sizeof(s[i])));
-		if (r != (ssize_t)sizeof(s[i]) || !slot_valid(&s[i]))
-			continue;
-		if (best == -1 || s[i].seq > s[best].seq)
-			best = i;
+	if ((r = pread(fd, s, 2 * sizeof(*s), 0)) != (ssize_t)(2 *
+	    sizeof(*s))) {
+		free(s);
+		return (jh_errf(e, "cannot read the ledger: %s", r == -1 ?
+		    strerror(errno) : "short read"));
 	}
+	/*
+	 * The newest valid slot: the one with the higher sequence where it
+	 * is valid, else the other where that one is.  Each slot's CRC runs
+	 * over 8800 bytes, at every decision and model call, so the second
+	 * is checked only when the first is not valid.
+	 */
+	i = s[1].seq > s[0].seq;
+	if (slot_valid(&s[i]))
+		best = i;
+	else if (slot_valid(&s[1 - i]))
+		best = 1 - i;
 	if (best == -1) {
 		free(s);
 		return (jh_errf(e, "the ledger has no valid slot (damaged)"));
