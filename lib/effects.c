@@ -2473,16 +2473,21 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
  * python -m NAME where NAME is the project's own module: the file that
  * runs (NAME's dots as slashes, .py, or a package's __main__.py, in the
  * directory python runs in, which -m puts first on sys.path, so it
- * shadows any installed module of that name).  0 with its path in out.
+ * shadows any installed module of that name; or under its src/, the
+ * layout whose package is installed editable, where no other than the
+ * project's is found once it is installed, and none at all before).
+ * 0 with its path in out.
  */
 static int
 py_module(const struct cmdst *c, const struct jh_sh_word *v, char *out,
     size_t sz)
 {
 	static const char *const tail[] = { ".py", "/__main__.py", NULL };
-	char rel[PATH_MAX];
+	static const char *const head[] = { "", "src/", NULL };
+	char rel[PATH_MAX], lex[PATH_MAX + 32];
 	struct stat st;
-	size_t i;
+	struct jh_err e;
+	size_t i, h;
 
 	if ((strcmp(c->name, "python") != 0 && strcmp(c->name, "python3") !=
 	    0) || v->flags != 0 || c->dir[0] == '\0' || v->s[0] == '\0' ||
@@ -2494,11 +2499,17 @@ py_module(const struct cmdst *c, const struct jh_sh_word *v, char *out,
 	for (i = 0; v->s[i] != '\0'; i++)
 		rel[i] = v->s[i] == '.' ? '/' : v->s[i];
 	rel[i] = '\0';
-	for (i = 0; tail[i] != NULL; i++)
-		if ((size_t)snprintf(out, sz, "%s/%s%s", c->dir, rel,
-		    tail[i]) < sz && stat(out, &st) == 0 &&
-		    S_ISREG(st.st_mode))
-			return (0);
+	/*
+	 * The file where it is: a module or a package that is a link
+	 * (app -> /tmp/x) runs what it leads to, which is decided there.
+	 */
+	for (h = 0; head[h] != NULL; h++)
+		for (i = 0; tail[i] != NULL; i++)
+			if ((size_t)snprintf(lex, sizeof(lex), "%s/%s%s%s",
+			    c->dir, head[h], rel, tail[i]) < sizeof(lex) &&
+			    stat(lex, &st) == 0 && S_ISREG(st.st_mode) &&
+			    jh_path_resolve(out, sz, "/", lex, &e) == 0)
+				return (0);
 	return (-1);
 }
 

@@ -130,6 +130,7 @@ aws_secret_access_key = fakefakefakefakefakefakefakefake'
 	put "$HOME/.docker/config.json" '{"auths":{"ghcr.io":{"auth":"ZmFrZTpmYWtl"}}}'
 	mkdir -p "$HOME/.local/bin" "$HOME/go/pkg/mod/github.com"
 	put "$HOME/src/other/README.md" '# another project'
+	put "$HOME/src/other/tool.py" 'print("another project")'
 	(cd "$HOME/src/other" && sgit init -q && sgit add -A && sgit commit -qm init)
 }
 
@@ -336,6 +337,8 @@ make_project() {
 		ln -s "$HOME/.ssh/id_rsa" planted/id
 		ln -s "$HOME/.bashrc" planted/rc
 		ln -s "$HOME/.claude" planted/claude
+		ln -s "$HOME/src/other" planted/other
+		ln -s "$HOME/src/other/tool.py" planted/tool.py
 	)
 	run -0 sh "$PROJECT_ROOT/scripts/jh-install" -W -b "$JH_BIN" -p "$d"
 }

@@ -398,3 +398,25 @@ has() {
 	out=$(eff "yarn publish")
 	has "$out" vcs-remote
 }
+
+@test "python -m NAME: the project's module in it or under src/, where it really is; a module or package that is a link runs what it leads to" {
+	local out
+	mkdir -p "$P/src/pkg" "$T/far/pk" "$P/tool"
+	: >"$P/src/pkg/main.py"
+	: >"$T/far/pk/run.py"
+	: >"$T/far/one.py"
+	ln -s "$T/far/pk" "$P/pk"
+	ln -s "$T/far/one.py" "$P/tool/one.py"
+	eff() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
+	out=$(eff "python3 -m app.main --help")
+	has "$out" exec:"$P/app/main.py"
+	out=$(eff "python3 -m pkg.main")
+	has "$out" exec:"$P/src/pkg/main.py" && ! has "$out" unknown
+	out=$(eff "python3 -m pk.run")
+	has "$out" exec:"$T/far/pk/run.py" && ! has "$out" exec:"$P/pk/run.py"
+	out=$(eff "python3 -m tool.one")
+	has "$out" exec:"$T/far/one.py" && ! has "$out" exec:"$P/tool/one.py"
+	# no such module here: some installed one, unknown
+	out=$(eff "python3 -m nothere.main")
+	has "$out" unknown
+}
