@@ -3676,12 +3676,13 @@ entry_runs(struct ex *x, struct cmdst *c)
 /*
  * npx runs a package's program, fetching the package when no project
  * has it installed: a program in node_modules/.bin of the directory or
- * one above it is run from there (npm-exec(1)), no install.
+ * one above it is run from there (npm-exec(1)), no install.  Its path
+ * in p.
  */
 static int
-npx_local(const struct cmdst *c)
+npx_local(const struct cmdst *c, char *p, size_t sz)
 {
-	char d[PATH_MAX + 1], p[PATH_MAX * 2];
+	char d[PATH_MAX + 1];
 	char *sl;
 
 	if (strcmp(c->name, "npx") != 0 || c->runs[0] == '\0' ||
@@ -3690,8 +3691,8 @@ npx_local(const struct cmdst *c)
 		return (0);
 	snprintf(d, sizeof(d), "%s", c->dir);
 	for (;;) {
-		snprintf(p, sizeof(p), "%s/node_modules/.bin/%s", d, c->runs);
-		if (access(p, X_OK) == 0)
+		if ((size_t)snprintf(p, sz, "%s/node_modules/.bin/%s", d,
+		    c->runs) < sz && access(p, X_OK) == 0)
 			return (1);
 		if ((sl = strrchr(d, '/')) == NULL || sl == d)
 			return (0);
@@ -3704,9 +3705,22 @@ static int
 entry_effects(struct ex *x, struct cmdst *c)
 {
 	const struct jh_cmddef *d = c->def;
+	char bin[PATH_MAX * 2], real[PATH_MAX + 1];
+	struct jh_err e;
+	int local = npx_local(c, bin, sizeof(bin));
 
-	if (d->tags != NULL && !npx_local(c) && !c->keep &&
+	if (d->tags != NULL && !local && !c->keep &&
 	    tags(x, c, d->tags, strlen(d->tags)) == -1)
+		return (-1);
+	/*
+	 * npx tsc runs node_modules/.bin/tsc, a link a package made (to
+	 * ../typescript/bin/tsc) or any other: the code it runs is where
+	 * that leads, decided there
+	 */
+	if (local && (jh_path_resolve(real, sizeof(real), "/", bin, &e) ==
+	    -1 ? add(x, JH_E_UNKNOWN, 0, NULL, c->name, "cannot resolve "
+	    "%.200s: %s", bin, e.msg) : add(x, JH_E_EXEC, JH_EF_RUNS, real,
+	    c->runs, NULL)) == -1)
 		return (-1);
 	/* a runner (sudo, npx) is an exec of its own, with or without one */
 	if (d->args != NULL && d->args[0] == 'P' && !(d->flags &

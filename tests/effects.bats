@@ -420,3 +420,20 @@ has() {
 	out=$(eff "python3 -m nothere.main")
 	has "$out" unknown
 }
+
+@test "npx PROGRAM runs node_modules/.bin/PROGRAM where that link leads, decided there" {
+	local out
+	mkdir -p "$P/node_modules/typescript/bin" "$T/far"
+	printf '#!/bin/sh\n' >"$P/node_modules/typescript/bin/tsc"
+	printf '#!/bin/sh\n' >"$T/far/evil"
+	chmod +x "$P/node_modules/typescript/bin/tsc" "$T/far/evil"
+	rm -f "$P/node_modules/.bin/tsc"
+	ln -s ../typescript/bin/tsc "$P/node_modules/.bin/tsc"
+	ln -s "$T/far/evil" "$P/node_modules/.bin/eslint"
+	eff() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
+	out=$(eff "npx tsc --noEmit")
+	has "$out" exec:"$P/node_modules/typescript/bin/tsc"
+	! has "$out" install
+	out=$(eff "npx eslint src")
+	has "$out" exec:"$T/far/evil"
+}
