@@ -4354,6 +4354,86 @@ build_env(const char *s, size_t l, const struct jh_sh_word *w)
 	return (in_list(cc, v, n));
 }
 
+/*
+ * Whether the option word o (n bytes) is one of list, or, for an entry
+ * ending in '=', that option with a value of digits only, or (for one
+ * ending in '=*') any value of letters, digits, '-' and '_'.
+ */
+static int
+tool_opt(const char *const *list, const char *o, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; list[i] != NULL; i++) {
+		k = strlen(list[i]);
+		if (list[i][k - 1] == '*') {
+			k--;
+			if (n > k && strncmp(o, list[i], k) == 0 &&
+			    strspn(o + k, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == n - k)
+				return (1);
+		} else if (list[i][k - 1] == '=') {
+			if (n > k && strncmp(o, list[i], k) == 0 &&
+			    strspn(o + k, "0123456789") == n - k)
+				return (1);
+		} else if (n == k && strncmp(o, list[i], k) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * NODE_OPTIONS, PYTEST_ADDOPTS and GOFLAGS hold options of node, pytest
+ * and go that each invocation takes, and some load code (node --require,
+ * --import, --inspect; pytest -p, -c, --rootdir; go -toolexec, -exec,
+ * -overlay): only a value that is nothing but options that tune, warn
+ * or choose among the project's own files is inert.  The value is split
+ * at blanks, as the three split it; a quote or backslash is not taken.
+ */
+static int
+tool_env(const char *s, size_t l, const struct jh_sh_word *w)
+{
+	static const char *const node[] = { "--max-old-space-size=",
+	    "--max-semi-space-size=", "--stack-size=",
+	    "--max-http-header-size=", "--enable-source-maps",
+	    "--no-warnings", "--no-deprecation", "--trace-warnings",
+	    "--trace-deprecation", "--throw-deprecation", "--trace-uncaught",
+	    "--experimental-vm-modules", "--openssl-legacy-provider",
+	    "--use-openssl-ca", "--use-bundled-ca", "--preserve-symlinks",
+	    "--unhandled-rejections=*", "--dns-result-order=*", NULL };
+	static const char *const pytest[] = { "-x", "-q", "-qq", "-v", "-vv",
+	    "-vvv", "-s", "-l", "-ra", "-rA", "-rf", "-rs", "--lf",
+	    "--last-failed", "--ff", "--failed-first", "--sw", "--stepwise",
+	    "--exitfirst", "--quiet", "--verbose", "--no-header",
+	    "--no-summary", "--disable-warnings", "--showlocals",
+	    "--strict-markers", "--tb=*", "--maxfail=", "--durations=",
+	    "--color=*", "--capture=*", "-n=", "--numprocesses=", "-nauto",
+	    "--numprocesses=auto", "--import-mode=*", NULL };
+	static const char *const gof[] = { "-mod=*", "-count=", "-v", "-race",
+	    "-trimpath", "-buildvcs=*", "-p=", "-tags=*", "-cover",
+	    "-modcacherw", "-short", "-failfast", NULL };
+	const char *const *list;
+	const char *v = s + l + 1, *t;
+	size_t n;
+
+	if (w->flags != 0 || s[l] != '=')
+		return (0);
+	if (l == 12 && strncmp(s, "NODE_OPTIONS", l) == 0)
+		list = node;
+	else if (l == 14 && strncmp(s, "PYTEST_ADDOPTS", l) == 0)
+		list = pytest;
+	else if (l == 7 && strncmp(s, "GOFLAGS", l) == 0)
+		list = gof;
+	else
+		return (0);
+	if (strpbrk(v, "'\"\\") != NULL)
+		return (0);
+	for (t = v; *(t += strspn(t, " \t\n")) != '\0'; t += n)
+		if (!tool_opt(list, t, (n = strcspn(t, " \t\n"))))
+			return (0);
+	return (1);
+}
+
 /* One NAME=value: only inert names change nothing that runs. */
 static int
 assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
@@ -4367,7 +4447,7 @@ assign_word(struct ex *x, const char *dir, const struct jh_sh_word *w)
 	l = strcspn(s, "+=");
 	if ((in_list(quiet_env, s, l) && !(w->flags & JH_SHW_EXPAND)) ||
 	    inert_sanitizer(s, l, w) || no_pager(s, l, w) ||
-	    build_env(s, l, w))
+	    build_env(s, l, w) || tool_env(s, l, w))
 		return (0);
 	if (s[l] == '=' && (r = search_path(x, dir, s + l + 1, l, w)) != 0)
 		return (r == -1 ? -1 : 0);
