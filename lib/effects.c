@@ -3674,10 +3674,11 @@ entry_runs(struct ex *x, struct cmdst *c)
 }
 
 /*
- * npx runs a package's program, fetching the package when no project
- * has it installed: a program in node_modules/.bin of the directory or
- * one above it is run from there (npm-exec(1)), no install.  Its path
- * in p.
+ * npx (npm exec) runs a package's program, fetching the package when
+ * no project has it installed: a program in node_modules/.bin of the
+ * directory or one above it is run from there (npm-exec(1)), no
+ * install; pnpm exec and yarn exec run it from there too.  Its path in
+ * p.
  */
 static int
 npx_local(const struct cmdst *c, char *p, size_t sz)
@@ -3685,7 +3686,9 @@ npx_local(const struct cmdst *c, char *p, size_t sz)
 	char d[PATH_MAX + 1];
 	char *sl;
 
-	if (strcmp(c->name, "npx") != 0 || c->runs[0] == '\0' ||
+	if ((strcmp(c->name, "npx") != 0 && strcmp(c->name, "npm exec") != 0 &&
+	    strcmp(c->name, "npm x") != 0 && strcmp(c->name, "pnpm exec") != 0 &&
+	    strcmp(c->name, "yarn exec") != 0) || c->runs[0] == '\0' ||
 	    strchr(c->runs, '/') != NULL || c->runs[0] == '.' ||
 	    c->dir[0] == '\0')
 		return (0);
@@ -3815,6 +3818,51 @@ script_shorthand(struct ex *x, const struct cmdst *c, const char *name)
 }
 
 /*
+ * pnpm NAME where NAME is neither a script nor one of pnpm's commands
+ * runs NAME as pnpm exec does (pnpm 6.6 on): from node_modules/.bin
+ * where a package put it, else from the PATH.  Taken as pnpm exec NAME
+ * only where the first word after pnpm names a program there and none
+ * of pnpm's own commands; the program is then decided as npx's is,
+ * where its link leads, and the line is checked as for a script.
+ */
+static const char *const pnpm_cmds[] = { "add", "approve-builds", "audit",
+    "bin", "c", "cat-file", "cat-index", "ci", "clean", "config", "create",
+    "dedupe", "deploy", "dist-tag", "dlx", "docs", "doctor", "env", "exec",
+    "fetch", "find-hash", "help", "home", "i", "ignored-builds", "import",
+    "info", "init", "install", "install-test", "it", "licenses", "link",
+    "list", "ll", "ln", "login", "logout", "ls", "outdated", "owner",
+    "pack", "patch", "patch-commit", "patch-remove", "prune", "publish",
+    "rb", "rebuild", "recursive", "remove", "repo", "rm", "root", "run",
+    "run-script", "search", "self-update", "server", "setup", "show",
+    "start", "store", "t", "test", "un", "uninstall", "unlink", "up",
+    "update", "upgrade", "v", "version", "view", "whoami", "why", NULL };
+
+static int
+local_bin(struct ex *x, const struct cmdst *c, const char *name)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+	size_t i;
+
+	if (strcmp(c->name, "pnpm") != 0 || c->dir[0] == '\0' ||
+	    x->nscript == MAX_SCRIPTS || name[0] == '\0' || name[0] == '.' ||
+	    name[0] == '-' || strchr(name, '/') != NULL)
+		return (0);
+	for (i = 0; pnpm_cmds[i] != NULL; i++)
+		if (strcmp(pnpm_cmds[i], name) == 0)
+			return (0);
+	if ((size_t)snprintf(p, sizeof(p), "%s/node_modules/.bin/%s", c->dir,
+	    name) >= sizeof(p) || access(p, X_OK) != 0 ||
+	    (size_t)snprintf(p, sizeof(p), "%s/package.json", c->dir) >=
+	    sizeof(p) || lstat(p, &st) == -1 || !S_ISREG(st.st_mode))
+		return (0);
+	/* a script of that name would run instead: package.json kept */
+	memcpy(x->spkg[x->nscript], p, strlen(p) + 1);
+	x->scmd[x->nscript++] = x->cmd;
+	return (1);
+}
+
+/*
  * Whether an effect of another command on the line may change the
  * package.json a script was found in before the program reads it: a
  * write, a delete, a checkout or a rewrite of it, of a directory above
@@ -3881,6 +3929,10 @@ subcommand(struct ex *x, struct cmdst *c, const struct jh_sh_word *w,
 	if ((sub = jh_cmd_lookup(sname)) == NULL && first &&
 	    script_shorthand(x, c, w->s)) {
 		snprintf(sname, sizeof(sname), "%s run", c->name);
+		sub = jh_cmd_lookup(sname);
+		r = 2;
+	} else if (sub == NULL && first && local_bin(x, c, w->s)) {
+		snprintf(sname, sizeof(sname), "%s exec", c->name);
 		sub = jh_cmd_lookup(sname);
 		r = 2;
 	}

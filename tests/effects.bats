@@ -437,3 +437,30 @@ has() {
 	out=$(eff "npx eslint src")
 	has "$out" exec:"$T/far/evil"
 }
+
+@test "pnpm NAME runs node_modules/.bin/NAME where no script or pnpm command has the name; npm exec and pnpm exec run it where its link leads" {
+	local out c
+	printf '{"scripts":{"build":"tsc"}}\n' >"$P/package.json"
+	mkdir -p "$P/node_modules/vitest" "$T/far"
+	printf '#!/bin/sh\n' >"$P/node_modules/vitest/vitest.mjs"
+	printf '#!/bin/sh\n' >"$T/far/evil"
+	chmod +x "$P/node_modules/vitest/vitest.mjs" "$T/far/evil"
+	ln -s ../vitest/vitest.mjs "$P/node_modules/.bin/vitest"
+	ln -s "$T/far/evil" "$P/node_modules/.bin/prettier"
+	ln -s "$T/far/evil" "$P/node_modules/.bin/ls"
+	eff() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
+	out=$(eff "pnpm vitest run tests/a.test.ts")
+	has "$out" exec:"$P/node_modules/vitest/vitest.mjs" && ! has "$out" unknown
+	for c in "pnpm prettier --check src" "npm exec -- prettier src" "pnpm exec prettier src"; do
+		out=$(eff "$c")
+		has "$out" exec:"$T/far/evil" || { echo "$c: $out"; false; }
+	done
+	# not there (pnpm runs it from the PATH), or one of pnpm's own
+	out=$(eff "pnpm curl example.com")
+	has "$out" unknown
+	out=$(eff "pnpm ls")
+	! has "$out" exec:"$T/far/evil"
+	# the line changes package.json, whose script of that name would run
+	out=$(eff "pnpm vitest run | tee package.json")
+	has "$out" unknown:"$P/package.json"
+}
