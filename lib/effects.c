@@ -4435,12 +4435,14 @@ tool_opt(const char *const *list, const char *o, size_t n)
 }
 
 /*
- * NODE_OPTIONS, PYTEST_ADDOPTS and GOFLAGS hold options of node, pytest
- * and go that each invocation takes, and some load code (node --require,
- * --import, --inspect; pytest -p, -c, --rootdir; go -toolexec, -exec,
- * -overlay): only a value that is nothing but options that tune, warn
- * or choose among the project's own files is inert.  The value is split
- * at blanks, as the three split it; a quote or backslash is not taken.
+ * NODE_OPTIONS, PYTEST_ADDOPTS, GOFLAGS and RUSTFLAGS hold options of
+ * node, pytest, go and rustc that each invocation takes, and some load
+ * or run code (node --require, --import, --inspect; pytest -p, -c,
+ * --rootdir; go -toolexec, -exec, -overlay; rustc -C linker=): only a
+ * value that is nothing but options that tune, warn or choose among the
+ * project's own files is inert.  The value is split at blanks, as they
+ * split it; a quote or backslash is not taken.  A few names are inert
+ * with one value (CARGO_INCREMENTAL=0, GOWORK=off, GOTOOLCHAIN=local).
  */
 static int
 tool_env(const char *s, size_t l, const struct jh_sh_word *w)
@@ -4464,18 +4466,33 @@ tool_env(const char *s, size_t l, const struct jh_sh_word *w)
 	static const char *const gof[] = { "-mod=*", "-count=", "-v", "-race",
 	    "-trimpath", "-buildvcs=*", "-p=", "-tags=*", "-cover",
 	    "-modcacherw", "-short", "-failfast", NULL };
+	/* rustc's lint levels and code generation that runs nothing */
+	static const char *const rustf[] = { "-D", "-W", "-A", "-F",
+	    "warnings", "-Dwarnings", "-Wwarnings", "-Awarnings",
+	    "-Copt-level=*", "-Cdebuginfo=*", "-Ctarget-cpu=*",
+	    "-Ccodegen-units=", "-Coverflow-checks=*", "-Cdebug-assertions=*",
+	    NULL };
+	/* NAME=VALUE whole: values that only turn a feature off or on */
+	static const char *const whole[] = { "CARGO_INCREMENTAL=0",
+	    "CARGO_INCREMENTAL=1", "GOWORK=off", "GOTOOLCHAIN=local",
+	    "GOFLAGS=", NULL };
 	const char *const *list;
 	const char *v = s + l + 1, *t;
 	size_t n;
 
 	if (w->flags != 0 || s[l] != '=')
 		return (0);
+	if (in_list(whole, s, strlen(s)))
+		return (1);
 	if (l == 12 && strncmp(s, "NODE_OPTIONS", l) == 0)
 		list = node;
 	else if (l == 14 && strncmp(s, "PYTEST_ADDOPTS", l) == 0)
 		list = pytest;
 	else if (l == 7 && strncmp(s, "GOFLAGS", l) == 0)
 		list = gof;
+	else if ((l == 9 && strncmp(s, "RUSTFLAGS", l) == 0) ||
+	    (l == 12 && strncmp(s, "RUSTDOCFLAGS", l) == 0))
+		list = rustf;
 	else
 		return (0);
 	if (strpbrk(v, "'\"\\") != NULL)
