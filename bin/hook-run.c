@@ -419,62 +419,69 @@ pre_deadline_off(void)
 #define HUGE_PAGE	((uintptr_t)2 << 20)
 
 /*
- * The worker's stack where heap_ready could place it in the heap's huge
- * page, or 0: its top, and the lowest page below it unmapped.  1.5 MiB:
- * the deepest a gated call was seen to go is about 260 KiB (the shell
- * parser's nesting is bounded), and one that goes deeper is a crash,
- * so a deny.
+ * The worker's stack where heap_ready could place it in the heap, or 0:
+ * its top.  8 MiB, as a main thread's, of which the top MiB lies in the
+ * heap's huge page and the rest below it in pages of 4 KiB, touched only
+ * by a call that goes that deep (the deepest seen, a chain of eight
+ * runners, about 680 KiB).  Below it 256 KiB are unmapped, more than
+ * any one frame (the largest is about 150 KiB), so an overflow cannot
+ * step over them into the heap: it crashes the worker, which is a deny.
  */
-#define HEAP_STACK	(1536 << 10)
+#define HEAP_STACK	(8 << 20)
+#define STACK_HOT	(1 << 20)	/* its top, in the huge page */
+#define STACK_GUARD	(256 << 10)
 static uintptr_t heap_stack_top;
 
 /*
- * Makes the heap's next WORKER_HEAP bytes present, and the worker's
- * stack below them, in one huge page where the kernel has one: the
- * kernel zeroes 2 MiB for each huge page it gives, about 0.1 ms on a
- * virtual machine, so the two share one.  The allocator is told to keep
- * what is freed at its top and to serve blocks of up to 4 MiB from the
- * heap rather than from mmap(2) (whose pages would fault anew); a block
- * that is never freed fills the heap up to the next 2 MiB boundary,
- * where the stack's block begins, and the blocks after that one follow
- * it; this process ends with the call.  The guard page is made last, so
- * that the huge page is given whole before it is split into pages of 4
- * KiB, all still present.  On a virtual machine a page faulted in costs
- * about 10 microseconds, 4 after MADV_POPULATE_WRITE, and the 2 MiB page
- * about 1.3 each.  Best effort: on any failure the pages fault in as
- * they are touched, and the worker's stack is a mapping of its own.
+ * Makes the heap's next WORKER_HEAP bytes present, and the top of the
+ * worker's stack below them, in one huge page where the kernel has one:
+ * the kernel zeroes 2 MiB for each huge page it gives, about 0.1 ms on
+ * a virtual machine, so the two share one.  The allocator is told to
+ * keep what is freed at its top and to serve blocks of up to 16 MiB from
+ * the heap rather than from mmap(2) (whose pages would fault anew); a
+ * block that is never freed fills the heap up to where the stack's
+ * block must begin for its top to lie 1 MiB into a 2 MiB boundary, and
+ * the blocks after the stack's follow it in the same huge page; this
+ * process ends with the call.  On a virtual machine a page faulted in
+ * costs about 10 microseconds, 4 after MADV_POPULATE_WRITE, and the 2
+ * MiB page about 1.3 each.  Best effort: on any failure the pages fault
+ * in as they are touched, and the worker's stack is a mapping of its
+ * own.
  */
 void
 heap_ready(void)
 {
 	void *volatile spacer, *volatile big;
 	struct mallinfo2 mi;
-	uintptr_t top, lo, stk, heap, guard;
+	uintptr_t top, lo, stk, heap, guard, below = HEAP_STACK - STACK_HOT;
 
-	if (SANITIZED || mallopt(M_TRIM_THRESHOLD, 8 << 20) == 0 ||
-	    mallopt(M_MMAP_THRESHOLD, 4 << 20) == 0)
+	if (SANITIZED || mallopt(M_TRIM_THRESHOLD, 32 << 20) == 0 ||
+	    mallopt(M_MMAP_THRESHOLD, 16 << 20) == 0)
 		return;
 	mi = mallinfo2();
 	top = (uintptr_t)sbrk(0) - mi.keepcost;	/* the top block's start */
-	lo = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	if (lo - top < 4096)
-		lo += HUGE_PAGE;
-	if ((spacer = malloc(lo - top - 64)) == NULL ||
-	    (big = malloc(HUGE_PAGE + 4096)) == NULL)
+	lo = (top + below + 8192 + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	/*
+	 * The heap grown past the huge page with nothing written in it
+	 * (a block's bounds are written at its two ends only), so that the
+	 * kernel can give it whole; then the stack's block, whose end and
+	 * the heap after it lie in it.
+	 */
+	if ((spacer = malloc(lo - below - top - 64)) == NULL ||
+	    (big = malloc(below + 2 * HUGE_PAGE)) == NULL)
 		return;
 	free(big);
 	(void)madvise((void *)lo, HUGE_PAGE, MADV_HUGEPAGE);
-	if ((stk = (uintptr_t)malloc(HEAP_STACK)) == 0) {
-		(void)madvise((void *)lo, WORKER_HEAP, MADV_POPULATE_WRITE);
+	(void)madvise((void *)(lo + STACK_HOT - WORKER_HOT), WORKER_HOT +
+	    WORKER_HEAP + 4096, MADV_POPULATE_WRITE);
+	if ((stk = (uintptr_t)malloc(HEAP_STACK)) == 0)
 		return;
-	}
 	top = (stk + HEAP_STACK) & ~(uintptr_t)63;
 	heap = (stk + HEAP_STACK + 4095) & ~(uintptr_t)4095;
 	guard = (stk + 4095) & ~(uintptr_t)4095;
-	(void)madvise((void *)(top - WORKER_HOT), WORKER_HOT,
-	    MADV_POPULATE_WRITE);
-	(void)madvise((void *)heap, WORKER_HEAP, MADV_POPULATE_WRITE);
-	if (mprotect((void *)guard, 4096, PROT_NONE) == 0)
+	/* where it did not land as reckoned, it is no stack */
+	if (top >= lo + STACK_GUARD && heap + WORKER_HEAP <= lo + HUGE_PAGE &&
+	    mprotect((void *)guard, STACK_GUARD, PROT_NONE) == 0)
 		heap_stack_top = top;
 }
 

@@ -148,7 +148,7 @@
 	" --include=i --install-strategy=i --location=i --scope=i" \
 	" --access=i --depth=i --auth-type=i --workspaces --ws -* "
 #define NPM_RUNS "package.json,**/package.json,.npmrc,**/.npmrc," \
-	"node_modules/.bin/*"
+	".pnpmfile.cjs,**/.pnpmfile.cjs,node_modules/.bin/*"
 #define NPM(n, o, a, t, f, s) \
 	{ "npm " n, o NPM_G, a, NPM_RUNS, t, \
 	  JH_CT_RUNS | JH_CT_ABBREV | (f), s }

@@ -103,34 +103,45 @@ memo(const struct jh_sigmemo *m, const uint8_t *bytes, size_t len,
     int check)
 {
 	uint8_t h[JH_HASH_LEN], tag[JH_HASH_LEN], got[JH_HASH_LEN + 1];
-	char path[PATH_MAX], tmp[PATH_MAX], hex[2 * JH_HASH_LEN + 1];
+	char tmp[2 * JH_HASH_LEN + 32], hex[2 * JH_HASH_LEN + 1];
+	struct stat st;
 	ssize_t n;
-	int fd, ok = 0;
+	int dfd, fd, ok = 0;
 
+	/* the directory, the user's alone and no link, as state files are */
+	if ((dfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 && (check || errno != ENOENT ||
+	    mkdir(m->dir, 0700) == -1 || (dfd = open(m->dir, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1))
+		return (0);
+	if (fstat(dfd, &st) == -1 || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		close(dfd);
+		return (0);
+	}
 	crypto_hash_sha256(h, bytes, len);
 	jh_hex(hex, h, sizeof(h));
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", m->dir, hex) >=
-	    sizeof(path))
-		return (0);
 	memo_tag(tag, m, h);
 	if (check) {
-		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC)) == -1)
-			return (0);
-		n = read(fd, got, sizeof(got));
-		close(fd);
-		ok = n == JH_HASH_LEN && sodium_memcmp(got, tag,
-		    JH_HASH_LEN) == 0;
-	} else if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%ld", m->dir,
-	    hex, (long)getpid()) < sizeof(tmp)) {
-		(void)mkdir(m->dir, 0700);
-		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600)) == -1)
-			return (0);
-		ok = write(fd, tag, sizeof(tag)) == (ssize_t)sizeof(tag);
-		if (close(fd) == -1 || !ok || rename(tmp, path) == -1)
-			(void)unlink(tmp);
+		if ((fd = openat(dfd, hex, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC)) != -1) {
+			n = read(fd, got, sizeof(got));
+			close(fd);
+			ok = n == JH_HASH_LEN && sodium_memcmp(got, tag,
+			    JH_HASH_LEN) == 0;
+		}
+	} else {
+		snprintf(tmp, sizeof(tmp), ".%s.%ld", hex, (long)getpid());
+		if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600)) != -1) {
+			ok = write(fd, tag, sizeof(tag)) ==
+			    (ssize_t)sizeof(tag);
+			if (close(fd) == -1 || !ok ||
+			    renameat(dfd, tmp, dfd, hex) == -1)
+				(void)unlinkat(dfd, tmp, 0);
+		}
 	}
+	close(dfd);
 	return (ok);
 }
 

@@ -3807,8 +3807,9 @@ script_shorthand(struct ex *x, const struct cmdst *c, const char *name)
 	close(fd);
 	j = n == st.st_size ? json_loadb(b, (size_t)n, 0, NULL) : NULL;
 	free(b);
-	ok = json_is_string(json_object_get(json_object_get(j, "scripts"),
-	    name));
+	/* pnpm tests the script's truth: an empty one is a program run */
+	ok = json_string_length(json_object_get(json_object_get(j,
+	    "scripts"), name)) > 0;
 	json_decref(j);
 	if (ok) {
 		memcpy(x->spkg[x->nscript], p, sizeof(p));
@@ -4789,8 +4790,8 @@ grep_names(const struct jh_sh_cmd *f)
 	    "--extended-regexp", "--basic-regexp", "--perl-regexp",
 	    "--no-messages", "--files-with-matches", "--files-without-match",
 	    "--null", "--no-ignore-case", NULL };
-	const char *s;
-	size_t k;
+	const char *s, *ops[MAX_OPERANDS];
+	size_t k, nops = 0;
 	int names = 0, nul = 0, pat = 0, ends = 0;
 
 	for (k = 1; k < f->argc; k++) {
@@ -4807,14 +4808,9 @@ grep_names(const struct jh_sh_cmd *f)
 		if (f->argv[k].flags != 0)
 			return (4);
 		if (ends || s[0] != '-' || s[1] == '\0') {
-			/*
-			 * the pattern, then the paths; - is the standard
-			 * input, printed as "(standard input)", and a name
-			 * printed with a leading - is an option of the
-			 * command xargs runs
-			 */
-			if (pat++ > 0 && (!xargs_plain(s) || s[0] == '-'))
+			if (nops == MAX_OPERANDS)
 				return (4);
+			ops[nops++] = s;
 			continue;
 		}
 		if (strcmp(s, "--") == 0) {
@@ -4822,8 +4818,10 @@ grep_names(const struct jh_sh_cmd *f)
 			continue;
 		}
 		if (strcmp(s, "-e") == 0 && k + 1 < f->argc) {
+			/* a glob there is more words: paths, options */
+			if (f->argv[++k].flags != 0)
+				return (4);
 			pat++;
-			k++;
 			continue;
 		}
 		if (strncmp(s, "--regexp=", 9) == 0) {
@@ -4849,7 +4847,18 @@ grep_names(const struct jh_sh_cmd *f)
 			nul |= *s == 'Z';
 		}
 	}
-	if (!names || pat == 0)
+	/*
+	 * The operands: the pattern where no -e gave one (grep takes -e
+	 * wherever it is), then the paths.  - is the standard input,
+	 * printed as "(standard input)", and a name printed with a leading
+	 * - is an option of the command xargs runs.  With no path grep -r
+	 * prints the names it finds bare (a file named -fx.sed); under a
+	 * path given (. or src) each begins with it.
+	 */
+	for (k = pat > 0 ? 0 : 1; k < nops; k++)
+		if (!xargs_plain(ops[k]) || ops[k][0] == '-')
+			return (4);
+	if (!names || nops < (pat > 0 ? 1u : 2u))
 		return (4);
 	return (nul ? 1 : 2);
 }

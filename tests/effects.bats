@@ -362,7 +362,7 @@ has() {
 
 @test "pnpm NAME and yarn NAME are run NAME only for a script package.json lists, on a line that cannot change it first" {
 	local c out
-	printf '{"scripts":{"build":"tsc","lint":"eslint .","test:unit":"vitest","check":"x","publish":"x"}}\n' >"$P/package.json"
+	printf '{"scripts":{"build":"tsc","lint":"eslint .","test:unit":"vitest","check":"x","publish":"x","fmt":"","watch":""}}\n' >"$P/package.json"
 	mkdir -p "$P/web" "$T/bare" "$T/linked"
 	printf '{"scripts":{"build":"vite build"}}\n' >"$P/web/package.json"
 	cp "$P/package.json" "$T/real.json"
@@ -377,11 +377,12 @@ has() {
 	done
 	out=$(eff "cd web && pnpm build")
 	has "$out" exec:"$P/web" && ! has "$out" unknown
-	# no such script, a name of the program's own, not the first word,
+	# no such script (an empty one is none: pnpm runs a program of that
+	# name), a name of the program's own, not the first word,
 	# no package.json there, or one through a link: unknown
 	for c in "pnpm dev" "yarn check" "pnpm --filter web build" \
 	    "cd $T/bare && pnpm build" "cd $T/linked && pnpm build" \
-	    "pnpm 'build'x"; do
+	    "pnpm 'build'x" "pnpm fmt .env" "pnpm watch -n1 id"; do
 		out=$(eff "$c")
 		has "$out" unknown || { echo "$c: $out"; false; }
 	done

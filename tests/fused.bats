@@ -236,6 +236,13 @@ same() {
 	payload PreToolUse Bash '{"command":"ls"}' toolu_v3 >"$T/p.json"
 	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
 	! cmp -s "$tag" "$T/oldtag"
+	# the directory a link elsewhere: nothing is read or written there
+	rm -rf "$JH_STATE/verified"
+	mkdir "$T/vt"
+	ln -s "$T/vt" "$JH_STATE/verified"
+	payload PreToolUse Bash '{"command":"ls"}' toolu_v4 >"$T/p.json"
+	run -0 "$H/jh-hook" -c "$JH_HOME/hook.conf" <"$T/p.json"
+	[ -z "$(ls -A "$T/vt")" ]
 }
 
 @test "a stack limit the host passes on, lowered or raised: a deny exits 2, never a crash after the answer" {
