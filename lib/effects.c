@@ -2115,10 +2115,65 @@ remote_code(const char *s)
 	return (s[0] != '.' && memchr(s, '.', (size_t)(sl - s)) != NULL);
 }
 
+/*
+ * ar's key where it puts members in the archive (r, q, with c, s, u, v,
+ * D, U, S): the archive written, the members read, as the operands after
+ * it say; t, x, p, d, m and the rest stay unknown.
+ */
+static int
+ar_insert_key(const char *s)
+{
+	return (s[0] != '\0' && strspn(s, "rqcsuvDUS") == strlen(s) &&
+	    strpbrk(s, "rq") != NULL);
+}
+
+/*
+ * go build -ldflags "-s -w", -ldflags "-X main.version=1.2",
+ * -gcflags "all=-N -l": flags that strip, set a string or turn off
+ * optimisation; a value with any other word (-extld, -linkmode, -toolexec
+ * reach programs) stays unknown.
+ */
+static int
+go_flags(const char *s)
+{
+	static const char *const ok[] = { "-s", "-w", "-N", "-l", "-m",
+	    "all=-N", "-trimpath", NULL };
+	const char *t, *eq;
+	size_t n;
+	int x = 0;
+
+	if (strpbrk(s, "'\"\\$`") != NULL)
+		return (0);
+	for (t = s; *(t += strspn(t, " ")) != '\0'; t += n) {
+		n = strcspn(t, " ");
+		if (x) {	/* -X importpath.name=value */
+			eq = memchr(t, '=', n);
+			if (eq == NULL || eq == t || strspn(t,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_./-") != (size_t)(eq - t) ||
+			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+-") !=
+			    n - (size_t)(eq - t) - 1)
+				return (0);
+			x = 0;
+		} else if (n == 2 && strncmp(t, "-X", 2) == 0)
+			x = 1;
+		else if (!in_list(ok, t, n))
+			return (0);
+	}
+	return (!x);
+}
+
 /* An operand or option value whose meaning only the program knows. */
 static int
 letter_u(struct ex *x, const struct cmdst *c, const struct jh_sh_word *w)
 {
+	if (c->inops && w->flags == 0 && strcmp(c->name, "ar") == 0 &&
+	    c->nops > 0 && c->ops[0] == w && ar_insert_key(w->s))
+		return (0);
+	if (!c->inops && w->flags == 0 && strncmp(c->name, "go ", 3) == 0 &&
+	    go_flags(w->s))
+		return (0);
 	/* pytest --cov-report=term-missing: a report, not a path */
 	if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") == 0 &&
 	    cov_report(w->s))
