@@ -2080,7 +2080,8 @@ letter_path(struct ex *x, struct cmdst *c, int l, const struct jh_sh_word *w,
 		fl |= JH_EF_INPLACE;
 	if (l == 'r') {
 		if (((c->def->flags & JH_CT_FINDEXPR) && !c->delete &&
-		    c->inops) || (c->inops && strcmp(c->name, "grep") == 0))
+		    c->inops) || (c->inops && (strcmp(c->name, "grep") == 0 ||
+		    strcmp(c->name, "git ls-files") == 0)))
 			found_tree(x, c, p);
 		if (add(x, JH_E_READ, fl, p, c->name, NULL) == -1 ||
 		    read_name(x, w, p) == -1)
@@ -2855,7 +2856,8 @@ no_paths(struct ex *x, struct cmdst *c, int meta)
 		    "directory this gate cannot follow", c->name));
 	/* find with no starting point walks ".": its -exec's {} too */
 	if (((c->def->flags & JH_CT_FINDEXPR) && !c->delete) ||
-	    strcmp(c->name, "grep") == 0)
+	    strcmp(c->name, "grep") == 0 ||
+	    strcmp(c->name, "git ls-files") == 0)
 		found_tree(x, c, c->dir);
 	return (add(x, JH_E_READ, (rec ? JH_EF_TREE : 0) | (meta ? JH_EF_META :
 	    0), c->dir, c->name, NULL));
@@ -4918,6 +4920,55 @@ grep_names(const struct jh_sh_cmd *f)
 	return (nul ? 1 : 2);
 }
 
+/*
+ * Whether git ls-files prints only the names of files under where it
+ * runs, as find prints its paths (git ls-files | xargs wc -l): options
+ * that only choose which files (-z, -c, -o, -m, -d, -i,
+ * --exclude-standard, --exclude=PATTERN), plain paths (none starting
+ * with - or :, git's pathspec magic, which reaches outside), and no
+ * name in the directory starting with -, as git prints that directory's
+ * names bare and xargs would hand one to the command as an option.
+ * git's own options (-c, -C, --git-dir) before ls-files, --full-name
+ * (names from the top of the work tree) and the tags of -t, -v, -s are
+ * not taken.  1 for -z, 2 for newlines, 4 for anything else.
+ */
+static int
+ls_files_names(const struct ex *x, const struct jh_sh_cmd *f)
+{
+	static const char *const sel[] = { "-z", "-c", "--cached", "-o",
+	    "--others", "-m", "--modified", "-d", "--deleted", "-i",
+	    "--ignored", "--exclude-standard", NULL };
+	const struct dirent *d;
+	const char *s;
+	size_t k;
+	DIR *dp;
+	int nul = 0, ends = 0, bad = 0;
+
+	if (f->argc < 2 || f->argv[1].flags != 0 ||
+	    strcmp(f->argv[1].s, "ls-files") != 0)
+		return (4);
+	for (k = 2; k < f->argc; k++) {
+		s = f->argv[k].s;
+		if (f->argv[k].flags != 0)
+			return (4);
+		if (!ends && strcmp(s, "--") == 0)
+			ends = 1;
+		else if (!ends && s[0] == '-') {
+			if (!in_list(sel, s, strlen(s)) &&
+			    strncmp(s, "--exclude=", 10) != 0)
+				return (4);
+			nul |= strcmp(s, "-z") == 0;
+		} else if (s[0] == '-' || s[0] == ':' || !xargs_plain(s))
+			return (4);
+	}
+	if (x->fdir[0] == '\0' || (dp = opendir(x->fdir)) == NULL)
+		return (4);
+	while (!bad && (d = readdir(dp)) != NULL)
+		bad = d->d_name[0] == '-';
+	closedir(dp);
+	return (bad ? 4 : nul ? 1 : 2);
+}
+
 #define XF_FIND		1	/* xargs gives the find's paths */
 #define XF_SPLIT	2	/* split at blanks: names as they are now */
 #define XF_EMPTY	4	/* runs once without them where there are none */
@@ -4985,8 +5036,8 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 	}
 	f = &sh->cmd[c->pipe_from - 1];
 	if (f->argc == 0 || f->argv[0].flags != 0 || (strcmp(f->argv[0].s,
-	    "find") != 0 && strcmp(f->argv[0].s, "grep") != 0) ||
-	    (f->flags & JH_SHC_WRAPPED))
+	    "find") != 0 && strcmp(f->argv[0].s, "grep") != 0 &&
+	    strcmp(f->argv[0].s, "git") != 0) || (f->flags & JH_SHC_WRAPPED))
 		return (0);
 	/*
 	 * its errors stay out of the pipe: they repeat words of the line
@@ -4999,6 +5050,8 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 			return (0);
 	if (strcmp(f->argv[0].s, "grep") == 0)
 		print0 = grep_names(f);
+	else if (strcmp(f->argv[0].s, "git") == 0)
+		print0 = ls_files_names(x, f);
 	else for (k = 1; k < f->argc; k++) {
 		s = f->argv[k].s;
 		if (f->argv[k].flags != 0)
