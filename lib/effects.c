@@ -4925,7 +4925,8 @@ grep_names(const struct jh_sh_cmd *f)
  * runs, as find prints its paths (git ls-files | xargs wc -l): options
  * that only choose which files (-z, -c, -o, -m, -d, -i,
  * --exclude-standard, --exclude=PATTERN), plain paths (none starting
- * with - or :, git's pathspec magic, which reaches outside), and no
+ * with - or :, git's pathspec magic, which reaches outside, and no
+ * pattern, which matches names in every directory: '*.env'), and no
  * name in the directory starting with -, as git prints that directory's
  * names bare and xargs would hand one to the command as an option.
  * git's own options (-c, -C, --git-dir) before ls-files, --full-name
@@ -4958,8 +4959,9 @@ ls_files_names(const struct ex *x, const struct jh_sh_cmd *f)
 			    strncmp(s, "--exclude=", 10) != 0)
 				return (4);
 			nul |= strcmp(s, "-z") == 0;
-		} else if (s[0] == '-' || s[0] == ':' || !xargs_plain(s))
-			return (4);
+		} else if (s[0] == '-' || s[0] == ':' || !xargs_plain(s) ||
+		    strpbrk(s, "*?[") != NULL)
+			return (4);	/* a pattern matches in any directory */
 	}
 	if (x->fdir[0] == '\0' || (dp = opendir(x->fdir)) == NULL)
 		return (4);
