@@ -364,8 +364,9 @@ const struct jh_cmddef jh_cmdtab[] = {
 	  JH_CT_RUNS | JH_CT_NET | JH_CT_INSTALL, "apt-get(8)" },
 	/* OLDSTYLE: the key (rcs, x, t) comes first; x extracts into the
 	 * working directory, so the key is unknown. */
+	/* ar's getopt takes any unique prefix: --p is --plugin */
 	{ "ar", "--plugin=x --target=i --output=w -*", "u,w,r*", NULL, NULL,
-	  0, "ar(1)" },
+	  JH_CT_ABBREV, "ar(1)" },
 	{ "autoreconf", "-B,--prepend-include=r -I,--include=r"
 	  " -W,--warnings=i -*", "r*", "configure.ac,configure.in,"
 	  "Makefile.am,**/Makefile.am,aclocal.m4,acinclude.m4,m4/*", NULL,
@@ -2012,7 +2013,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	NPM("create", "-y,--yes", "i,A*", "install,net", 0, "npm-init(1)"),
 	NPM("dedupe", "", "", "install,net", 0, "npm-dedupe(1)"),
 	NPM("doctor", "", "i*", "net", 0, "npm-doctor(1)"),
-	NPM("exec", "-p,--package=i -c,--call=u", "P", "install,net",
+	NPM("exec", "-p,--package=u -c,--call=u", "P", "install,net",
 	    JH_CT_POSIX, "npm-exec(1)"),
 	NPM("explain", "", "i*", NULL, 0, "npm-explain(1)"),
 	NPM("fund", "", "i*", "net", 0, "npm-fund(1)"),
@@ -2069,7 +2070,7 @@ const struct jh_cmddef jh_cmdtab[] = {
 	NPM("x", "-p,--package=i -c,--call=u", "P", "install,net",
 	    JH_CT_POSIX, "npm-exec(1)"),
 	{ "nproc", "--ignore=i -*", "", NULL, NULL, GNU, "nproc --help" },
-	{ "npx", "-p,--package=i -c,--call=u -y,--yes --no" NPM_G, "P",
+	{ "npx", "-p,--package=u -c,--call=u -y,--yes --no" NPM_G, "P",
 	  NPM_RUNS, "install,net", JH_CT_RUNS | JH_CT_POSIX | JH_CT_ABBREV,
 	  "npx(1)" },
 	{ "numfmt", "-d,--delimiter=i --field=i --format=i --from=i"

@@ -46,7 +46,7 @@
 #define MAX_FIND	4	/* paths of a find its -exec's {} stands for */
 #define FIND_NAME	128	/* the longest -name kept as a tree's filter */
 #define MAX_MKLINK	16	/* links one line makes, followed later */
-#define MAX_SCRIPTS	4	/* pnpm NAME, yarn NAME on one line */
+#define MAX_SCRIPTS	8	/* paths a line must not change (kept_path) */
 
 static const char *const kind_names[JH_E_NKINDS] = { "read", "write",
     "delete", "exec", "net", "install", "vcs-local-destroy",
@@ -872,6 +872,7 @@ tokens_only(const char *s)
 
 /* The state of one command being read. */
 struct cmdst {
+	const struct optspec *opt;	/* the option whose value is read */
 	const struct jh_cmddef *def;
 	char name[256];		/* as the table knows it */
 	char dir[PATH_MAX + 1];	/* where it works; "" when unknown */
@@ -2173,7 +2174,9 @@ letter_u(struct ex *x, const struct cmdst *c, const struct jh_sh_word *w)
 	    c->nops > 0 && c->ops[0] == w && ar_insert_key(w->s))
 		return (0);
 	if (!c->inops && w->flags == 0 && strncmp(c->name, "go ", 3) == 0 &&
-	    go_flags(w->s))
+	    c->opt != NULL && (memmem(c->opt->names, c->opt->nlen,
+	    "ldflags", 7) != NULL || memmem(c->opt->names, c->opt->nlen,
+	    "gcflags", 7) != NULL) && go_flags(w->s))
 		return (0);
 	/* pytest --cov-report=term-missing: a report, not a path */
 	if (!c->inops && w->flags == 0 && strcmp(c->name, "pytest") == 0 &&
@@ -2526,47 +2529,109 @@ cmd_reset(struct cmdst *c, const struct jh_cmddef *d, const char *name)
  * words (python -m pytest -x): that command is decided on its own.
  */
 /*
- * python -m NAME where NAME is the project's own module: the file that
- * runs (NAME's dots as slashes, .py, or a package's __main__.py, in the
- * directory python runs in, which -m puts first on sys.path, so it
- * shadows any installed module of that name; or under its src/, the
- * layout whose package is installed editable, where no other than the
- * project's is found once it is installed, and none at all before).
- * 0 with its path in out.
+ * Python's own modules, compiled into it (sys.builtin_module_names of
+ * CPython 3.11) or in its library: python -m loads runpy, site, os,
+ * encodings and the like before it looks in the directory, and a
+ * module already loaded is the one that runs, so a project's file of
+ * such a name never is.
  */
+static const char *const py_builtin[] = { "_abc", "_ast", "_codecs",
+    "_collections", "_functools", "_imp", "_io", "_locale", "_operator",
+    "_signal", "_sre", "_stat", "_string", "_symtable", "_thread",
+    "_tokenize", "_tracemalloc", "_warnings", "_weakref", "atexit",
+    "builtins", "errno", "faulthandler", "gc", "itertools", "marshal",
+    "posix", "pwd", "sys", "time", "xxsubtype", NULL };
+
 static int
-py_module(const struct cmdst *c, const struct jh_sh_word *v, char *out,
-    size_t sz)
+py_stdlib(const char *top, size_t n)
 {
-	static const char *const tail[] = { ".py", "/__main__.py", NULL };
-	static const char *const head[] = { "", "src/", NULL };
-	char rel[PATH_MAX], lex[PATH_MAX + 32];
+	static const char *const where[] = { "/usr/lib/python3*/%.*s",
+	    "/usr/lib/python3*/%.*s.py", "/usr/local/lib/python3*/%.*s",
+	    "/usr/local/lib/python3*/%.*s.py",
+	    "/usr/lib/python3*/lib-dynload/%.*s.*",
+	    "/usr/local/lib/python3*/lib-dynload/%.*s.*", NULL };
+	char pat[PATH_MAX];
+	glob_t g;
+	size_t i;
+	int hit;
+
+	if (in_list(py_builtin, top, n))
+		return (1);
+	for (i = 0; where[i] != NULL; i++) {
+		snprintf(pat, sizeof(pat), where[i], (int)n, top);
+		hit = glob(pat, GLOB_NOSORT, NULL, &g) == 0;
+		if (hit)
+			globfree(&g);
+		if (hit)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * python -m NAME where NAME is the project's own module: every file that
+ * runs, where it really is (a link to /tmp runs what it leads to), into
+ * out[0..*n).  NAME's dots are packages, each a directory with a regular
+ * __init__.py in the directory python runs in, which -m puts first on
+ * sys.path (a directory without one is a namespace package, which a
+ * package installed anywhere else on the path takes before it); a
+ * package named last runs its __main__.py, else NAME.py runs, as
+ * python's finder looks for a package before a module.  Not a name of
+ * Python's own (py_stdlib).  0, or -1 where it is not the project's.
+ */
+#define PY_FILES	16
+static int
+py_module(const struct cmdst *c, const struct jh_sh_word *v,
+    char out[][PATH_MAX + 1], size_t *n)
+{
+	char dir[PATH_MAX + 1], lex[PATH_MAX * 2];
+	const char *s = v->s, *dot;
 	struct stat st;
 	struct jh_err e;
-	size_t i, h;
+	size_t len, k = 0;
 
+	*n = 0;
 	if ((strcmp(c->name, "python") != 0 && strcmp(c->name, "python3") !=
-	    0) || v->flags != 0 || c->dir[0] == '\0' || v->s[0] == '\0' ||
-	    strlen(v->s) >= sizeof(rel) - 16 ||
-	    strspn(v->s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_.") != strlen(v->s) || v->s[0] == '.' ||
-	    strstr(v->s, "..") != NULL || v->s[strlen(v->s) - 1] == '.')
+	    0) || v->flags != 0 || c->dir[0] == '\0' || s[0] == '\0' ||
+	    strlen(s) >= PATH_MAX - 32 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_.") != strlen(s) || s[0] == '.' ||
+	    strstr(s, "..") != NULL || s[strlen(s) - 1] == '.' ||
+	    py_stdlib(s, strcspn(s, ".")))
 		return (-1);
-	for (i = 0; v->s[i] != '\0'; i++)
-		rel[i] = v->s[i] == '.' ? '/' : v->s[i];
-	rel[i] = '\0';
-	/*
-	 * The file where it is: a module or a package that is a link
-	 * (app -> /tmp/x) runs what it leads to, which is decided there.
-	 */
-	for (h = 0; head[h] != NULL; h++)
-		for (i = 0; tail[i] != NULL; i++)
-			if ((size_t)snprintf(lex, sizeof(lex), "%s/%s%s%s",
-			    c->dir, head[h], rel, tail[i]) < sizeof(lex) &&
-			    stat(lex, &st) == 0 && S_ISREG(st.st_mode) &&
-			    jh_path_resolve(out, sz, "/", lex, &e) == 0)
-				return (0);
-	return (-1);
+	snprintf(dir, sizeof(dir), "%s", c->dir);
+	for (;;) {
+		dot = strchr(s, '.');
+		len = dot != NULL ? (size_t)(dot - s) : strlen(s);
+		/* a package: its __init__.py runs */
+		if ((size_t)snprintf(lex, sizeof(lex), "%s/%.*s/__init__.py",
+		    dir, (int)len, s) < sizeof(lex) && lstat(lex, &st) == 0 &&
+		    !S_ISDIR(st.st_mode) && stat(lex, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			if (k == PY_FILES || jh_path_resolve(out[k++],
+			    PATH_MAX + 1, "/", lex, &e) == -1)
+				return (-1);
+			snprintf(lex, sizeof(lex), "%s/%.*s", dir, (int)len, s);
+			if (strlen(lex) > PATH_MAX)
+				return (-1);
+			memcpy(dir, lex, strlen(lex) + 1);
+			if (dot != NULL) {
+				s = dot + 1;
+				continue;
+			}
+			/* python -m PACKAGE runs its __main__.py */
+			snprintf(lex, sizeof(lex), "%s/__main__.py", dir);
+		} else if (dot != NULL)
+			return (-1);
+		else
+			snprintf(lex, sizeof(lex), "%s/%s.py", dir, s);
+		if (k == PY_FILES || stat(lex, &st) == -1 ||
+		    !S_ISREG(st.st_mode) || jh_path_resolve(out[k++],
+		    PATH_MAX + 1, "/", lex, &e) == -1)
+			return (-1);
+		*n = k;
+		return (0);
+	}
 }
 
 /* python -I or -P before -m (k is past its value): no cwd on sys.path */
@@ -2586,21 +2651,27 @@ static int
 opt_program(struct ex *x, struct cmdst *c, const struct jh_sh_word *v,
     const struct jh_sh_word *av, size_t argc, size_t k, size_t *used)
 {
-	char *w[MAX_OPERANDS], p[PATH_MAX + 1];
-	int fl[MAX_OPERANDS];
-	size_t n = 1;
+	char *w[MAX_OPERANDS], (*py)[PATH_MAX + 1];
+	int fl[MAX_OPERANDS], r = 0;
+	size_t n = 1, npy, i;
 
 	*used = argc;	/* the rest belongs to that command */
 	c->handed = 1;
-	if (!py_isolated(av, k) && py_module(c, v, p, sizeof(p)) == 0) {
+	if ((py = malloc(PY_FILES * sizeof(*py))) == NULL)
+		return (jh_errf(x->e, "out of memory"));
+	if (!py_isolated(av, k) && py_module(c, v, py, &npy) == 0) {
 		/* the project's code, and its words passed on to it */
-		if (add(x, JH_E_EXEC, JH_EF_RUNS, p, c->name, NULL) == -1)
+		for (i = 0; r == 0 && i < npy; i++)
+			r = add(x, JH_E_EXEC, JH_EF_RUNS, py[i], c->name, NULL);
+		free(py);
+		if (r == -1)
 			return (-1);
 		for (; k < argc; k++)
 			if (letter(x, c, 'A', &av[k]) == -1)
 				return (-1);
 		return (0);
 	}
+	free(py);
 	if (x->nest >= MAX_NEST)
 		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "commands "
 		    "nested too deep"));
@@ -2636,11 +2707,15 @@ opt_value(struct ex *x, struct cmdst *c, const struct optspec *o,
 {
 	int rec = c->recursive, r;
 
+	c->opt = o;	/* whose value it is, for letter_u */
 	if (o->eff != 'w' || !rec || has_tag(o, "target"))
-		return (opt_value1(x, c, o, att, av, argc, k, used));
-	c->recursive = 0;
-	r = opt_value1(x, c, o, att, av, argc, k, used);
-	c->recursive = rec;
+		r = opt_value1(x, c, o, att, av, argc, k, used);
+	else {
+		c->recursive = 0;
+		r = opt_value1(x, c, o, att, av, argc, k, used);
+		c->recursive = rec;
+	}
+	c->opt = NULL;
 	return (r);
 }
 
@@ -3760,6 +3835,8 @@ npx_local(const struct cmdst *c, char *p, size_t sz)
 	}
 }
 
+static int	kept_path(struct ex *, const char *);
+
 /* The entry's own effects once its words are read: tags, then flags. */
 static int
 entry_effects(struct ex *x, struct cmdst *c)
@@ -3782,6 +3859,10 @@ entry_effects(struct ex *x, struct cmdst *c)
 	    "%.200s: %s", bin, e.msg) : add(x, JH_E_EXEC, JH_EF_RUNS, real,
 	    c->runs, NULL)) == -1)
 		return (-1);
+	/* the line must not change the link, or what it leads through */
+	if (local && (kept_path(x, bin) == -1 || kept_path(x, real) == -1))
+		return (add(x, JH_E_UNKNOWN, 0, NULL, c->name, "too many "
+		    "programs looked up on one line"));
 	/* a runner (sudo, npx) is an exec of its own, with or without one */
 	if (d->args != NULL && d->args[0] == 'P' && !(d->flags &
 	    JH_CT_WRAPPER) && add(x, JH_E_EXEC, JH_EF_RUNS, c->dir[0] ?
@@ -3868,11 +3949,7 @@ script_shorthand(struct ex *x, const struct cmdst *c, const char *name)
 	ok = json_string_length(json_object_get(json_object_get(j,
 	    "scripts"), name)) > 0;
 	json_decref(j);
-	if (ok) {
-		memcpy(x->spkg[x->nscript], p, sizeof(p));
-		x->scmd[x->nscript++] = x->cmd;
-	}
-	return (ok);
+	return (ok && kept_path(x, p) == 0);
 }
 
 /*
@@ -3883,17 +3960,22 @@ script_shorthand(struct ex *x, const struct cmdst *c, const char *name)
  * of pnpm's own commands; the program is then decided as npx's is,
  * where its link leads, and the line is checked as for a script.
  */
-static const char *const pnpm_cmds[] = { "add", "approve-builds", "audit",
-    "bin", "c", "cat-file", "cat-index", "ci", "clean", "config", "create",
-    "dedupe", "deploy", "dist-tag", "dlx", "docs", "doctor", "env", "exec",
-    "fetch", "find-hash", "help", "home", "i", "ignored-builds", "import",
-    "info", "init", "install", "install-test", "it", "licenses", "link",
-    "list", "ll", "ln", "login", "logout", "ls", "outdated", "owner",
-    "pack", "patch", "patch-commit", "patch-remove", "prune", "publish",
-    "rb", "rebuild", "recursive", "remove", "repo", "rm", "root", "run",
-    "run-script", "search", "self-update", "server", "setup", "show",
-    "start", "store", "t", "test", "un", "uninstall", "unlink", "up",
-    "update", "upgrade", "v", "version", "view", "whoami", "why", NULL };
+static const char *const pnpm_cmds[] = { "access", "add", "adduser",
+    "approve-builds", "audit", "bin", "bugs", "c", "cache", "cat-file",
+    "cat-index", "ci", "clean", "clean-install", "completion", "config",
+    "create", "dedupe", "deploy", "deprecate", "dislink", "dist-tag", "dlx",
+    "docs", "doctor", "edit", "env", "exec", "fetch", "find", "find-hash",
+    "get", "help", "home", "i", "ic", "ignored-builds", "import", "info",
+    "init", "install", "install-clean", "install-test", "issues", "it",
+    "la", "licenses", "link", "list", "ll", "ln", "login", "logout", "ls",
+    "m", "multi", "outdated", "owner", "pack", "patch", "patch-commit",
+    "patch-remove", "ping", "pkg", "prefix", "profile", "prune", "publish",
+    "rb", "rebuild", "recursive", "remove", "repo", "restart", "rm", "root",
+    "run", "run-script", "s", "se", "search", "self-update", "server",
+    "set", "set-script", "setup", "show", "star", "stars", "start",
+    "store", "t", "team", "test", "token", "tst", "un", "uni", "uninstall",
+    "unlink", "unpublish", "unstar", "up", "update", "upgrade", "v",
+    "version", "view", "whoami", "why", "xmas", NULL };
 
 static int
 local_bin(struct ex *x, const struct cmdst *c, const char *name)
@@ -3915,9 +3997,21 @@ local_bin(struct ex *x, const struct cmdst *c, const char *name)
 	    sizeof(p) || lstat(p, &st) == -1 || !S_ISREG(st.st_mode))
 		return (0);
 	/* a script of that name would run instead: package.json kept */
+	return (kept_path(x, p) == 0);
+}
+
+/*
+ * Keeps path p (a package.json read, a program's link and where it
+ * leads) to be checked against the rest of the line (scripts_kept).
+ */
+static int
+kept_path(struct ex *x, const char *p)
+{
+	if (x->nscript == MAX_SCRIPTS || strlen(p) > PATH_MAX)
+		return (-1);
 	memcpy(x->spkg[x->nscript], p, strlen(p) + 1);
 	x->scmd[x->nscript++] = x->cmd;
-	return (1);
+	return (0);
 }
 
 /*
@@ -3952,9 +4046,9 @@ scripts_kept(struct ex *x)
 			    0 || (strncmp(v->path, x->spkg[i], n) == 0 &&
 			    (x->spkg[i][n] == '\0' || x->spkg[i][n] == '/')))
 				return (add(x, JH_E_UNKNOWN, 0, x->spkg[i],
-				    NULL, "the line may change %s before the "
-				    "package manager looks up the script "
-				    "there; run the script on a line of its "
+				    NULL, "the line may change %s, which "
+				    "says what a later step runs, before it "
+				    "runs; run that step on a line of its "
 				    "own", x->spkg[i]));
 		}
 	return (0);
@@ -4921,29 +5015,27 @@ grep_names(const struct jh_sh_cmd *f)
 }
 
 /*
- * Whether git ls-files prints only the names of files under where it
- * runs, as find prints its paths (git ls-files | xargs wc -l): options
- * that only choose which files (-z, -c, -o, -m, -d, -i,
- * --exclude-standard, --exclude=PATTERN), plain paths (none starting
- * with - or :, git's pathspec magic, which reaches outside, and no
- * pattern, which matches names in every directory: '*.env'), and no
- * name in the directory starting with -, as git prints that directory's
- * names bare and xargs would hand one to the command as an option.
- * git's own options (-c, -C, --git-dir) before ls-files, --full-name
- * (names from the top of the work tree) and the tags of -t, -v, -s are
- * not taken.  1 for -z, 2 for newlines, 4 for anything else.
+ * Whether git ls-files prints only the names of files under the paths
+ * it is given, as find prints its paths (git ls-files -z src | xargs -0
+ * wc -l): options that only choose which files (-z, -c, -o, -m, -d, -i,
+ * --exclude-standard, --exclude=PATTERN), and paths, at least one, each
+ * plain and naming more than . (every name git prints then begins with
+ * it; with none, or ., it prints names from its index bare, and one
+ * named -x is an option of the command xargs runs), none starting with
+ * - or : (git's pathspec magic, which reaches outside) and no pattern
+ * (it matches names in every directory: '*.env').  git's own options
+ * (-c, -C, --git-dir) before ls-files, --full-name and the tags of -t,
+ * -v, -s are not taken.  1 for -z, 2 for newlines, 4 for anything else.
  */
 static int
-ls_files_names(const struct ex *x, const struct jh_sh_cmd *f)
+ls_files_names(const struct jh_sh_cmd *f)
 {
 	static const char *const sel[] = { "-z", "-c", "--cached", "-o",
 	    "--others", "-m", "--modified", "-d", "--deleted", "-i",
 	    "--ignored", "--exclude-standard", NULL };
-	const struct dirent *d;
 	const char *s;
 	size_t k;
-	DIR *dp;
-	int nul = 0, ends = 0, bad = 0;
+	int nul = 0, ends = 0, paths = 0;
 
 	if (f->argc < 2 || f->argv[1].flags != 0 ||
 	    strcmp(f->argv[1].s, "ls-files") != 0)
@@ -4960,15 +5052,12 @@ ls_files_names(const struct ex *x, const struct jh_sh_cmd *f)
 				return (4);
 			nul |= strcmp(s, "-z") == 0;
 		} else if (s[0] == '-' || s[0] == ':' || !xargs_plain(s) ||
-		    strpbrk(s, "*?[") != NULL)
-			return (4);	/* a pattern matches in any directory */
+		    strpbrk(s, "*?[") != NULL || strspn(s, "./") == strlen(s))
+			return (4);
+		else
+			paths++;
 	}
-	if (x->fdir[0] == '\0' || (dp = opendir(x->fdir)) == NULL)
-		return (4);
-	while (!bad && (d = readdir(dp)) != NULL)
-		bad = d->d_name[0] == '-';
-	closedir(dp);
-	return (bad ? 4 : nul ? 1 : 2);
+	return (paths == 0 ? 4 : nul ? 1 : 2);
 }
 
 #define XF_FIND		1	/* xargs gives the find's paths */
@@ -5053,7 +5142,7 @@ xargs_find(const struct ex *x, const struct jh_sh_script *sh, size_t i)
 	if (strcmp(f->argv[0].s, "grep") == 0)
 		print0 = grep_names(f);
 	else if (strcmp(f->argv[0].s, "git") == 0)
-		print0 = ls_files_names(x, f);
+		print0 = ls_files_names(f);
 	else for (k = 1; k < f->argc; k++) {
 		s = f->argv[k].s;
 		if (f->argv[k].flags != 0)

@@ -17,6 +17,7 @@ setup() {
 	printf '#!/bin/sh\n' >"$P/node_modules/.bin/tsc"
 	chmod +x "$P/node_modules/.bin/tsc"
 	mkdir -p "$P/app"
+	: >"$P/app/__init__.py"
 	: >"$P/app/main.py"
 	EFX="${JH_TESTBIN:-$BATS_TEST_DIRNAME/../build/test/tests}/sh-effects"
 	[ -x "$EFX" ] || skip "no $EFX (make check builds it)"
@@ -400,26 +401,44 @@ has() {
 	has "$out" vcs-remote
 }
 
-@test "python -m NAME: the project's module in it or under src/, where it really is; a module or package that is a link runs what it leads to" {
+@test "python -m NAME: the project's module, every file that runs where it really is; a namespace package, src/, or a name of Python's own is not the project's" {
 	local out
-	mkdir -p "$P/src/pkg" "$T/far/pk" "$P/tool"
+	mkdir -p "$P/src/pkg" "$T/far/pk" "$P/tool" "$P/ns" "$P/both" "$P/http"
+	: >"$P/src/pkg/__init__.py"
 	: >"$P/src/pkg/main.py"
+	: >"$T/far/pk/__init__.py"
 	: >"$T/far/pk/run.py"
 	: >"$T/far/one.py"
+	: >"$P/tool/__init__.py"
+	: >"$P/ns/mod.py"
+	: >"$P/both.py"
+	: >"$P/both/__init__.py"
+	: >"$P/http/__init__.py"
+	: >"$P/http/server.py"
+	: >"$P/runpy.py"
 	ln -s "$T/far/pk" "$P/pk"
 	ln -s "$T/far/one.py" "$P/tool/one.py"
+	ln -s "$T/far/one.py" "$P/both/__main__.py"
 	eff() { printf '%s\n' "$1" | (cd "$P" && "$EFX" -e -d "$P" -r "$P" -H "$H"); }
 	out=$(eff "python3 -m app.main --help")
-	has "$out" exec:"$P/app/main.py"
-	out=$(eff "python3 -m pkg.main")
-	has "$out" exec:"$P/src/pkg/main.py" && ! has "$out" unknown
+	has "$out" exec:"$P/app/__init__.py" && has "$out" exec:"$P/app/main.py"
+	! has "$out" unknown
+	# links: decided where they lead
 	out=$(eff "python3 -m pk.run")
-	has "$out" exec:"$T/far/pk/run.py" && ! has "$out" exec:"$P/pk/run.py"
+	has "$out" exec:"$T/far/pk/__init__.py" && has "$out" exec:"$T/far/pk/run.py"
 	out=$(eff "python3 -m tool.one")
 	has "$out" exec:"$T/far/one.py" && ! has "$out" exec:"$P/tool/one.py"
-	# no such module here: some installed one, unknown
-	out=$(eff "python3 -m nothere.main")
-	has "$out" unknown
+	# a package before a module of the same name: its __main__.py
+	out=$(eff "python3 -m both")
+	has "$out" exec:"$T/far/one.py" && ! has "$out" exec:"$P/both.py"
+	# a namespace package (no __init__.py) loses to an installed one;
+	# src/ is on the path only once installed; runpy and http are
+	# Python's own, loaded first or found in its library: unknown
+	for c in "python3 -m ns.mod" "python3 -m pkg.main" "python3 -m runpy x" \
+	    "python3 -m http.server 8000" "python3 -m nothere.main"; do
+		out=$(eff "$c")
+		has "$out" unknown || { echo "$c: $out"; false; }
+	done
 }
 
 @test "npx PROGRAM runs node_modules/.bin/PROGRAM where that link leads, decided there" {
