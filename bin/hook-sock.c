@@ -264,12 +264,12 @@ check_peer(struct run *r, struct conf *c, const char *cfg)
 void
 check_owner(struct run *r, const struct conf *c)
 {
-	char name[2 * JH_HASH_LEN + 1], have[16];
+	char name[2 * JH_HASH_LEN + 1], tmp[2 * JH_HASH_LEN + 32], have[16];
 	uint8_t h[JH_HASH_LEN];
 	struct jh_err e;
 	ssize_t n;
 	size_t l = strlen(r->uid);
-	int sfd, dfd, fd;
+	int sfd, dfd, fd, made, err;
 
 	crypto_hash_sha256(h, (const uint8_t *)r->session, strlen(r->session));
 	jh_hex(name, h, sizeof(h));
@@ -282,20 +282,32 @@ check_owner(struct run *r, const struct conf *c)
 	close(sfd);
 	if (dfd == -1)
 		deny(r, "the sessions' owners: %s", e.msg);
-	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) != -1) {
-		if (jh_write_all(fd, r->uid, l) == -1 || fsync(fd) == -1) {
-			(void)unlinkat(dfd, name, 0);
-			deny(r, "cannot record the session's owner: %s",
-			    strerror(errno));
-		}
-		close(fd);
+	/*
+	 * Written whole under another name and linked into place, so that
+	 * a call of the same session at the same moment (a host's parallel
+	 * tool calls) reads the owner, never an empty file
+	 */
+	snprintf(tmp, sizeof(tmp), ".%s.%ld", name, (long)getpid());
+	(void)unlinkat(dfd, tmp, 0);
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1 || jh_write_all(fd, r->uid, l) == -1 ||
+	    fsync(fd) == -1) {
+		(void)unlinkat(dfd, tmp, 0);
+		deny(r, "cannot record the session's owner: %s",
+		    strerror(errno));
+	}
+	close(fd);
+	made = linkat(dfd, tmp, dfd, name, 0) == 0;
+	err = errno;
+	(void)unlinkat(dfd, tmp, 0);
+	if (made) {
 		close(dfd);
 		return;
 	}
-	if (errno != EEXIST || (fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW |
+	if (err != EEXIST || (fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
-		deny(r, "the session's owner: %s", strerror(errno));
+		deny(r, "the session's owner: %s", strerror(err != EEXIST ?
+		    err : errno));
 	n = read(fd, have, sizeof(have));
 	close(fd);
 	close(dfd);

@@ -316,6 +316,32 @@ except OSError:
 	rm -rf "$W"
 }
 
+@test "a session's first calls at the same moment (a host's parallel tool calls) are all the same developer's" {
+	local i r pids
+	serve
+	for r in 1 2 3; do
+		for i in 1 2 3 4 5 6; do
+			jq -nc --arg cwd "$P" --arg s "par-$r" --arg id "par-$r-$i" \
+			    '{session_id: $s, transcript_path: "/dev/null", cwd: $cwd,
+			      hook_event_name: "PreToolUse", tool_name: "Bash",
+			      tool_input: {command: "ls"}, tool_use_id: $id}' \
+			    >"$T/p$i.json"
+		done
+		pids=
+		for i in 1 2 3 4 5 6; do
+			"$H/jh-hook" -s "$S" <"$T/p$i.json" >"$T/o$i" 2>"$T/e$i" &
+			pids="$pids $!"
+		done
+		for i in $pids; do wait "$i" || true; done
+		for i in 1 2 3 4 5 6; do
+			! grep -q "another developer" "$T/e$i" "$T/o$i" ||
+			    { cat "$T/e$i"; false; }
+		done
+	done
+	# and nothing half-written is left beside the owners
+	[ -z "$(ls -A "$JH_STATE/owners" | grep '^\.')" ]
+}
+
 # The server reads a Stop's transcript as the gate's user: a developer
 # naming the gate's own files would learn from the meter whether they are
 # there and how many lines they hold.  Only a regular file of the caller's
